@@ -1,0 +1,55 @@
+# camsync — every target installs what it needs on a fresh Debian machine.
+SHELL := /bin/bash
+SWIFT ?= swift
+APT_PACKAGES := libzmq3-dev protobuf-compiler pkg-config
+PROTO_OUT := Sources/CamsyncWire/Generated
+PLUGIN_SCRATCH := .build-protoc-gen-swift
+PLUGIN := $(PLUGIN_SCRATCH)/release/protoc-gen-swift
+PROTOS := $(shell find proto -name '*.proto' | sort)
+
+.PHONY: deps build test run proto proto-check bench clean plugin
+
+deps:
+	@missing=""; for p in $(APT_PACKAGES); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing:$$missing"; \
+	  SUDO=""; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing >/dev/null; \
+	fi
+
+build: deps
+	$(SWIFT) build
+
+test: deps
+	$(SWIFT) test
+
+run: build
+	$(SWIFT) run camsync --help
+
+# Build protoc-gen-swift once from the pinned swift-protobuf (no SwiftPM build plugin: see BUILD-NOTES).
+$(PLUGIN):
+	$(SWIFT) build -c release --product protoc-gen-swift --scratch-path $(PLUGIN_SCRATCH)
+
+plugin: deps $(PLUGIN)
+
+proto: plugin
+	rm -f $(PROTO_OUT)/*.pb.swift
+	protoc --plugin=protoc-gen-swift=$(PLUGIN) -I proto \
+	  --swift_out=$(PROTO_OUT) --swift_opt=Visibility=Public --swift_opt=FileNaming=PathToUnderscores \
+	  $(PROTOS)
+
+proto-check: plugin
+	@tmp=$$(mktemp -d); trap 'rm -rf $$tmp' EXIT; \
+	protoc --plugin=protoc-gen-swift=$(PLUGIN) -I proto \
+	  --swift_out=$$tmp --swift_opt=Visibility=Public --swift_opt=FileNaming=PathToUnderscores $(PROTOS); \
+	if diff -r $$tmp $(PROTO_OUT) >/dev/null; then echo "proto-check: generated code is up to date"; \
+	else diff -r $$tmp $(PROTO_OUT) | head -40; echo "proto-check: committed code differs; run 'make proto'"; exit 1; fi
+
+bench: build
+	$(SWIFT) build -c release --product camsync
+	@echo "bench: benchmarks arrive with the benchmarks issue"
+
+clean:
+	rm -rf .build .build-* .build_*

@@ -1,0 +1,60 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+/// One settings array for every target: Swift 6 language mode, strict concurrency.
+let swiftSettings: [SwiftSetting] = [
+    .swiftLanguageMode(.v6),
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+]
+
+let package = Package(
+    name: "camsync",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "camsync", targets: ["camsync"]),
+        .library(name: "CamsyncPolicy", targets: ["CamsyncPolicy"]),
+        .library(name: "ZeroMQ", targets: ["ZeroMQ"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-protobuf", from: "1.39.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CZMQ",
+            path: "Sources/CZMQ",
+            providers: [.apt(["libzmq3-dev"]), .brew(["zeromq"])]
+        ),
+        .target(
+            name: "ZeroMQ",
+            dependencies: ["CZMQ"],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "CamsyncPolicy",
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "CamsyncWire",
+            dependencies: [
+                "CamsyncPolicy",
+                .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "camsync",
+            dependencies: [
+                "ZeroMQ", "CamsyncPolicy", "CamsyncWire",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(name: "ZeroMQTests", dependencies: ["ZeroMQ"], swiftSettings: swiftSettings),
+        .testTarget(name: "CamsyncPolicyTests", dependencies: ["CamsyncPolicy"], swiftSettings: swiftSettings),
+        .testTarget(name: "CamsyncWireTests", dependencies: ["CamsyncWire", "CamsyncPolicy"], swiftSettings: swiftSettings),
+    ]
+)

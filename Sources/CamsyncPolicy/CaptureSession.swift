@@ -1,0 +1,87 @@
+/// AVCaptureSession.InterruptionReason with AVFoundation's raw values (SPEC §3 table).
+public enum InterruptionReason: Int, Hashable, Sendable, CaseIterable, CustomStringConvertible {
+    case videoDeviceNotAvailableInBackground = 1
+    case audioDeviceInUseByAnotherClient = 2
+    case videoDeviceInUseByAnotherClient = 3
+    case videoDeviceNotAvailableWithMultipleForegroundApps = 4
+    case videoDeviceNotAvailableDueToSystemPressure = 5
+
+    public var description: String {
+        switch self {
+        case .videoDeviceNotAvailableInBackground: "videoDeviceNotAvailableInBackground"
+        case .audioDeviceInUseByAnotherClient: "audioDeviceInUseByAnotherClient"
+        case .videoDeviceInUseByAnotherClient: "videoDeviceInUseByAnotherClient"
+        case .videoDeviceNotAvailableWithMultipleForegroundApps: "videoDeviceNotAvailableWithMultipleForegroundApps"
+        case .videoDeviceNotAvailableDueToSystemPressure: "videoDeviceNotAvailableDueToSystemPressure"
+        }
+    }
+}
+
+/// Capture resolutions that matter to cost (C9) and warnings (R2).
+public enum CaptureResolution: String, Hashable, Sendable, CaseIterable {
+    case vga
+    case hd720
+    case hd1080
+    case uhd4K
+}
+
+/// Capture outputs a session can have.
+public enum CaptureOutput: String, Hashable, Sendable, CaseIterable {
+    case videoData
+    case photo
+    case movieFile
+    case assetWriter
+    case depthData
+    case metadata
+}
+
+/// A capture session's configuration (SPEC §1 "Capture session").
+public struct SessionConfiguration: Hashable, Sendable {
+    public var camera: CameraID
+    public var multitaskingCameraAccessEnabled: Bool
+    public var outputs: [CaptureOutput]
+    public var resolution: CaptureResolution
+    public var proRAW: Bool
+    public var deepFusion: Bool
+    public var frameRate: Int
+    /// An explicit hardware cost (C9); `nil` lets the engine's documented cost model compute it.
+    public var hardwareCost: Double?
+
+    public init(
+        camera: CameraID, multitaskingCameraAccessEnabled: Bool = false, outputs: [CaptureOutput] = [.videoData],
+        resolution: CaptureResolution = .hd1080, proRAW: Bool = false, deepFusion: Bool = false,
+        frameRate: Int = 30, hardwareCost: Double? = nil
+    ) {
+        self.camera = camera
+        self.multitaskingCameraAccessEnabled = multitaskingCameraAccessEnabled
+        self.outputs = outputs
+        self.resolution = resolution
+        self.proRAW = proRAW
+        self.deepFusion = deepFusion
+        self.frameRate = frameRate
+        self.hardwareCost = hardwareCost
+    }
+}
+
+/// A capture session's observable state (SPEC §1).
+public enum SessionState: Hashable, Sendable {
+    case running
+    case interrupted(InterruptionReason)
+    case stopped
+}
+
+/// Which kind of recording output finished (R1).
+public enum RecordingOutput: String, Hashable, Sendable, CaseIterable {
+    case movieFile
+    case assetWriter
+}
+
+/// System pressure levels of a camera system, in order (S1).
+public enum SystemPressureLevel: Int, Hashable, Comparable, Sendable, CaseIterable {
+    case nominal = 1
+    case fair = 2
+    case serious = 3
+    case critical = 4
+    case shutdown = 5
+    public static func < (a: Self, b: Self) -> Bool { a.rawValue < b.rawValue }
+}

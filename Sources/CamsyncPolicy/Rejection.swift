@@ -1,0 +1,44 @@
+/// Why a command was refused. State is unchanged by a refused command.
+public struct Rejection: Error, Hashable, Sendable, CustomStringConvertible {
+    public enum Code: String, Hashable, Sendable, CaseIterable {
+        case unknownNode
+        case unknownApp
+        case unknownCamera
+        case nodeNotAlive
+        case wrongNodeKind
+        case alreadyExists
+        /// L4: split, slide over or stage window for a `requiresFullScreen` app.
+        case requiresFullScreen
+        case stageManagerOff
+        case stageWindowLimit
+        case displayNotAttached
+        /// C3: enabling multitasking camera access where it is not supported.
+        case multitaskingCameraAccessUnsupported
+        /// C9: a configuration whose hardware cost exceeds 1.0.
+        case hardwareCostExceeded
+        case noSession
+        case sessionNotRunning
+        case cameraNotUsable
+        /// P1, P4: PiP is not possible for this app now.
+        case pipNotPossible
+        /// P2: a programmatic PiP start.
+        case pipProgrammaticStart
+        case noPiPController
+        case pipNotActive
+        case invalidArgument
+        case illegalState
+    }
+
+    public var code: Code
+    public var message: String
+    /// For PiP start refusals, the `failedToStart` reason the app sees (P1, P2).
+    public var pipFailure: PiPFailureReason?
+
+    public init(_ code: Code, _ message: String, pipFailure: PiPFailureReason? = nil) {
+        self.code = code
+        self.message = message
+        self.pipFailure = pipFailure
+    }
+
+    public var description: String { "\(code.rawValue): \(message)" }
+}

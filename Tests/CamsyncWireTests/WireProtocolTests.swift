@@ -1,0 +1,6 @@
+import Testing
+import CamsyncWire
+
+@Test func protocolVersionIsOne() {
+    #expect(WireProtocol.version == 1)
+}
