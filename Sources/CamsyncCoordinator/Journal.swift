@@ -1,0 +1,185 @@
+public import GRDB
+import Foundation
+
+/// One accepted command as the journal keeps it (K3). `command` is the wire encoding
+/// of the command (`Camsync_V1_Command`), so the journal itself is independent of the engine.
+public struct JournalEntry: Equatable, Sendable {
+    public var sequence: UInt64
+    public var term: UInt64
+    public var timeMilliseconds: Int64
+    public var node: String
+    public var requestID: UInt64
+    public var command: [UInt8]
+
+    public init(sequence: UInt64, term: UInt64, timeMilliseconds: Int64, node: String, requestID: UInt64, command: [UInt8]) {
+        self.sequence = sequence
+        self.term = term
+        self.timeMilliseconds = timeMilliseconds
+        self.node = node
+        self.requestID = requestID
+        self.command = command
+    }
+}
+
+/// A state snapshot: the encoded `ClusterState` after applying every command up to `sequence`.
+public struct JournalSnapshot: Equatable, Sendable {
+    public var sequence: UInt64
+    public var term: UInt64
+    public var state: [UInt8]
+
+    public init(sequence: UInt64, term: UInt64, state: [UInt8]) {
+        self.sequence = sequence
+        self.term = term
+        self.state = state
+    }
+}
+
+/// How hard the journal pushes commits to disk before a command is acknowledged.
+public enum JournalDurability: String, Sendable, CaseIterable {
+    /// `synchronous=FULL`: an acknowledged command survives power loss.
+    case full
+    /// `synchronous=NORMAL` (WAL): survives a crash of the process, not of the machine.
+    case normal
+    /// No journal at all (benchmarks of the in-memory path only). State is lost on restart.
+    case off
+}
+
+/// The coordinator's durable command log (K3): SQLite through GRDB in WAL mode.
+/// Commands that arrive together are appended in one transaction (group commit).
+/// Owned by the coordinator's loop thread.
+public final class Journal {
+    private let database: DatabaseQueue?
+    public let durability: JournalDurability
+
+    /// Opens (creating if needed) `journal.sqlite` in `directory`.
+    public init(directory: String, durability: JournalDurability = .full) throws {
+        self.durability = durability
+        guard durability != .off else {
+            database = nil
+            return
+        }
+        var configuration = Configuration()
+        configuration.journalMode = .wal
+        let synchronous = durability == .full ? "FULL" : "NORMAL"
+        configuration.prepareDatabase { db in
+            try db.execute(sql: "PRAGMA synchronous = \(synchronous)")
+        }
+        database = try DatabaseQueue(path: directory + "/journal.sqlite", configuration: configuration)
+        try Self.migrator.migrate(database!)
+    }
+
+    private static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1") { db in
+            try db.create(table: "meta") { t in
+                t.primaryKey("key", .text)
+                t.column("value", .integer).notNull()
+            }
+            try db.create(table: "command") { t in
+                t.primaryKey("sequence", .integer)
+                t.column("term", .integer).notNull()
+                t.column("timeMs", .integer).notNull()
+                t.column("node", .text).notNull()
+                t.column("requestID", .integer).notNull()
+                t.column("command", .blob).notNull()
+            }
+            try db.create(table: "snapshot") { t in
+                t.primaryKey("sequence", .integer)
+                t.column("term", .integer).notNull()
+                t.column("state", .blob).notNull()
+            }
+        }
+        return migrator
+    }
+
+    /// Starts a new coordinator term: the stored term plus one, persisted before it is used.
+    public func beginTerm() throws -> UInt64 {
+        guard let database else { return 1 }
+        return try database.write { db in
+            let current = try UInt64.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'term'") ?? 0
+            let next = current + 1
+            try db.execute(sql: "INSERT INTO meta(key, value) VALUES ('term', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                           arguments: [Int64(next)])
+            return next
+        }
+    }
+
+    /// Appends entries in one transaction (group commit). Returns once committed.
+    public func append(_ entries: [JournalEntry]) throws {
+        guard let database, !entries.isEmpty else { return }
+        try database.write { db in
+            let statement = try db.cachedStatement(
+                sql: "INSERT INTO command(sequence, term, timeMs, node, requestID, command) VALUES (?, ?, ?, ?, ?, ?)")
+            for entry in entries {
+                try statement.execute(arguments: [
+                    Int64(entry.sequence), Int64(entry.term), entry.timeMilliseconds, entry.node,
+                    Int64(bitPattern: entry.requestID), Data(entry.command),
+                ])
+            }
+        }
+    }
+
+    /// Writes a snapshot and drops the commands it covers, keeping the last `keep` for retries (K5).
+    public func writeSnapshot(_ snapshot: JournalSnapshot, keepingCommands keep: UInt64 = 10_000) throws {
+        guard let database else { return }
+        try database.write { db in
+            try db.execute(sql: "INSERT OR REPLACE INTO snapshot(sequence, term, state) VALUES (?, ?, ?)",
+                           arguments: [Int64(snapshot.sequence), Int64(snapshot.term), Data(snapshot.state)])
+            try db.execute(sql: "DELETE FROM snapshot WHERE sequence < ?", arguments: [Int64(snapshot.sequence)])
+            if snapshot.sequence > keep {
+                try db.execute(sql: "DELETE FROM command WHERE sequence <= ?", arguments: [Int64(snapshot.sequence - keep)])
+            }
+        }
+    }
+
+    /// The newest snapshot, if any.
+    public func latestSnapshot() throws -> JournalSnapshot? {
+        guard let database else { return nil }
+        return try database.read { db in
+            guard let row = try Row.fetchOne(db, sql: "SELECT sequence, term, state FROM snapshot ORDER BY sequence DESC LIMIT 1")
+            else { return nil }
+            let state: Data = row["state"]
+            return JournalSnapshot(sequence: UInt64(row["sequence"] as Int64), term: UInt64(row["term"] as Int64),
+                                   state: [UInt8](state))
+        }
+    }
+
+    /// Commands with a sequence number greater than `sequence`, in order.
+    public func entries(after sequence: UInt64, limit: Int? = nil) throws -> [JournalEntry] {
+        guard let database else { return [] }
+        return try database.read { db in
+            var sql = "SELECT sequence, term, timeMs, node, requestID, command FROM command WHERE sequence > ? ORDER BY sequence"
+            if let limit { sql += " LIMIT \(limit)" }
+            return try Row.fetchAll(db, sql: sql, arguments: [Int64(sequence)]).map(Self.entry)
+        }
+    }
+
+    /// The last `count` commands, oldest first (to rebuild the retry window after a restart, K5).
+    public func lastEntries(_ count: Int) throws -> [JournalEntry] {
+        guard let database else { return [] }
+        return try database.read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT * FROM (SELECT sequence, term, timeMs, node, requestID, command FROM command
+                ORDER BY sequence DESC LIMIT ?) ORDER BY sequence
+                """, arguments: [count]).map(Self.entry)
+        }
+    }
+
+    /// The highest sequence number journaled or covered by a snapshot (0 when empty).
+    public func lastSequence() throws -> UInt64 {
+        guard let database else { return 0 }
+        return try database.read { db in
+            let fromCommands = try Int64.fetchOne(db, sql: "SELECT MAX(sequence) FROM command") ?? 0
+            let fromSnapshot = try Int64.fetchOne(db, sql: "SELECT MAX(sequence) FROM snapshot") ?? 0
+            return UInt64(max(fromCommands, fromSnapshot))
+        }
+    }
+
+    private static func entry(_ row: Row) -> JournalEntry {
+        let command: Data = row["command"]
+        return JournalEntry(
+            sequence: UInt64(row["sequence"] as Int64), term: UInt64(row["term"] as Int64),
+            timeMilliseconds: row["timeMs"], node: row["node"],
+            requestID: UInt64(bitPattern: row["requestID"] as Int64), command: [UInt8](command))
+    }
+}

@@ -1,0 +1,58 @@
+import Foundation
+import Testing
+@testable import CamsyncCoordinator
+
+@Suite struct JournalTests {
+    private func temporaryDirectory() throws -> String {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("camsync-journal-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        return path
+    }
+
+    private func entry(_ seq: UInt64, term: UInt64 = 1) -> JournalEntry {
+        JournalEntry(sequence: seq, term: term, timeMilliseconds: Int64(seq) * 10, node: "n\(seq % 3)",
+                     requestID: seq &* 7, command: [UInt8(seq % 256), 1, 2])
+    }
+
+    @Test func termIncreasesOnEveryOpen() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let first = try Journal(directory: dir).beginTerm()
+        let second = try Journal(directory: dir).beginTerm()
+        #expect(first == 1)
+        #expect(second == 2)
+    }
+
+    @Test(arguments: [JournalDurability.full, .normal])
+    func appendedEntriesSurviveReopen(durability: JournalDurability) throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        do {
+            let journal = try Journal(directory: dir, durability: durability)
+            try journal.append((1...5).map { entry($0) })
+            try journal.append([entry(6, term: 2)])
+        }
+        let reopened = try Journal(directory: dir, durability: durability)
+        #expect(try reopened.lastSequence() == 6)
+        #expect(try reopened.entries(after: 4) == [entry(5), entry(6, term: 2)])
+        #expect(try reopened.lastEntries(2).map(\.sequence) == [5, 6])
+    }
+
+    @Test func snapshotPrunesCoveredCommandsButKeepsARetryWindow() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let journal = try Journal(directory: dir)
+        try journal.append((1...20).map { entry($0) })
+        try journal.writeSnapshot(JournalSnapshot(sequence: 15, term: 1, state: [9, 9]), keepingCommands: 5)
+        #expect(try journal.latestSnapshot() == JournalSnapshot(sequence: 15, term: 1, state: [9, 9]))
+        #expect(try journal.lastEntries(100).map(\.sequence) == Array(11...20))
+        #expect(try journal.lastSequence() == 20)
+    }
+
+    @Test func offJournalKeepsNothing() throws {
+        let journal = try Journal(directory: "/nonexistent", durability: .off)
+        try journal.append([entry(1)])
+        #expect(try journal.lastSequence() == 0)
+        #expect(try journal.latestSnapshot() == nil)
+    }
+}
