@@ -15,6 +15,13 @@ import CZMQ
 ///
 /// Thread safe: the allowed set can be replaced from any thread at any time; it applies to
 /// handshakes from then on (established connections are not re-checked).
+///
+/// Refused clients: libzmq 4.3 ends a client's session after a refused handshake and does
+/// not retry it, so a client whose key is admitted later must `disconnect` and `connect`
+/// again (or use a new socket).
+///
+/// Sockets in the same context that use the NULL mechanism with a non-empty ZAP_DOMAIN are
+/// also sent here, and refused (400): this handler admits CURVE clients only.
 public final class ZAPAuthenticator: Sendable {
     /// The endpoint libzmq sends ZAP requests to (fixed by RFC 27).
     public static let endpoint = "inproc://zeromq.zap.01"

@@ -20,8 +20,10 @@ public struct ZMQError: Error, Equatable, Sendable, CustomStringConvertible {
     }
 
     /// The error for the calling thread's current `zmq_errno()`.
-    static func last(_ operation: String) -> ZMQError {
-        ZMQError(code: zmq_errno(), operation: operation)
+    /// errno is read before `operation` is built, so building the text cannot disturb it.
+    static func last(_ operation: @autoclosure () -> String) -> ZMQError {
+        let code = zmq_errno()
+        return ZMQError(code: code, operation: operation())
     }
 
     public var description: String { "\(operation): \(message) (errno \(code))" }

@@ -125,6 +125,35 @@ import Testing
         #expect(server.auth.admittedCount == 0)
     }
 
+    @Test func plaintextSocketsWithoutZAPDomainAreUnaffected() throws {
+        let context = try ZMQContext()
+        let auth = try ZAPAuthenticator(context: context, allowedPublicKeys: [])
+        defer { auth.stop() }
+        let endpoints = TestEndpoints()
+        let pull = try makeSocket(context, .pull)
+        let endpoint = try endpoints.bind(pull, .tcp)
+        let push = try makeSocket(context, .push)
+        try push.connect(endpoint)
+        #expect(try push.send([bytes("plain")]))
+        #expect(try pull.receive()?.frames == [bytes("plain")])
+        #expect(auth.refusedCount == 0)
+    }
+
+    @Test func plaintextSocketsWithZAPDomainAreRefused() throws {
+        let context = try ZMQContext()
+        let auth = try ZAPAuthenticator(context: context, allowedPublicKeys: [])
+        defer { auth.stop() }
+        let endpoints = TestEndpoints()
+        let pull = try makeSocket(context, .pull, receiveTimeoutMs: 300)
+        try pull.set(.zapDomain("camsync"))
+        let endpoint = try endpoints.bind(pull, .tcp)
+        let push = try makeSocket(context, .push)
+        try push.connect(endpoint)
+        _ = try push.send([bytes("plain")], dontWait: true)
+        #expect(try pull.receive() == nil)
+        #expect(auth.refusedCount >= 1)
+    }
+
     @Test func stopReturnsPromptlyAndIsIdempotent() throws {
         let context = try ZMQContext()
         let auth = try ZAPAuthenticator(context: context, allowedPublicKeys: [])
