@@ -50,6 +50,9 @@ public final class ZAPAuthenticator: Sendable {
         self.state = state
         self.thread = try JoinableThread {
             Self.serve(socket, state)
+            // Unbinding an inproc endpoint takes effect at once, while close is completed
+            // later by libzmq's reaper: unbind first so the endpoint is free when stop() returns.
+            try? socket.unbind(Self.endpoint)
             socket.close()
         }
     }
