@@ -48,10 +48,11 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        .target(name: "CamsyncRuntime", swiftSettings: swiftSettings),
         .target(
             name: "CamsyncCoordinator",
             dependencies: [
-                "ZeroMQ", "CamsyncPolicy", "CamsyncWire",
+                "ZeroMQ", "CamsyncRuntime", "CamsyncPolicy", "CamsyncWire",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -61,7 +62,7 @@ let package = Package(
         .target(
             name: "CamsyncNode",
             dependencies: [
-                "ZeroMQ", "CamsyncPolicy", "CamsyncWire",
+                "ZeroMQ", "CamsyncRuntime", "CamsyncPolicy", "CamsyncWire",
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -6,7 +6,7 @@ import Darwin
 
 /// A dedicated OS thread that can be joined: for socket loops that must not run on Swift's
 /// cooperative thread pool.
-final class JoinableThread: @unchecked Sendable {
+public final class JoinableThread: @unchecked Sendable {
     private let joined = Locked(false)
     private let thread: pthread_t
 
@@ -17,7 +17,7 @@ final class JoinableThread: @unchecked Sendable {
 
     /// Starts `body` on a new thread. `body` is `sending`: the values it captures (e.g. the
     /// sockets the thread will own) belong to that thread from now on.
-    init(_ body: sending @escaping () -> Void) throws {
+    public init(_ body: sending @escaping () -> Void) throws {
         let box = Unmanaged.passRetained(Box(body)).toOpaque()
         #if canImport(Darwin)
         var thread: pthread_t?
@@ -49,7 +49,7 @@ final class JoinableThread: @unchecked Sendable {
     }
 
     /// Waits for the thread to finish. Only the first call waits; later calls return at once.
-    func join() {
+    public func join() {
         let first = joined.withLock { done -> Bool in
             defer { done = true }
             return !done

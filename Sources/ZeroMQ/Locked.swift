@@ -6,11 +6,11 @@ import Darwin
 
 /// A value guarded by a pthread mutex. (`Synchronization.Mutex` would do, but needs macOS 15
 /// while the package supports macOS 14.)
-final class Locked<Value: Sendable>: @unchecked Sendable {
+public final class Locked<Value: Sendable>: @unchecked Sendable {
     private var value: Value
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
 
-    init(_ value: Value) {
+    public init(_ value: Value) {
         self.value = value
         mutex = .allocate(capacity: 1)
         mutex.initialize(to: pthread_mutex_t())
@@ -23,7 +23,7 @@ final class Locked<Value: Sendable>: @unchecked Sendable {
         mutex.deallocate()
     }
 
-    func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+    public func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
         return try body(&value)

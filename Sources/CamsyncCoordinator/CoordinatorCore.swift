@@ -1,0 +1,149 @@
+public import CamsyncPolicy
+
+/// Why the coordinator refuses a request (the wire's `ErrorCode`, docs/PROTOCOL.md).
+public enum CoordinatorErrorCode: String, Sendable, Hashable, CaseIterable {
+    case unsupportedVersion
+    case malformed
+    case unknownNode
+    case forbidden
+    case rejected
+    case notRegistered
+    case overloaded
+    case `internal`
+}
+
+/// The answer to one command.
+public enum CommandOutcome: Sendable, Hashable {
+    /// Applied under `sequence`; `events` are what the engine reported.
+    case accepted(sequence: UInt64, events: [Event])
+    /// Refused; nothing changed.
+    case refused(CoordinatorErrorCode, message: String, rejection: Rejection?)
+}
+
+/// The sans-I/O heart of the coordinator: authorisation, the engine, sequence numbers,
+/// retries (K5) and liveness bookkeeping (K1). The shell does sockets, journal and time.
+public struct CoordinatorCore: Sendable {
+    /// The sender name the coordinator uses for commands it issues itself (K1 declarations, P6 deadlines).
+    public static let selfSender = "coordinator"
+
+    public private(set) var engine: PolicyEngine
+    public private(set) var sequence: UInt64
+    public let term: UInt64
+    private var retries: RetryWindow<CommandOutcome>
+    /// Last traffic from each node (shell's monotonic milliseconds).
+    private var lastSeen: [NodeID: Int64] = [:]
+    public let livenessTimeoutMilliseconds: Int64
+
+    public init(engine: PolicyEngine, sequence: UInt64, term: UInt64, livenessTimeoutMilliseconds: Int64,
+                retryWindow: Int = 65_536) {
+        self.engine = engine
+        self.sequence = sequence
+        self.term = term
+        self.livenessTimeoutMilliseconds = livenessTimeoutMilliseconds
+        self.retries = RetryWindow(capacity: retryWindow)
+    }
+
+    public var state: ClusterState { engine.state }
+
+    /// Replays a journaled command (K3): no authorisation, no retry window check.
+    /// Returns false when the engine refuses it, which means the journal and engine disagree.
+    public mutating func replay(sequence: UInt64, node: String, requestID: UInt64, command: Command, at time: Instant) -> Bool {
+        guard case .success(let events) = engine.apply(command, at: time) else { return false }
+        self.sequence = sequence
+        retries.remember(.accepted(sequence: sequence, events: events), for: .init(node: node, requestID: requestID))
+        return true
+    }
+
+    /// Handles one command from `sender`. `isAdmin` is true for the CLI's admin key and the coordinator itself.
+    public mutating func handle(_ command: Command, from sender: String, requestID: UInt64, isAdmin: Bool,
+                                at time: Instant) -> (outcome: CommandOutcome, isRetry: Bool) {
+        let key = RetryWindow<CommandOutcome>.Key(node: sender, requestID: requestID)
+        if let previous = retries.reply(for: key) {
+            return (previous, true)
+        }
+        let outcome = decide(command, from: sender, isAdmin: isAdmin, at: time)
+        retries.remember(outcome, for: key)
+        return (outcome, false)
+    }
+
+    private mutating func decide(_ command: Command, from sender: String, isAdmin: Bool, at time: Instant) -> CommandOutcome {
+        if !isAdmin {
+            let node = NodeID(sender)
+            if case .registerNode(let registration) = command {
+                guard registration.node == node else {
+                    return .refused(.forbidden, message: "node '\(sender)' cannot register as '\(registration.node)'", rejection: nil)
+                }
+            } else {
+                guard let record = engine.state.nodes[node] else {
+                    return .refused(.unknownNode, message: "node '\(sender)' is not registered: send registerNode first", rejection: nil)
+                }
+                guard record.alive else {
+                    return .refused(.notRegistered, message: "node '\(sender)' was declared dead: register again (K2)", rejection: nil)
+                }
+                if case .declareNodeDead = command {
+                    return .refused(.forbidden, message: "only the coordinator or an admin can declare a node dead", rejection: nil)
+                }
+                if let subject = command.subjectNode, subject != node, !isDisplayAction(command, display: subject, by: node) {
+                    return .refused(.forbidden, message: "node '\(sender)' cannot act for '\(subject)'", rejection: nil)
+                }
+            }
+        }
+        switch engine.apply(command, at: time) {
+        case .success(let events):
+            sequence += 1
+            return .accepted(sequence: sequence, events: events)
+        case .failure(let rejection):
+            return .refused(.rejected, message: rejection.message, rejection: rejection)
+        }
+    }
+
+    /// A device may drive the displays attached to it (stage windows on them, their cameras' pressure
+    /// is the display's own business). Attach/detach may be asked by either side.
+    private func isDisplayAction(_ command: Command, display: NodeID, by device: NodeID) -> Bool {
+        guard engine.state.nodes[display]?.kind == .display else { return false }
+        switch command {
+        case .attachDisplay(_, let target): return target == device
+        case .detachDisplay: return engine.state.nodes[display]?.attachedTo == device
+        default: return false
+        }
+    }
+
+    // MARK: Liveness (K1)
+
+    /// Any traffic from a node counts as a heartbeat.
+    public mutating func noteTraffic(from sender: String, at monotonicMilliseconds: Int64) {
+        let node = NodeID(sender)
+        if lastSeen[node] != nil || engine.state.nodes[node] != nil {
+            lastSeen[node] = monotonicMilliseconds
+        }
+    }
+
+    /// Alive nodes whose silence exceeded the timeout, in id order. Nodes never heard from
+    /// in this term (e.g. after a coordinator restart) get a full timeout of grace from `graceStart`.
+    public mutating func silentNodes(at now: Int64, graceStart: Int64) -> [NodeID] {
+        var silent: [NodeID] = []
+        for (id, record) in engine.state.nodes where record.alive {
+            let seen = lastSeen[id] ?? graceStart
+            if lastSeen[id] == nil { lastSeen[id] = graceStart }
+            if now - seen > livenessTimeoutMilliseconds { silent.append(id) }
+        }
+        return silent.sorted()
+    }
+
+    /// When the next liveness check could declare someone dead.
+    public func nextLivenessDeadline(graceStart: Int64) -> Int64? {
+        var earliest: Int64?
+        for (id, record) in engine.state.nodes where record.alive {
+            let due = (lastSeen[id] ?? graceStart) + livenessTimeoutMilliseconds + 1
+            earliest = min(earliest ?? due, due)
+        }
+        return earliest
+    }
+}
+
+extension CoordinatorCore {
+    /// Refills the retry window with a command applied before the newest snapshot (K5 across restarts).
+    public mutating func rememberApplied(sequence: UInt64, node: String, requestID: UInt64) {
+        retries.remember(.accepted(sequence: sequence, events: []), for: .init(node: node, requestID: requestID))
+    }
+}

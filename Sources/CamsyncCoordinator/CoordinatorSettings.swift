@@ -1,0 +1,63 @@
+public import CamsyncPolicy
+
+/// Everything a coordinator needs to run. Defaults are the documented ones (docs/OPERATIONS.md).
+public struct CoordinatorSettings: Sendable {
+    /// ROUTER for commands, snapshot requests and node heartbeats.
+    public var commandEndpoint: String
+    /// PUB for event batches and coordinator heartbeats.
+    public var eventEndpoint: String
+    /// Where the journal lives (`journal.sqlite`).
+    public var dataDirectory: String
+    public var durability: JournalDurability
+    /// K1: heartbeat interval; a node silent for `heartbeatIntervalMilliseconds × liveness` is declared dead.
+    public var heartbeatIntervalMilliseconds: Int64
+    public var liveness: Int64
+    /// K3: write a state snapshot every this many commands.
+    public var snapshotEvery: UInt64
+    /// Largest accepted inbound message (ZMQ_MAXMSGSIZE); larger ones disconnect the peer.
+    public var maxMessageSize: Int64
+    /// Most requests handled per loop turn (one journal transaction covers them: group commit).
+    public var batchLimit: Int
+    /// K5: how many recent replies are kept for retries.
+    public var retryWindow: Int
+    public var policy: PolicySettings
+    /// CURVE + ZAP, when keys are configured.
+    public var security: CoordinatorSecurity?
+
+    public init(commandEndpoint: String = "tcp://127.0.0.1:5555", eventEndpoint: String = "tcp://127.0.0.1:5556",
+                dataDirectory: String, durability: JournalDurability = .full,
+                heartbeatIntervalMilliseconds: Int64 = 500, liveness: Int64 = 3, snapshotEvery: UInt64 = 10_000,
+                maxMessageSize: Int64 = 1 << 20, batchLimit: Int = 1024, retryWindow: Int = 65_536,
+                policy: PolicySettings = PolicySettings(), security: CoordinatorSecurity? = nil) {
+        self.commandEndpoint = commandEndpoint
+        self.eventEndpoint = eventEndpoint
+        self.dataDirectory = dataDirectory
+        self.durability = durability
+        self.heartbeatIntervalMilliseconds = heartbeatIntervalMilliseconds
+        self.liveness = liveness
+        self.snapshotEvery = snapshotEvery
+        self.maxMessageSize = maxMessageSize
+        self.batchLimit = batchLimit
+        self.retryWindow = retryWindow
+        self.policy = policy
+        self.security = security
+    }
+
+    public var livenessTimeoutMilliseconds: Int64 { heartbeatIntervalMilliseconds * liveness }
+}
+
+/// CURVE keys for the coordinator: its own key pair, the public key of every node it admits
+/// (bound to the node id), and the admin keys that may issue admin commands.
+public struct CoordinatorSecurity: Sendable {
+    public var secretKey: String
+    /// Node id → that node's CURVE public key (Z85). A node may only speak as the id its key is bound to.
+    public var nodeKeys: [String: String]
+    /// Public keys allowed to act as admin (force dead, act for any node).
+    public var adminKeys: Set<String>
+
+    public init(secretKey: String, nodeKeys: [String: String], adminKeys: Set<String>) {
+        self.secretKey = secretKey
+        self.nodeKeys = nodeKeys
+        self.adminKeys = adminKeys
+    }
+}

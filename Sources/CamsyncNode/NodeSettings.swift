@@ -1,0 +1,49 @@
+/// Everything a node process needs to run (docs/OPERATIONS.md lists the defaults).
+public struct NodeSettings: Sendable {
+    public var config: NodeConfig
+    /// The coordinator's ROUTER and PUB endpoints.
+    public var coordinatorCommandEndpoint: String
+    public var coordinatorEventEndpoint: String
+    /// Where `camsync ctl` reaches this node (ROUTER): an `ipc://` path or `tcp://127.0.0.1:port`.
+    public var controlEndpoint: String
+    /// K1: heartbeat interval and liveness count (the coordinator is declared silent after interval × liveness).
+    public var heartbeatIntervalMilliseconds: Int64
+    public var liveness: Int64
+    /// A request without a reply after this long is resent with the same request id (K5).
+    public var requestRetryMilliseconds: Int64
+    /// After this many sends a request fails back to its caller.
+    public var requestAttempts: Int
+    /// How many app-facing events and fence decisions the node keeps for `ctl` queries.
+    public var historyLimit: Int
+    public var security: NodeSecurity?
+
+    public init(config: NodeConfig, coordinatorCommandEndpoint: String, coordinatorEventEndpoint: String,
+                controlEndpoint: String, heartbeatIntervalMilliseconds: Int64 = 500, liveness: Int64 = 3,
+                requestRetryMilliseconds: Int64 = 1000, requestAttempts: Int = 10, historyLimit: Int = 10_000,
+                security: NodeSecurity? = nil) {
+        self.config = config
+        self.coordinatorCommandEndpoint = coordinatorCommandEndpoint
+        self.coordinatorEventEndpoint = coordinatorEventEndpoint
+        self.controlEndpoint = controlEndpoint
+        self.heartbeatIntervalMilliseconds = heartbeatIntervalMilliseconds
+        self.liveness = liveness
+        self.requestRetryMilliseconds = requestRetryMilliseconds
+        self.requestAttempts = requestAttempts
+        self.historyLimit = historyLimit
+        self.security = security
+    }
+}
+
+/// CURVE keys for a node: its own pair and the coordinator's public key.
+/// The control socket is plaintext on a local endpoint (ipc or loopback) unless `controlSecretKey` is set.
+public struct NodeSecurity: Sendable {
+    public var publicKey: String
+    public var secretKey: String
+    public var coordinatorPublicKey: String
+
+    public init(publicKey: String, secretKey: String, coordinatorPublicKey: String) {
+        self.publicKey = publicKey
+        self.secretKey = secretKey
+        self.coordinatorPublicKey = coordinatorPublicKey
+    }
+}
