@@ -326,7 +326,7 @@ public nonisolated struct Camsync_V1_AppSpec: Sendable {
   public var deploymentTarget: Int64 = 0
 
   /// Entitlement com.apple.developer.avfoundation.multitasking-camera-access (C3).
-  public var hasMultitaskingCameraAccessEntitlement_p: Bool = false
+  public var multitaskingCameraAccessEntitlement: Bool = false
 
   /// UIRequiresFullScreen (L4).
   public var requiresFullScreen: Bool = false
@@ -430,7 +430,7 @@ nonisolated extension Camsync_V1_SceneKind: SwiftProtobuf._ProtoNameProviding {
 
 nonisolated extension Camsync_V1_AppSpec: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".AppSpec"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}bundle_id\0\u{3}deployment_target\0\u{3}has_multitasking_camera_access_entitlement\0\u{3}requires_full_screen\0\u{3}background_mode_audio_airplay_pip\0\u{3}audio_session_category\0\u{3}is_system_camera_app\0\u{3}memory_footprint_mb\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}bundle_id\0\u{3}deployment_target\0\u{3}multitasking_camera_access_entitlement\0\u{3}requires_full_screen\0\u{3}background_mode_audio_airplay_pip\0\u{3}audio_session_category\0\u{3}is_system_camera_app\0\u{3}memory_footprint_mb\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -440,7 +440,7 @@ nonisolated extension Camsync_V1_AppSpec: SwiftProtobuf.Message, SwiftProtobuf._
       switch fieldNumber {
       case 1: try { try decoder.decodeSingularStringField(value: &self.bundleID) }()
       case 2: try { try decoder.decodeSingularInt64Field(value: &self.deploymentTarget) }()
-      case 3: try { try decoder.decodeSingularBoolField(value: &self.hasMultitaskingCameraAccessEntitlement_p) }()
+      case 3: try { try decoder.decodeSingularBoolField(value: &self.multitaskingCameraAccessEntitlement) }()
       case 4: try { try decoder.decodeSingularBoolField(value: &self.requiresFullScreen) }()
       case 5: try { try decoder.decodeSingularBoolField(value: &self.backgroundModeAudioAirplayPip) }()
       case 6: try { try decoder.decodeSingularEnumField(value: &self.audioSessionCategory) }()
@@ -458,8 +458,8 @@ nonisolated extension Camsync_V1_AppSpec: SwiftProtobuf.Message, SwiftProtobuf._
     if self.deploymentTarget != 0 {
       try visitor.visitSingularInt64Field(value: self.deploymentTarget, fieldNumber: 2)
     }
-    if self.hasMultitaskingCameraAccessEntitlement_p != false {
-      try visitor.visitSingularBoolField(value: self.hasMultitaskingCameraAccessEntitlement_p, fieldNumber: 3)
+    if self.multitaskingCameraAccessEntitlement != false {
+      try visitor.visitSingularBoolField(value: self.multitaskingCameraAccessEntitlement, fieldNumber: 3)
     }
     if self.requiresFullScreen != false {
       try visitor.visitSingularBoolField(value: self.requiresFullScreen, fieldNumber: 4)
@@ -482,7 +482,7 @@ nonisolated extension Camsync_V1_AppSpec: SwiftProtobuf.Message, SwiftProtobuf._
   public static func ==(lhs: Camsync_V1_AppSpec, rhs: Camsync_V1_AppSpec) -> Bool {
     if lhs.bundleID != rhs.bundleID {return false}
     if lhs.deploymentTarget != rhs.deploymentTarget {return false}
-    if lhs.hasMultitaskingCameraAccessEntitlement_p != rhs.hasMultitaskingCameraAccessEntitlement_p {return false}
+    if lhs.multitaskingCameraAccessEntitlement != rhs.multitaskingCameraAccessEntitlement {return false}
     if lhs.requiresFullScreen != rhs.requiresFullScreen {return false}
     if lhs.backgroundModeAudioAirplayPip != rhs.backgroundModeAudioAirplayPip {return false}
     if lhs.audioSessionCategory != rhs.audioSessionCategory {return false}

@@ -219,7 +219,8 @@ public nonisolated struct Camsync_V1_PipControllerSetup: Sendable {
   /// Required (not UNSPECIFIED).
   public var kind: Camsync_V1_PipKind = .unspecified
 
-  public var hasContentSource_p: Bool = false
+  /// Whether the controller has a content source (P1, P7).
+  public var contentSourceSet: Bool = false
 
   public var canStartAutomaticallyFromInline: Bool = false
 
@@ -285,7 +286,7 @@ nonisolated extension Camsync_V1_PipWindowStateKind: SwiftProtobuf._ProtoNamePro
 
 nonisolated extension Camsync_V1_PipControllerSetup: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".PipControllerSetup"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}kind\0\u{3}has_content_source\0\u{3}can_start_automatically_from_inline\0\u{3}playing_video_fills_window\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}kind\0\u{3}content_source_set\0\u{3}can_start_automatically_from_inline\0\u{3}playing_video_fills_window\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -294,7 +295,7 @@ nonisolated extension Camsync_V1_PipControllerSetup: SwiftProtobuf.Message, Swif
       // enabled. https://github.com/apple/swift-protobuf/issues/1034
       switch fieldNumber {
       case 1: try { try decoder.decodeSingularEnumField(value: &self.kind) }()
-      case 2: try { try decoder.decodeSingularBoolField(value: &self.hasContentSource_p) }()
+      case 2: try { try decoder.decodeSingularBoolField(value: &self.contentSourceSet) }()
       case 3: try { try decoder.decodeSingularBoolField(value: &self.canStartAutomaticallyFromInline) }()
       case 4: try { try decoder.decodeSingularBoolField(value: &self.playingVideoFillsWindow) }()
       default: break
@@ -306,8 +307,8 @@ nonisolated extension Camsync_V1_PipControllerSetup: SwiftProtobuf.Message, Swif
     if self.kind != .unspecified {
       try visitor.visitSingularEnumField(value: self.kind, fieldNumber: 1)
     }
-    if self.hasContentSource_p != false {
-      try visitor.visitSingularBoolField(value: self.hasContentSource_p, fieldNumber: 2)
+    if self.contentSourceSet != false {
+      try visitor.visitSingularBoolField(value: self.contentSourceSet, fieldNumber: 2)
     }
     if self.canStartAutomaticallyFromInline != false {
       try visitor.visitSingularBoolField(value: self.canStartAutomaticallyFromInline, fieldNumber: 3)
@@ -320,7 +321,7 @@ nonisolated extension Camsync_V1_PipControllerSetup: SwiftProtobuf.Message, Swif
 
   public static func ==(lhs: Camsync_V1_PipControllerSetup, rhs: Camsync_V1_PipControllerSetup) -> Bool {
     if lhs.kind != rhs.kind {return false}
-    if lhs.hasContentSource_p != rhs.hasContentSource_p {return false}
+    if lhs.contentSourceSet != rhs.contentSourceSet {return false}
     if lhs.canStartAutomaticallyFromInline != rhs.canStartAutomaticallyFromInline {return false}
     if lhs.playingVideoFillsWindow != rhs.playingVideoFillsWindow {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
