@@ -6,6 +6,9 @@ PROTO_OUT := Sources/CamsyncWire/Generated
 PLUGIN_SCRATCH := .build-protoc-gen-swift
 PLUGIN := $(PLUGIN_SCRATCH)/release/protoc-gen-swift
 PROTOS := $(shell find proto -name '*.proto' | sort)
+# UseAccessLevelOnImports: the package enables InternalImportsByDefault, so public generated
+# types need `public import SwiftProtobuf`.
+SWIFT_OPTS := --swift_opt=Visibility=Public --swift_opt=FileNaming=PathToUnderscores --swift_opt=UseAccessLevelOnImports=true
 
 .PHONY: deps build test run proto proto-check bench clean plugin
 
@@ -35,15 +38,16 @@ $(PLUGIN):
 plugin: deps $(PLUGIN)
 
 proto: plugin
+	mkdir -p $(PROTO_OUT)
 	rm -f $(PROTO_OUT)/*.pb.swift
 	protoc --plugin=protoc-gen-swift=$(PLUGIN) -I proto \
-	  --swift_out=$(PROTO_OUT) --swift_opt=Visibility=Public --swift_opt=FileNaming=PathToUnderscores \
+	  --swift_out=$(PROTO_OUT) $(SWIFT_OPTS) \
 	  $(PROTOS)
 
 proto-check: plugin
 	@tmp=$$(mktemp -d); trap 'rm -rf $$tmp' EXIT; \
 	protoc --plugin=protoc-gen-swift=$(PLUGIN) -I proto \
-	  --swift_out=$$tmp --swift_opt=Visibility=Public --swift_opt=FileNaming=PathToUnderscores $(PROTOS); \
+	  --swift_out=$$tmp $(SWIFT_OPTS) $(PROTOS); \
 	if diff -r $$tmp $(PROTO_OUT) >/dev/null; then echo "proto-check: generated code is up to date"; \
 	else diff -r $$tmp $(PROTO_OUT) | head -40; echo "proto-check: committed code differs; run 'make proto'"; exit 1; fi
 

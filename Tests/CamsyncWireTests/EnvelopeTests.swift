@@ -1,0 +1,74 @@
+import CamsyncPolicy
+import CamsyncWire
+import Testing
+
+@Suite("Envelope")
+struct EnvelopeTests {
+    @Test("the samples cover every body case")
+    func bodyCoverage() {
+        let cases = Set(Samples.envelopes.compactMap { $0.body.map(caseName) })
+        #expect(cases == ["command", "snapshotRequest", "nodeHeartbeat", "ack", "error", "snapshot", "eventBatch",
+                          "coordinatorHeartbeat"])
+    }
+
+    @Test("every sample envelope round-trips through bytes", arguments: Samples.envelopes)
+    func roundTrip(_ envelope: Envelope) throws {
+        let bytes = envelope.serializedBytes()
+        let decoded = try Envelope.decode(bytes)
+        #expect(decoded == envelope)
+        #expect(decoded.protocolVersion == WireProtocol.version)
+        #expect(decoded.serializedBytes() == bytes)
+    }
+
+    @Test("request envelopes give back their domain command", arguments: Samples.commands)
+    func requestCommand(_ command: Command) throws {
+        let envelope = try Envelope.decode(Envelope.request(command, sender: "ipad-1", requestID: 42, term: 7).serializedBytes())
+        #expect(envelope.sender == "ipad-1" && envelope.requestID == 42 && envelope.term == 7)
+        #expect(try envelope.domainCommand() == command)
+    }
+
+    @Test("a non-command envelope has no domain command")
+    func noCommand() {
+        #expect(throws: WireMappingError("command", .missing)) {
+            try Envelope.ack(sequence: 1, requestID: 1, term: 1).domainCommand()
+        }
+    }
+
+    @Test("replies copy the request id and carry the coordinator's sender")
+    func replies() throws {
+        let ack = try Envelope.decode(Envelope.ack(sequence: 99, requestID: 12, term: 5).serializedBytes())
+        #expect(ack.sender == Envelope.coordinatorSender && ack.requestID == 12 && ack.term == 5)
+        #expect(ack.ack.sequence == 99)
+        let rejected = Envelope.rejection(Rejection(.requiresFullScreen, "L4"), requestID: 13, term: 5)
+        #expect(rejected.error.code == .rejected && rejected.error.rejection == .requiresFullScreen)
+        #expect(rejected.error.message == "L4")
+    }
+
+    @Test("other protocol versions are refused", arguments: [UInt32(0), 2, 1_000, .max])
+    func unsupportedVersion(_ version: UInt32) {
+        var envelope = Envelope.nodeHeartbeat(sender: "ipad-1", time: .zero)
+        envelope.protocolVersion = version
+        #expect(throws: WireError.unsupportedVersion(version)) { try Envelope.decode(envelope.serializedBytes()) }
+        #expect(WireError.unsupportedVersion(version).code == .unsupportedVersion)
+    }
+
+    @Test("an envelope without a body is invalid")
+    func noBody() {
+        var envelope = Envelope()
+        envelope.protocolVersion = WireProtocol.version
+        envelope.sender = "ipad-1"
+        #expect(throws: WireError.invalid(WireMappingError("body", .missing))) {
+            try Envelope.decode(envelope.serializedBytes())
+        }
+    }
+
+    @Test("wire errors become error replies with a stable code")
+    func errorReplies() throws {
+        let malformed = Camsync_V1_Error(WireError.malformed("truncated"))
+        #expect(malformed.code == .malformed && malformed.message.contains("truncated"))
+        let invalid = Camsync_V1_Error(WireMappingError("command.split.side", .unspecified))
+        #expect(invalid.code == .malformed && invalid.message.contains("command.split.side is UNSPECIFIED"))
+        let reply = Envelope.error(WireError.unsupportedVersion(2), requestID: 3, term: 1)
+        #expect(reply.error.code == .unsupportedVersion && reply.requestID == 3)
+    }
+}
