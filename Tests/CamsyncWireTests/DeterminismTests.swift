@@ -38,8 +38,8 @@ struct DeterminismTests {
 
     @Test("snapshot envelopes of the same state are byte-identical")
     func snapshotEnvelope() {
-        let a = Envelope.snapshot(Samples.clusterState(), sequence: 5, term: 1, requestID: 2).serializedBytes()
-        let b = Envelope.snapshot(Samples.clusterState(reversed: true), sequence: 5, term: 1, requestID: 2).serializedBytes()
+        let a = Envelope.snapshot(Samples.clusterState(), sequence: 5, term: 1, requestID: 2, settings: PolicySettings()).serializedBytes()
+        let b = Envelope.snapshot(Samples.clusterState(reversed: true), sequence: 5, term: 1, requestID: 2, settings: PolicySettings()).serializedBytes()
         #expect(a == b)
     }
 }

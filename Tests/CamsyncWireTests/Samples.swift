@@ -212,7 +212,7 @@ enum Samples {
         result.append(.rejection(Rejection(.pipNotPossible, "no content source", pipFailure: .noContentSource),
                                  requestID: 6, term: 3))
         result.append(.error(Camsync_V1_Error(code: .forbidden, message: "acting for ipad-2"), requestID: 7, term: 3))
-        result.append(.snapshot(clusterState(), sequence: 1_000, term: 3, requestID: 100))
+        result.append(.snapshot(clusterState(), sequence: 1_000, term: 3, requestID: 100, settings: PolicySettings(stageWindowLimitPerScreen: 3)))
         result.append(.eventBatch(Camsync_V1_EventBatch(
             sequence: 1_001, term: 3, time: Instant(milliseconds: 99), originNode: ipad, originRequestID: 8,
             command: .startSession(facetime), events: events)))

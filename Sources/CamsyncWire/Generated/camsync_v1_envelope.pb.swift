@@ -23,92 +23,124 @@ fileprivate nonisolated struct _GeneratedWithProtocGenSwiftVersion: SwiftProtobu
 }
 
 /// Every ZeroMQ message body is one Envelope (DESIGN "wire protocol"; K4, K5).
-public nonisolated struct Camsync_V1_Envelope: Sendable {
+public nonisolated struct Camsync_V1_Envelope: @unchecked Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
   /// Always 1 for this schema; a receiver answers another value with
   /// ERROR_CODE_UNSUPPORTED_VERSION (0, i.e. missing, included).
-  public var protocolVersion: UInt32 = 0
+  public var protocolVersion: UInt32 {
+    get {_storage._protocolVersion}
+    set {_uniqueStorage()._protocolVersion = newValue}
+  }
 
   /// The sending node id, "coordinator" for the coordinator, or an admin client's id.
-  public var sender: String = String()
+  public var sender: String {
+    get {_storage._sender}
+    set {_uniqueStorage()._sender = newValue}
+  }
 
   /// Chosen by the requester, unique per sender; replies copy it. Retries reuse it (K5).
-  public var requestID: UInt64 = 0
+  public var requestID: UInt64 {
+    get {_storage._requestID}
+    set {_uniqueStorage()._requestID = newValue}
+  }
 
   /// The coordinator term the sender last saw (requests) or runs in (coordinator messages).
-  public var term: UInt64 = 0
+  public var term: UInt64 {
+    get {_storage._term}
+    set {_uniqueStorage()._term = newValue}
+  }
 
   /// Exactly one must be set.
-  public var body: Camsync_V1_Envelope.OneOf_Body? = nil
+  public var body: OneOf_Body? {
+    get {return _storage._body}
+    set {_uniqueStorage()._body = newValue}
+  }
 
   /// Requests (DEALER → ROUTER).
   public var command: Camsync_V1_Command {
     get {
-      if case .command(let v)? = body {return v}
+      if case .command(let v)? = _storage._body {return v}
       return Camsync_V1_Command()
     }
-    set {body = .command(newValue)}
+    set {_uniqueStorage()._body = .command(newValue)}
   }
 
   public var snapshotRequest: Camsync_V1_SnapshotRequest {
     get {
-      if case .snapshotRequest(let v)? = body {return v}
+      if case .snapshotRequest(let v)? = _storage._body {return v}
       return Camsync_V1_SnapshotRequest()
     }
-    set {body = .snapshotRequest(newValue)}
+    set {_uniqueStorage()._body = .snapshotRequest(newValue)}
   }
 
   public var nodeHeartbeat: Camsync_V1_NodeHeartbeat {
     get {
-      if case .nodeHeartbeat(let v)? = body {return v}
+      if case .nodeHeartbeat(let v)? = _storage._body {return v}
       return Camsync_V1_NodeHeartbeat()
     }
-    set {body = .nodeHeartbeat(newValue)}
+    set {_uniqueStorage()._body = .nodeHeartbeat(newValue)}
+  }
+
+  /// Node control socket only (camsync ctl → node).
+  public var nodeStatusRequest: Camsync_V1_NodeStatusRequest {
+    get {
+      if case .nodeStatusRequest(let v)? = _storage._body {return v}
+      return Camsync_V1_NodeStatusRequest()
+    }
+    set {_uniqueStorage()._body = .nodeStatusRequest(newValue)}
   }
 
   /// Replies (ROUTER → DEALER).
   public var ack: Camsync_V1_Ack {
     get {
-      if case .ack(let v)? = body {return v}
+      if case .ack(let v)? = _storage._body {return v}
       return Camsync_V1_Ack()
     }
-    set {body = .ack(newValue)}
+    set {_uniqueStorage()._body = .ack(newValue)}
   }
 
   public var error: Camsync_V1_Error {
     get {
-      if case .error(let v)? = body {return v}
+      if case .error(let v)? = _storage._body {return v}
       return Camsync_V1_Error()
     }
-    set {body = .error(newValue)}
+    set {_uniqueStorage()._body = .error(newValue)}
   }
 
   public var snapshot: Camsync_V1_Snapshot {
     get {
-      if case .snapshot(let v)? = body {return v}
+      if case .snapshot(let v)? = _storage._body {return v}
       return Camsync_V1_Snapshot()
     }
-    set {body = .snapshot(newValue)}
+    set {_uniqueStorage()._body = .snapshot(newValue)}
+  }
+
+  public var nodeStatus: Camsync_V1_NodeStatus {
+    get {
+      if case .nodeStatus(let v)? = _storage._body {return v}
+      return Camsync_V1_NodeStatus()
+    }
+    set {_uniqueStorage()._body = .nodeStatus(newValue)}
   }
 
   /// Published (PUB → SUB).
   public var eventBatch: Camsync_V1_EventBatch {
     get {
-      if case .eventBatch(let v)? = body {return v}
+      if case .eventBatch(let v)? = _storage._body {return v}
       return Camsync_V1_EventBatch()
     }
-    set {body = .eventBatch(newValue)}
+    set {_uniqueStorage()._body = .eventBatch(newValue)}
   }
 
   public var coordinatorHeartbeat: Camsync_V1_CoordinatorHeartbeat {
     get {
-      if case .coordinatorHeartbeat(let v)? = body {return v}
+      if case .coordinatorHeartbeat(let v)? = _storage._body {return v}
       return Camsync_V1_CoordinatorHeartbeat()
     }
-    set {body = .coordinatorHeartbeat(newValue)}
+    set {_uniqueStorage()._body = .coordinatorHeartbeat(newValue)}
   }
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
@@ -119,10 +151,13 @@ public nonisolated struct Camsync_V1_Envelope: Sendable {
     case command(Camsync_V1_Command)
     case snapshotRequest(Camsync_V1_SnapshotRequest)
     case nodeHeartbeat(Camsync_V1_NodeHeartbeat)
+    /// Node control socket only (camsync ctl → node).
+    case nodeStatusRequest(Camsync_V1_NodeStatusRequest)
     /// Replies (ROUTER → DEALER).
     case ack(Camsync_V1_Ack)
     case error(Camsync_V1_Error)
     case snapshot(Camsync_V1_Snapshot)
+    case nodeStatus(Camsync_V1_NodeStatus)
     /// Published (PUB → SUB).
     case eventBatch(Camsync_V1_EventBatch)
     case coordinatorHeartbeat(Camsync_V1_CoordinatorHeartbeat)
@@ -130,6 +165,8 @@ public nonisolated struct Camsync_V1_Envelope: Sendable {
   }
 
   public init() {}
+
+  fileprivate var _storage = _StorageClass.defaultInstance
 }
 
 // MARK: - Code below here is support for the SwiftProtobuf runtime.
@@ -138,188 +175,266 @@ fileprivate nonisolated let _protobuf_package = "camsync.v1"
 
 nonisolated extension Camsync_V1_Envelope: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".Envelope"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}protocol_version\0\u{1}sender\0\u{3}request_id\0\u{1}term\0\u{2}\u{6}command\0\u{3}snapshot_request\0\u{3}node_heartbeat\0\u{2}\u{8}ack\0\u{1}error\0\u{1}snapshot\0\u{4}\u{8}event_batch\0\u{3}coordinator_heartbeat\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}protocol_version\0\u{1}sender\0\u{3}request_id\0\u{1}term\0\u{2}\u{6}command\0\u{3}snapshot_request\0\u{3}node_heartbeat\0\u{3}node_status_request\0\u{2}\u{7}ack\0\u{1}error\0\u{1}snapshot\0\u{3}node_status\0\u{4}\u{7}event_batch\0\u{3}coordinator_heartbeat\0")
+
+  fileprivate class _StorageClass {
+    var _protocolVersion: UInt32 = 0
+    var _sender: String = String()
+    var _requestID: UInt64 = 0
+    var _term: UInt64 = 0
+    var _body: Camsync_V1_Envelope.OneOf_Body?
+
+      // This property is used as the initial default value for new instances of the type.
+      // The type itself is protecting the reference to its storage via CoW semantics.
+      // This will force a copy to be made of this reference when the first mutation occurs;
+      // hence, it is safe to mark this as `nonisolated(unsafe)`.
+      static nonisolated(unsafe) let defaultInstance = _StorageClass()
+
+    private init() {}
+
+    init(copying source: _StorageClass) {
+      _protocolVersion = source._protocolVersion
+      _sender = source._sender
+      _requestID = source._requestID
+      _term = source._term
+      _body = source._body
+    }
+  }
+
+  fileprivate mutating func _uniqueStorage() -> _StorageClass {
+    if !isKnownUniquelyReferenced(&_storage) {
+      _storage = _StorageClass(copying: _storage)
+    }
+    return _storage
+  }
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
-    while let fieldNumber = try decoder.nextFieldNumber() {
-      // The use of inline closures is to circumvent an issue where the compiler
-      // allocates stack space for every case branch when no optimizations are
-      // enabled. https://github.com/apple/swift-protobuf/issues/1034
-      switch fieldNumber {
-      case 1: try { try decoder.decodeSingularUInt32Field(value: &self.protocolVersion) }()
-      case 2: try { try decoder.decodeSingularStringField(value: &self.sender) }()
-      case 3: try { try decoder.decodeSingularUInt64Field(value: &self.requestID) }()
-      case 4: try { try decoder.decodeSingularUInt64Field(value: &self.term) }()
-      case 10: try {
-        var v: Camsync_V1_Command?
-        var hadOneofValue = false
-        if let current = self.body {
-          hadOneofValue = true
-          if case .command(let m) = current {v = m}
+    _ = _uniqueStorage()
+    try withExtendedLifetime(_storage) { (_storage: _StorageClass) in
+      while let fieldNumber = try decoder.nextFieldNumber() {
+        // The use of inline closures is to circumvent an issue where the compiler
+        // allocates stack space for every case branch when no optimizations are
+        // enabled. https://github.com/apple/swift-protobuf/issues/1034
+        switch fieldNumber {
+        case 1: try { try decoder.decodeSingularUInt32Field(value: &_storage._protocolVersion) }()
+        case 2: try { try decoder.decodeSingularStringField(value: &_storage._sender) }()
+        case 3: try { try decoder.decodeSingularUInt64Field(value: &_storage._requestID) }()
+        case 4: try { try decoder.decodeSingularUInt64Field(value: &_storage._term) }()
+        case 10: try {
+          var v: Camsync_V1_Command?
+          var hadOneofValue = false
+          if let current = _storage._body {
+            hadOneofValue = true
+            if case .command(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._body = .command(v)
+          }
+        }()
+        case 11: try {
+          var v: Camsync_V1_SnapshotRequest?
+          var hadOneofValue = false
+          if let current = _storage._body {
+            hadOneofValue = true
+            if case .snapshotRequest(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._body = .snapshotRequest(v)
+          }
+        }()
+        case 12: try {
+          var v: Camsync_V1_NodeHeartbeat?
+          var hadOneofValue = false
+          if let current = _storage._body {
+            hadOneofValue = true
+            if case .nodeHeartbeat(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._body = .nodeHeartbeat(v)
+          }
+        }()
+        case 13: try {
+          var v: Camsync_V1_NodeStatusRequest?
+          var hadOneofValue = false
+          if let current = _storage._body {
+            hadOneofValue = true
+            if case .nodeStatusRequest(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._body = .nodeStatusRequest(v)
+          }
+        }()
+        case 20: try {
+          var v: Camsync_V1_Ack?
+          var hadOneofValue = false
+          if let current = _storage._body {
+            hadOneofValue = true
+            if case .ack(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._body = .ack(v)
+          }
+        }()
+        case 21: try {
+          var v: Camsync_V1_Error?
+          var hadOneofValue = false
+          if let current = _storage._body {
+            hadOneofValue = true
+            if case .error(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._body = .error(v)
+          }
+        }()
+        case 22: try {
+          var v: Camsync_V1_Snapshot?
+          var hadOneofValue = false
+          if let current = _storage._body {
+            hadOneofValue = true
+            if case .snapshot(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._body = .snapshot(v)
+          }
+        }()
+        case 23: try {
+          var v: Camsync_V1_NodeStatus?
+          var hadOneofValue = false
+          if let current = _storage._body {
+            hadOneofValue = true
+            if case .nodeStatus(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._body = .nodeStatus(v)
+          }
+        }()
+        case 30: try {
+          var v: Camsync_V1_EventBatch?
+          var hadOneofValue = false
+          if let current = _storage._body {
+            hadOneofValue = true
+            if case .eventBatch(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._body = .eventBatch(v)
+          }
+        }()
+        case 31: try {
+          var v: Camsync_V1_CoordinatorHeartbeat?
+          var hadOneofValue = false
+          if let current = _storage._body {
+            hadOneofValue = true
+            if case .coordinatorHeartbeat(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._body = .coordinatorHeartbeat(v)
+          }
+        }()
+        default: break
         }
-        try decoder.decodeSingularMessageField(value: &v)
-        if let v = v {
-          if hadOneofValue {try decoder.handleConflictingOneOf()}
-          self.body = .command(v)
-        }
-      }()
-      case 11: try {
-        var v: Camsync_V1_SnapshotRequest?
-        var hadOneofValue = false
-        if let current = self.body {
-          hadOneofValue = true
-          if case .snapshotRequest(let m) = current {v = m}
-        }
-        try decoder.decodeSingularMessageField(value: &v)
-        if let v = v {
-          if hadOneofValue {try decoder.handleConflictingOneOf()}
-          self.body = .snapshotRequest(v)
-        }
-      }()
-      case 12: try {
-        var v: Camsync_V1_NodeHeartbeat?
-        var hadOneofValue = false
-        if let current = self.body {
-          hadOneofValue = true
-          if case .nodeHeartbeat(let m) = current {v = m}
-        }
-        try decoder.decodeSingularMessageField(value: &v)
-        if let v = v {
-          if hadOneofValue {try decoder.handleConflictingOneOf()}
-          self.body = .nodeHeartbeat(v)
-        }
-      }()
-      case 20: try {
-        var v: Camsync_V1_Ack?
-        var hadOneofValue = false
-        if let current = self.body {
-          hadOneofValue = true
-          if case .ack(let m) = current {v = m}
-        }
-        try decoder.decodeSingularMessageField(value: &v)
-        if let v = v {
-          if hadOneofValue {try decoder.handleConflictingOneOf()}
-          self.body = .ack(v)
-        }
-      }()
-      case 21: try {
-        var v: Camsync_V1_Error?
-        var hadOneofValue = false
-        if let current = self.body {
-          hadOneofValue = true
-          if case .error(let m) = current {v = m}
-        }
-        try decoder.decodeSingularMessageField(value: &v)
-        if let v = v {
-          if hadOneofValue {try decoder.handleConflictingOneOf()}
-          self.body = .error(v)
-        }
-      }()
-      case 22: try {
-        var v: Camsync_V1_Snapshot?
-        var hadOneofValue = false
-        if let current = self.body {
-          hadOneofValue = true
-          if case .snapshot(let m) = current {v = m}
-        }
-        try decoder.decodeSingularMessageField(value: &v)
-        if let v = v {
-          if hadOneofValue {try decoder.handleConflictingOneOf()}
-          self.body = .snapshot(v)
-        }
-      }()
-      case 30: try {
-        var v: Camsync_V1_EventBatch?
-        var hadOneofValue = false
-        if let current = self.body {
-          hadOneofValue = true
-          if case .eventBatch(let m) = current {v = m}
-        }
-        try decoder.decodeSingularMessageField(value: &v)
-        if let v = v {
-          if hadOneofValue {try decoder.handleConflictingOneOf()}
-          self.body = .eventBatch(v)
-        }
-      }()
-      case 31: try {
-        var v: Camsync_V1_CoordinatorHeartbeat?
-        var hadOneofValue = false
-        if let current = self.body {
-          hadOneofValue = true
-          if case .coordinatorHeartbeat(let m) = current {v = m}
-        }
-        try decoder.decodeSingularMessageField(value: &v)
-        if let v = v {
-          if hadOneofValue {try decoder.handleConflictingOneOf()}
-          self.body = .coordinatorHeartbeat(v)
-        }
-      }()
-      default: break
       }
     }
   }
 
   public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
-    // The use of inline closures is to circumvent an issue where the compiler
-    // allocates stack space for every if/case branch local when no optimizations
-    // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
-    // https://github.com/apple/swift-protobuf/issues/1182
-    if self.protocolVersion != 0 {
-      try visitor.visitSingularUInt32Field(value: self.protocolVersion, fieldNumber: 1)
-    }
-    if !self.sender.isEmpty {
-      try visitor.visitSingularStringField(value: self.sender, fieldNumber: 2)
-    }
-    if self.requestID != 0 {
-      try visitor.visitSingularUInt64Field(value: self.requestID, fieldNumber: 3)
-    }
-    if self.term != 0 {
-      try visitor.visitSingularUInt64Field(value: self.term, fieldNumber: 4)
-    }
-    switch self.body {
-    case .command?: try {
-      guard case .command(let v)? = self.body else { preconditionFailure() }
-      try visitor.visitSingularMessageField(value: v, fieldNumber: 10)
-    }()
-    case .snapshotRequest?: try {
-      guard case .snapshotRequest(let v)? = self.body else { preconditionFailure() }
-      try visitor.visitSingularMessageField(value: v, fieldNumber: 11)
-    }()
-    case .nodeHeartbeat?: try {
-      guard case .nodeHeartbeat(let v)? = self.body else { preconditionFailure() }
-      try visitor.visitSingularMessageField(value: v, fieldNumber: 12)
-    }()
-    case .ack?: try {
-      guard case .ack(let v)? = self.body else { preconditionFailure() }
-      try visitor.visitSingularMessageField(value: v, fieldNumber: 20)
-    }()
-    case .error?: try {
-      guard case .error(let v)? = self.body else { preconditionFailure() }
-      try visitor.visitSingularMessageField(value: v, fieldNumber: 21)
-    }()
-    case .snapshot?: try {
-      guard case .snapshot(let v)? = self.body else { preconditionFailure() }
-      try visitor.visitSingularMessageField(value: v, fieldNumber: 22)
-    }()
-    case .eventBatch?: try {
-      guard case .eventBatch(let v)? = self.body else { preconditionFailure() }
-      try visitor.visitSingularMessageField(value: v, fieldNumber: 30)
-    }()
-    case .coordinatorHeartbeat?: try {
-      guard case .coordinatorHeartbeat(let v)? = self.body else { preconditionFailure() }
-      try visitor.visitSingularMessageField(value: v, fieldNumber: 31)
-    }()
-    case nil: break
+    try withExtendedLifetime(_storage) { (_storage: _StorageClass) in
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every if/case branch local when no optimizations
+      // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
+      // https://github.com/apple/swift-protobuf/issues/1182
+      if _storage._protocolVersion != 0 {
+        try visitor.visitSingularUInt32Field(value: _storage._protocolVersion, fieldNumber: 1)
+      }
+      if !_storage._sender.isEmpty {
+        try visitor.visitSingularStringField(value: _storage._sender, fieldNumber: 2)
+      }
+      if _storage._requestID != 0 {
+        try visitor.visitSingularUInt64Field(value: _storage._requestID, fieldNumber: 3)
+      }
+      if _storage._term != 0 {
+        try visitor.visitSingularUInt64Field(value: _storage._term, fieldNumber: 4)
+      }
+      switch _storage._body {
+      case .command?: try {
+        guard case .command(let v)? = _storage._body else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 10)
+      }()
+      case .snapshotRequest?: try {
+        guard case .snapshotRequest(let v)? = _storage._body else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 11)
+      }()
+      case .nodeHeartbeat?: try {
+        guard case .nodeHeartbeat(let v)? = _storage._body else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 12)
+      }()
+      case .nodeStatusRequest?: try {
+        guard case .nodeStatusRequest(let v)? = _storage._body else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 13)
+      }()
+      case .ack?: try {
+        guard case .ack(let v)? = _storage._body else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 20)
+      }()
+      case .error?: try {
+        guard case .error(let v)? = _storage._body else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 21)
+      }()
+      case .snapshot?: try {
+        guard case .snapshot(let v)? = _storage._body else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 22)
+      }()
+      case .nodeStatus?: try {
+        guard case .nodeStatus(let v)? = _storage._body else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 23)
+      }()
+      case .eventBatch?: try {
+        guard case .eventBatch(let v)? = _storage._body else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 30)
+      }()
+      case .coordinatorHeartbeat?: try {
+        guard case .coordinatorHeartbeat(let v)? = _storage._body else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 31)
+      }()
+      case nil: break
+      }
     }
     try unknownFields.traverse(visitor: &visitor)
   }
 
   public static func ==(lhs: Camsync_V1_Envelope, rhs: Camsync_V1_Envelope) -> Bool {
-    if lhs.protocolVersion != rhs.protocolVersion {return false}
-    if lhs.sender != rhs.sender {return false}
-    if lhs.requestID != rhs.requestID {return false}
-    if lhs.term != rhs.term {return false}
-    if lhs.body != rhs.body {return false}
+    if lhs._storage !== rhs._storage {
+      let storagesAreEqual: Bool = withExtendedLifetime((lhs._storage, rhs._storage)) { (_args: (_StorageClass, _StorageClass)) in
+        let _storage = _args.0
+        let rhs_storage = _args.1
+        if _storage._protocolVersion != rhs_storage._protocolVersion {return false}
+        if _storage._sender != rhs_storage._sender {return false}
+        if _storage._requestID != rhs_storage._requestID {return false}
+        if _storage._term != rhs_storage._term {return false}
+        if _storage._body != rhs_storage._body {return false}
+        return true
+      }
+      if !storagesAreEqual {return false}
+    }
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

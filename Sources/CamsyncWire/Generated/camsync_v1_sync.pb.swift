@@ -55,11 +55,22 @@ public nonisolated struct Camsync_V1_Snapshot: Sendable {
   /// Clears the value of `state`. Subsequent reads from it will return its default value.
   public mutating func clearState() {self._state = nil}
 
+  /// The engine settings the coordinator runs with; replicas must use the same (determinism).
+  public var settings: Camsync_V1_PolicySettings {
+    get {_settings ?? Camsync_V1_PolicySettings()}
+    set {_settings = newValue}
+  }
+  /// Returns true if `settings` has been explicitly set.
+  public var hasSettings: Bool {self._settings != nil}
+  /// Clears the value of `settings`. Subsequent reads from it will return its default value.
+  public mutating func clearSettings() {self._settings = nil}
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
 
   fileprivate var _state: Camsync_V1_ClusterState? = nil
+  fileprivate var _settings: Camsync_V1_PolicySettings? = nil
 }
 
 /// One accepted command and the events it produced, published to every node (K4).
@@ -149,7 +160,7 @@ nonisolated extension Camsync_V1_SnapshotRequest: SwiftProtobuf.Message, SwiftPr
 
 nonisolated extension Camsync_V1_Snapshot: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".Snapshot"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}sequence\0\u{1}term\0\u{1}state\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}sequence\0\u{1}term\0\u{1}state\0\u{1}settings\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -160,6 +171,7 @@ nonisolated extension Camsync_V1_Snapshot: SwiftProtobuf.Message, SwiftProtobuf.
       case 1: try { try decoder.decodeSingularUInt64Field(value: &self.sequence) }()
       case 2: try { try decoder.decodeSingularUInt64Field(value: &self.term) }()
       case 3: try { try decoder.decodeSingularMessageField(value: &self._state) }()
+      case 4: try { try decoder.decodeSingularMessageField(value: &self._settings) }()
       default: break
       }
     }
@@ -179,6 +191,9 @@ nonisolated extension Camsync_V1_Snapshot: SwiftProtobuf.Message, SwiftProtobuf.
     try { if let v = self._state {
       try visitor.visitSingularMessageField(value: v, fieldNumber: 3)
     } }()
+    try { if let v = self._settings {
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 4)
+    } }()
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -186,6 +201,7 @@ nonisolated extension Camsync_V1_Snapshot: SwiftProtobuf.Message, SwiftProtobuf.
     if lhs.sequence != rhs.sequence {return false}
     if lhs.term != rhs.term {return false}
     if lhs._state != rhs._state {return false}
+    if lhs._settings != rhs._settings {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

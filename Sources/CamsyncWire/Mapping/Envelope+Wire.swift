@@ -62,9 +62,10 @@ extension Camsync_V1_Envelope {
 
     /// The reply to a snapshot request.
     public static func snapshot(_ state: ClusterState, sequence: UInt64, term: UInt64, requestID: UInt64,
-                                sender: String = coordinatorSender) -> Self {
-        Self(sender: sender, requestID: requestID, term: term,
-             body: .snapshot(Camsync_V1_Snapshot(sequence: sequence, term: term, state: state)))
+                                settings: PolicySettings, sender: String = coordinatorSender) -> Self {
+        var snapshot = Camsync_V1_Snapshot(sequence: sequence, term: term, state: state)
+        snapshot.settings = Camsync_V1_PolicySettings(settings)
+        return Self(sender: sender, requestID: requestID, term: term, body: .snapshot(snapshot))
     }
 
     // MARK: Published (coordinator PUB → nodes)

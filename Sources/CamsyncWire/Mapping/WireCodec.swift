@@ -1,0 +1,31 @@
+public import CamsyncPolicy
+internal import SwiftProtobuf
+
+/// Bytes for what the coordinator stores: journaled commands and state snapshots (K3).
+/// The same encodings as on the wire, so a journal can be read by any protobuf client.
+public enum WireCodec {
+    public static func encode(_ command: Command) -> [UInt8] {
+        encodeMessage(Camsync_V1_Command(command))
+    }
+
+    public static func decodeCommand(_ bytes: [UInt8]) throws -> Command {
+        try Command(wire: Camsync_V1_Command(serializedBytes: bytes))
+    }
+
+    public static func encode(_ state: ClusterState) -> [UInt8] {
+        encodeMessage(Camsync_V1_ClusterState(state))
+    }
+
+    public static func decodeState(_ bytes: [UInt8]) throws -> ClusterState {
+        try ClusterState(wire: Camsync_V1_ClusterState(serializedBytes: bytes))
+    }
+
+    static func encodeMessage<M: SwiftProtobuf.Message>(_ message: M) -> [UInt8] {
+        do {
+            return try message.serializedBytes()
+        } catch {
+            // proto3 without required fields, Any or extensions cannot fail to encode.
+            preconditionFailure("camsync.v1 \(M.protoMessageName) failed to encode: \(error)")
+        }
+    }
+}
