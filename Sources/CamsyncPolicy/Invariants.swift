@@ -18,6 +18,17 @@ extension ClusterState {
             }
             if !system.available { violations.append("C10: unavailable \(systemID) has holder \(holder)") }
         }
+        // C10, K1: a camera system is available exactly while its host is alive and, for a display
+        // camera, the display is attached.
+        for (systemID, system) in cameraSystems.sorted(by: { $0.key < $1.key }) {
+            let host = nodes[systemID.host]
+            let expected: Bool
+            switch systemID {
+            case .builtIn: expected = host?.alive == true
+            case .external: expected = host?.alive == true && host?.attachedTo != nil
+            }
+            if system.available != expected { violations.append("C10: \(systemID) available \(system.available), expected \(expected)") }
+        }
         for id in apps.keys.sorted() {
             guard let app = apps[id] else { continue }
             let device = nodes[id.device]

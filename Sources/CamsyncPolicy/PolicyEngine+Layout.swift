@@ -77,7 +77,7 @@ extension PolicyEngine {
                                 keepPiP: false, &tx)
     }
 
-    mutating func openFullScreenUnchecked(_ id: AppID, cause: BackgroundCause, keepPiP: Bool, _ tx: inout Transaction) {
+    mutating func openFullScreenUnchecked(_ id: AppID, cause: BackgroundCause?, keepPiP: Bool, _ tx: inout Transaction) {
         let device = id.device
         let replaced = state.apps(of: device).filter { other in
             guard other != id, let scene = state.apps[other]?.scene else { return false }

@@ -185,7 +185,9 @@ extension PolicyEngine {
             state.apps[id]?.pip?.window = .active(screen: screen, frame: frame, stashed: false)
             tx.emit(.pipUnstashed(id))
         }
-        if app.scene != .fullScreen { openFullScreenUnchecked(id, cause: .otherAppOpened, keepPiP: true, &tx) }
+        // The apps the restored app replaces do not start PiP automatically: that would suspend
+        // the very window being restored (P4) [policy].
+        if app.scene != .fullScreen { openFullScreenUnchecked(id, cause: nil, keepPiP: true, &tx) }
         state.apps[id]?.pip?.restoreDeadline = tx.now.adding(milliseconds: settings.pipRestoreDeadlineMilliseconds)
         tx.affect(id.device)
         tx.emit(.pipRestoreUserInterface(id))

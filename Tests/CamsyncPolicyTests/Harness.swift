@@ -18,7 +18,10 @@ enum Apps {
     /// UIRequiresFullScreen (L4).
     static let fullOnly = AppSpec(bundleID: "com.example.fullonly", requiresFullScreen: true)
     static let scanner = AppSpec(bundleID: "com.example.scanner")
-    static let all = [call, camera, notes, video, legacy, entitled, fullOnly, scanner]
+    /// A second video player, so two PiP windows can compete (P4).
+    static let movies = AppSpec(bundleID: "com.example.movies", backgroundModeAudioAirPlayPiP: true, audioSessionCategory: .playback,
+                                memoryFootprintMB: 220)
+    static let all = [call, camera, notes, video, legacy, entitled, fullOnly, scanner, movies]
 }
 
 extension AppID {

@@ -66,17 +66,25 @@ struct CommandGenerator {
         }
     }
 
+    /// Mostly PiP-capable apps, so PiP windows meet often enough (P4).
+    mutating func pipApp() -> AppID {
+        chance(70) ? AppID(device: pick(devices), bundleID: pick([Apps.video, Apps.movies, Apps.call]).bundleID) : app()
+    }
+
     mutating func next() -> Command {
-        let a = app()
-        switch rng.next() % 100 {
-        case 0: return .declareNodeDead(pick(devices + displays))
-        case 1: let n = pick(devices + displays); return .registerNode(registration(n, assertions: devices.contains(n) ? assertions(for: n) : []))
+        var a = app()
+        let roll = rng.next() % 100
+        if (62...86).contains(roll) || (8...17).contains(roll) && chance(40) { a = pipApp() }
+        switch roll {
+        case 0 where chance(40): return .declareNodeDead(pick(devices + displays))
+        case 0, 1, 93...95: let n = pick(devices + displays); return .registerNode(registration(n, assertions: devices.contains(n) ? assertions(for: n) : []))
         case 2: return .attachDisplay(display: pick(displays), device: pick(devices))
         case 3: return .detachDisplay(display: pick(displays))
         case 4: return .setStageManager(device: pick(devices), enabled: chance(50))
         case 5: return .setAutoPiP(device: pick(devices), enabled: chance(70))
         case 6: return .setLayoutDirection(device: pick(devices), pick(LayoutDirection.allCases))
-        case 7: return .unregisterNode(pick(devices + displays))
+        case 7 where chance(20): return .unregisterNode(pick(devices + displays))
+        case 7: return .goHome(device: pick(devices))
         case 8...17: return .openFullScreen(a, trigger: pick(OpenTrigger.allCases))
         case 18...21: return .split(a, side: pick(SplitSide.allCases))
         case 22...23: return .slideOver(a)
@@ -170,8 +178,31 @@ struct CommandGenerator {
     func invariantsHoldAndReplayIsDeterministic(_ seed: UInt64) {
         let first = Self.run(seed: seed, count: 10_000, check: true)
         #expect(first.accepted > 2_000, "too few accepted commands: \(first.accepted)")
+        // The run reaches the interesting rules, not only rejections.
+        let all = first.events.flatMap { $0 }
+        let reasons = Set(all.compactMap { if case .sessionWasInterrupted(_, let r) = $0 { r } else { nil } })
+        #expect(reasons == [.videoDeviceNotAvailableInBackground, .videoDeviceInUseByAnotherClient,
+                            .videoDeviceNotAvailableWithMultipleForegroundApps, .videoDeviceNotAvailableDueToSystemPressure])
+        func count(_ matches: (Event) -> Bool) -> Int { all.filter(matches).count }
+        #expect(count { if case .cameraGranted = $0 { true } else { false } } > 100)
+        #expect(count { if case .sessionInterruptionEnded = $0 { true } else { false } } > 10)
+        #expect(count { if case .nodeRejoined = $0 { true } else { false } } > 0)
+        #expect(count { if case .throttleAdvised = $0 { true } else { false } } > 0)
+        #expect(count { if case .recordingFinished = $0 { true } else { false } } > 0)
         let replay = Self.run(seed: seed, count: 10_000, check: false)
         #expect(first.state == replay.state)
         #expect(first.events == replay.events)
+    }
+
+    /// Rarer paths (P4 suspension, C10 disconnection, P9, K1 of a display) are reached across the seeds.
+    @Test func rarePathsAreReachedAcrossSeeds() {
+        let all = [UInt64(1), 2, 3, 0xC0FFEE].flatMap { Self.run(seed: $0, count: 10_000, check: false).events.flatMap { $0 } }
+        func count(_ matches: (Event) -> Bool) -> Int { all.filter(matches).count }
+        #expect(count { if case .pipSuspended = $0 { true } else { false } } > 0)
+        #expect(count { if case .pipResumed = $0 { true } else { false } } > 0)
+        #expect(count { if case .sessionCameraDisconnected = $0 { true } else { false } } > 0)
+        #expect(count { if case .appTerminated(_, .memoryLimit) = $0 { true } else { false } } > 0)
+        #expect(count { if case .recordingQualityAlert = $0 { true } else { false } } > 0)
+        #expect(count { if case .pipRestoreFinished = $0 { true } else { false } } > 0)
     }
 }
