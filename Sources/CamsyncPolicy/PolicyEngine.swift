@@ -1,12 +1,148 @@
 /// The coordinator's brain: a value that applies commands at a given time and
 /// returns the ordered events they cause, or a rejection (state unchanged).
 /// No I/O, no clock, no randomness.
+///
+/// Every handler validates first and mutates only after its last possible
+/// rejection, so a refused command leaves `state` exactly as it was. After a
+/// handler succeeds, `settle` runs the rules that follow from any change, in a
+/// fixed order: roles (L5) and the backgroundMedia memory limit (P9), camera
+/// arbitration (C1–C8) for every camera system the command touched, pressure
+/// advice (S2), and recordings (R1).
 public struct PolicyEngine: Hashable, Sendable {
-    public private(set) var state: ClusterState
+    public internal(set) var state: ClusterState
     public let settings: PolicySettings
 
     public init(settings: PolicySettings = PolicySettings(), state: ClusterState = ClusterState()) {
         self.settings = settings
         self.state = state
+    }
+
+    /// Applies one command at `now`. On success returns the events in their deterministic
+    /// order; on rejection the state is unchanged.
+    public mutating func apply(_ command: Command, at now: Instant) -> Result<[Event], Rejection> {
+        var tx = Transaction(now: now)
+        do {
+            try perform(command, &tx)
+        } catch {
+            return .failure(error)
+        }
+        settle(&tx)
+        return .success(tx.events)
+    }
+
+    private mutating func perform(_ command: Command, _ tx: inout Transaction) throws(Rejection) {
+        switch command {
+        case .registerNode(let registration): try registerNode(registration, &tx)
+        case .unregisterNode(let node): try removeNode(node, reason: .unregistered, &tx)
+        case .declareNodeDead(let node): try removeNode(node, reason: .declaredDead, &tx)
+        case .attachDisplay(let display, let device): try attachDisplay(display, to: device, &tx)
+        case .detachDisplay(let display): try detachDisplayCommand(display, &tx)
+        case .setStageManager(let device, let enabled): try setStageManager(device, enabled: enabled, &tx)
+        case .setAutoPiP(let device, let enabled): try setAutoPiP(device, enabled: enabled, &tx)
+        case .setLayoutDirection(let device, let direction): try setLayoutDirection(device, direction, &tx)
+        case .installApp(let device, let spec): try installApp(spec, on: device, &tx)
+        case .openFullScreen(let app, let trigger): try openFullScreen(app, trigger: trigger, &tx)
+        case .split(let app, let side): try split(app, side: side, &tx)
+        case .slideOver(let app): try slideOver(app, &tx)
+        case .stageOpen(let app, let window): try stageOpen(app, window, &tx)
+        case .stageMove(let app, let window): try stageMove(app, window, &tx)
+        case .stageClose(let app): try stageClose(app, &tx)
+        case .goHome(let device): try goHome(device, &tx)
+        case .sendToBackground(let app, let cause): try sendToBackground(app, cause: cause, &tx)
+        case .terminate(let app): try terminateCommand(app, &tx)
+        case .reportMemory(let app, let megabytes): try reportMemory(app, megabytes: megabytes, &tx)
+        case .configureSession(let app, let configuration): try configureSession(app, configuration, &tx)
+        case .startSession(let app): try startSession(app, &tx)
+        case .stopSession(let app): try stopSession(app, &tx)
+        case .startRecording(let app, let output): try startRecording(app, output, &tx)
+        case .stopRecording(let app): try stopRecording(app, &tx)
+        case .setupPiP(let app, let setup): try setupPiP(app, setup, &tx)
+        case .setPiPContentSource(let app, let present): try setPiPContentSource(app, present: present, &tx)
+        case .releasePiP(let app): try releasePiP(app, &tx)
+        case .startPiP(let app, let trigger): try startPiP(app, trigger: trigger, &tx)
+        case .stashPiP(let app): try setPiPStashed(app, true, &tx)
+        case .unstashPiP(let app): try setPiPStashed(app, false, &tx)
+        case .movePiP(let app, let screen, let frame): try movePiP(app, screen: screen, frame: frame, &tx)
+        case .closePiP(let app): try closePiP(app, &tx)
+        case .restorePiP(let app): try restorePiP(app, &tx)
+        case .completePiPRestore(let app): try completePiPRestore(app, &tx)
+        case .pipRestoreDeadlinePassed(let app): try pipRestoreDeadlinePassed(app, &tx)
+        case .setPressure(let system, let level): try setPressure(system, level, &tx)
+        }
+    }
+
+    /// The rules that follow from whatever the handler changed, in a fixed order.
+    private mutating func settle(_ tx: inout Transaction) {
+        // L5 roles and P9: terminating an app can resume another PiP (P4), which changes
+        // roles again, so repeat until nothing is over the limit.
+        while true {
+            refreshRoles(&tx)
+            let overLimit = tx.affectedDevices(in: state).flatMap { state.apps(of: $0) }.filter { id in
+                guard let app = state.apps[id] else { return false }
+                return app.role == .backgroundMedia && app.memoryFootprintMB > settings.backgroundMediaMemoryLimitMB
+            }
+            if overLimit.isEmpty { break }
+            for id in overLimit { terminateApp(id, reason: .memoryLimit, &tx) }
+        }
+        // C1–C8, S2, S3 for every camera system the command may have touched.
+        let devices = Set(tx.affectedDevices(in: state))
+        let systems = state.cameraSystems.keys.filter { system in
+            tx.affected.contains(system.host) || devices.contains(system.host)
+                || state.arbitrationDevice(of: system).map { devices.contains($0) } == true
+        }.sorted()
+        for system in systems { rearbitrate(system, &tx) }
+        // R1
+        updateRecordings(&tx)
+    }
+
+    /// L5: publishes every role that changed on the affected devices.
+    private mutating func refreshRoles(_ tx: inout Transaction) {
+        for device in tx.affectedDevices(in: state) {
+            for id in state.apps(of: device) {
+                let role = state.computedRole(of: id)
+                if state.apps[id]?.role != role {
+                    state.apps[id]?.role = role
+                    tx.emit(.roleChanged(id, role))
+                }
+            }
+        }
+    }
+
+    /// The next value of the logical clock (C6 ordering, P4 suspensions).
+    mutating func nextOrdinal() -> UInt64 {
+        state.ordinal += 1
+        return state.ordinal
+    }
+}
+
+/// What one command has done so far: its events, the nodes it touched and the sessions
+/// that claimed their camera (C4).
+struct Transaction {
+    let now: Instant
+    private(set) var events: [Event] = []
+    /// Nodes whose apps, windows or cameras the command touched.
+    private(set) var affected: Set<NodeID> = []
+    /// Sessions that started, or whose app came to the foreground, in this command (C4).
+    private(set) var claimants: [AppID] = []
+    /// Camera systems whose pressure changed in this command (S2).
+    var pressureChanged: Set<CameraSystemID> = []
+
+    init(now: Instant) { self.now = now }
+
+    mutating func emit(_ event: Event) { events.append(event) }
+    mutating func affect(_ node: NodeID) { affected.insert(node) }
+    mutating func claim(_ app: AppID) {
+        affected.insert(app.device)
+        if !claimants.contains(app) { claimants.append(app) }
+    }
+
+    /// The affected devices plus the devices the affected displays are attached to, in id order.
+    func affectedDevices(in state: ClusterState) -> [NodeID] {
+        var devices: Set<NodeID> = []
+        for node in affected {
+            guard let record = state.nodes[node] else { continue }
+            if record.kind == .device { devices.insert(node) } else if let device = record.attachedTo { devices.insert(device) }
+        }
+        return devices.sorted()
     }
 }

@@ -1,0 +1,225 @@
+/// Nodes joining, re-joining and leaving (K1, K2) and displays attaching / detaching (L3, C10).
+extension PolicyEngine {
+    // MARK: Registration
+
+    func validateRegistration(_ registration: NodeRegistration) throws(Rejection) {
+        guard !registration.node.rawValue.isEmpty else { throw Rejection(.invalidArgument, "empty node id") }
+        switch registration.attributes {
+        case .device(let device):
+            guard (9...26).contains(device.osMajor) else { throw Rejection(.invalidArgument, "OS major \(device.osMajor) is not in 9…26") }
+            let bundles = device.apps.map(\.bundleID)
+            guard Set(bundles).count == bundles.count, !bundles.contains("") else {
+                throw Rejection(.invalidArgument, "app bundle ids must be unique and non-empty")
+            }
+            guard device.apps.allSatisfy({ $0.memoryFootprintMB >= 0 }) else {
+                throw Rejection(.invalidArgument, "negative memory footprint")
+            }
+            try validateCameras(device.cameras)
+        case .display(let display):
+            try validateCameras(display.cameras)
+            if let device = display.attachedTo { _ = try aliveDevice(device) }
+        }
+        if let existing = state.nodes[registration.node], existing.kind != registration.kind {
+            throw Rejection(.wrongNodeKind, "\(registration.node) is registered as a \(existing.kind.rawValue)")
+        }
+    }
+
+    private func validateCameras(_ cameras: [CameraSpec]) throws(Rejection) {
+        let names = cameras.map(\.name)
+        guard Set(names).count == names.count, !names.contains("") else {
+            throw Rejection(.invalidArgument, "camera names must be unique and non-empty")
+        }
+    }
+
+    /// K2: a first registration creates the node; a known node re-registers. For an alive node
+    /// the coordinator's state wins (new apps and cameras are added; an identical registration
+    /// is a no-op). For a dead node, the node's `assertions` re-create what it still runs.
+    mutating func registerNode(_ registration: NodeRegistration, _ tx: inout Transaction) throws(Rejection) {
+        try validateRegistration(registration)
+        let id = registration.node
+        let existing = state.nodes[id]
+        if let existing, existing.alive, existing.registration == registration { return }
+        let isNew = existing == nil
+        let wasAlive = existing?.alive == true
+        var record = existing ?? NodeRecord(
+            id: id, registration: registration, alive: true, attachedTo: nil, stageManagerEnabled: false,
+            autoPiPEnabled: true, layoutDirection: .leftToRight, registeredAt: tx.now)
+        record.registration = registration
+        record.alive = true
+        record.registeredAt = tx.now
+        if case .device(let device) = registration.attributes {
+            if isNew {
+                record.stageManagerEnabled = device.stageManagerEnabled && device.stageManagerSupported
+                record.autoPiPEnabled = device.autoPiPEnabled
+                record.layoutDirection = device.layoutDirection
+            } else if !device.stageManagerSupported {
+                record.stageManagerEnabled = false
+            }
+        }
+        state.nodes[id] = record
+        tx.affect(id)
+        tx.emit(isNew ? .nodeJoined(id, registration.kind) : .nodeRejoined(id, registration.kind))
+
+        switch registration.attributes {
+        case .device(let device):
+            addCameras(device.cameras, system: { _ in .builtIn(device: id) }, host: id, available: true)
+            for spec in device.apps.sorted(by: { $0.bundleID < $1.bundleID }) {
+                let app = AppID(device: id, bundleID: spec.bundleID)
+                if state.apps[app] == nil {
+                    state.apps[app] = AppRecord(id: app, spec: spec, memoryFootprintMB: spec.memoryFootprintMB)
+                    tx.emit(.appInstalled(app))
+                }
+            }
+            if !wasAlive { applyAssertions(registration.assertions, device: id, &tx) }
+        case .display(let display):
+            if !wasAlive, let device = display.attachedTo {
+                attachUnchecked(id, to: device, &tx)
+            }
+            let attached = state.nodes[id]?.attachedTo != nil
+            addCameras(display.cameras, system: { .external($0) }, host: id, available: attached)
+        }
+    }
+
+    /// Adds camera systems or cameras the coordinator does not know yet. Known systems keep
+    /// their holder, pressure and last token (C8: tokens never go back).
+    private mutating func addCameras(_ cameras: [CameraSpec], system: (CameraID) -> CameraSystemID, host: NodeID, available: Bool) {
+        for spec in cameras {
+            let camera = CameraID(host: host, name: spec.name)
+            let systemID = system(camera)
+            if var record = state.cameraSystems[systemID] {
+                if !record.cameras.contains(camera) { record.cameras.append(camera) }
+                record.available = available
+                state.cameraSystems[systemID] = record
+            } else {
+                state.cameraSystems[systemID] = CameraSystemRecord(id: systemID, cameras: [camera], available: available)
+            }
+        }
+        for (systemID, _) in state.cameraSystems where systemID.host == host {
+            state.cameraSystems[systemID]?.available = available
+        }
+    }
+
+    /// K2: re-creates what a returning device still runs, in bundle id order. Only apps the
+    /// coordinator has no running state for are touched; a part that is no longer valid
+    /// (a layout slot already taken, a camera no longer usable, PiP unsupported) is dropped
+    /// and the app stays in the background [policy].
+    private mutating func applyAssertions(_ assertions: [AppAssertion], device: NodeID, _ tx: inout Transaction) {
+        guard let node = state.nodes[device] else { return }
+        for assertion in assertions.sorted(by: { $0.bundleID < $1.bundleID }) {
+            let id = AppID(device: device, bundleID: assertion.bundleID)
+            guard let app = state.apps[id], !app.scene.isRunning, assertion.scene.isRunning else { continue }
+            setScene(id, placeableScene(id, app, assertion.scene, node) ?? .background, &tx)
+            if let configuration = assertion.session,
+               let (_, cost, supported) = try? validateConfiguration(id, configuration) {
+                setConfiguration(id, configuration, cost: cost, supported: supported, &tx)
+                if assertion.sessionWantsToRun {
+                    state.apps[id]?.session?.wantsToRun = true
+                }
+            }
+            if let setup = assertion.pip, state.deviceAttributes(device)?.pipSupported == true {
+                state.apps[id]?.pip = PiPRecord(setup: setup)
+                tx.emit(.pipControllerChanged(id))
+            }
+        }
+        // A lone half of a split pair fills the screen.
+        let current = layout(of: device)
+        if current.fullScreen == nil, (current.primary == nil) != (current.secondary == nil),
+           let lone = current.primary ?? current.secondary {
+            setScene(lone, .fullScreen, &tx)
+        }
+    }
+
+    /// The asserted scene if it fits the device's layout now (L1–L4), else nil.
+    private func placeableScene(_ id: AppID, _ app: AppRecord, _ scene: Scene, _ node: NodeRecord) -> Scene? {
+        let current = layout(of: id.device)
+        switch scene {
+        case .background: return .background
+        case .fullScreen:
+            return current.fullScreen == nil && current.primary == nil && current.secondary == nil ? scene : nil
+        case .splitPrimary, .splitSecondary:
+            guard !app.spec.requiresFullScreen, !node.stageManagerEnabled, current.fullScreen == nil else { return nil }
+            return (scene == .splitPrimary ? current.primary : current.secondary) == nil ? scene : nil
+        case .slideOver:
+            guard !app.spec.requiresFullScreen, !node.stageManagerEnabled, current.slideOver == nil else { return nil }
+            return scene
+        case .stageWindow(let window):
+            guard (try? validateStageWindow(id, app, window)) != nil else { return nil }
+            return scene
+        case .notRunning, .terminated: return nil
+        }
+    }
+
+    // MARK: Leaving (K1)
+
+    /// K1: a dead (or unregistered) device's apps terminate, its displays detach and its
+    /// built-in cameras become unavailable. A dead display detaches: its stage windows and PiP
+    /// windows return to the device screen and its cameras are disconnected (C10). The node stays
+    /// listed, dead, so tokens (C8) and the R1 fact survive a return. Idempotent.
+    mutating func removeNode(_ id: NodeID, reason: NodeLeaveReason, _ tx: inout Transaction) throws(Rejection) {
+        guard let record = state.nodes[id] else { throw Rejection(.unknownNode, "unknown node \(id)") }
+        guard record.alive else { return }
+        state.nodes[id]?.alive = false
+        tx.affect(id)
+        tx.emit(.nodeLeft(id, reason))
+        switch record.kind {
+        case .device:
+            for app in state.apps(of: id) { terminateApp(app, reason: .deviceGone, &tx) }
+            for display in state.attachedDisplays(device: id) { detachUnchecked(display, &tx) }
+        case .display:
+            if record.attachedTo != nil { detachUnchecked(id, &tx) }
+        }
+        for (systemID, _) in state.cameraSystems where systemID.host == id {
+            state.cameraSystems[systemID]?.available = false
+        }
+    }
+
+    // MARK: Displays
+
+    mutating func attachDisplay(_ display: NodeID, to device: NodeID, _ tx: inout Transaction) throws(Rejection) {
+        let record = try aliveDisplay(display)
+        _ = try aliveDevice(device)
+        if record.attachedTo == device { return }
+        attachUnchecked(display, to: device, &tx)
+    }
+
+    private mutating func attachUnchecked(_ display: NodeID, to device: NodeID, _ tx: inout Transaction) {
+        if state.nodes[display]?.attachedTo != nil { detachUnchecked(display, &tx) }
+        state.nodes[display]?.attachedTo = device
+        for (systemID, _) in state.cameraSystems where systemID.host == display {
+            state.cameraSystems[systemID]?.available = state.nodes[display]?.alive == true
+        }
+        tx.affect(display)
+        tx.affect(device)
+        tx.emit(.displayAttached(display: display, device: device))
+    }
+
+    mutating func detachDisplayCommand(_ display: NodeID, _ tx: inout Transaction) throws(Rejection) {
+        let record = try aliveDisplay(display)
+        guard record.attachedTo != nil else { return }
+        detachUnchecked(display, &tx)
+    }
+
+    /// L3: the display's stage windows return to the device screen (keeping their frames) and so
+    /// do PiP windows shown on it [policy]; C10: its cameras' sessions are disconnected.
+    private mutating func detachUnchecked(_ display: NodeID, _ tx: inout Transaction) {
+        guard let device = state.nodes[display]?.attachedTo else { return }
+        state.nodes[display]?.attachedTo = nil
+        tx.affect(display)
+        tx.affect(device)
+        tx.emit(.displayDetached(display: display, device: device))
+        for id in state.apps(of: device) {
+            guard let app = state.apps[id] else { continue }
+            if case .stageWindow(let window) = app.scene, window.screen == display {
+                setScene(id, .stageWindow(StageWindow(screen: device, frame: window.frame)), &tx)
+            }
+            if case .active(display, let frame, let stashed)? = app.pip?.window {
+                state.apps[id]?.pip?.window = .active(screen: device, frame: frame, stashed: stashed)
+                tx.emit(.pipMoved(id, screen: device, frame: frame))
+            }
+        }
+        for systemID in state.cameraSystems.keys.sorted() where systemID.host == display {
+            disconnectSessions(of: systemID, &tx)
+            state.cameraSystems[systemID]?.available = false
+        }
+    }
+}
