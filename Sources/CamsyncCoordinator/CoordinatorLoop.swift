@@ -187,8 +187,8 @@ final class CoordinatorLoop {
                 logger.error("coordinator's own command refused", metadata: ["command": "\(command)", "why": "\(message)"])
                 return
             }
-            var error = rejection.map(Camsync_V1_Error.init) ?? Camsync_V1_Error(code: .init(code), message: message)
-            error.code = .init(code)
+            var error = rejection.map(Camsync_V1_Error.init) ?? Camsync_V1_Error(code: code.wire, message: message)
+            error.code = code.wire
             reply(to: identity, .error(error, requestID: requestID, term: core.term))
         }
     }
@@ -248,7 +248,7 @@ final class CoordinatorLoop {
         if now >= nextHeartbeat {
             nextHeartbeat = now + settings.heartbeatIntervalMilliseconds
             pendingPublications.append((EventTopic.heartbeat, .coordinatorHeartbeat(
-                term: core.term, lastSequence: core.sequence + UInt64(0), time: Instant(milliseconds: Clock.wallMilliseconds()))))
+                term: core.term, lastSequence: core.sequence, time: Instant(milliseconds: Clock.wallMilliseconds()))))
         }
     }
 

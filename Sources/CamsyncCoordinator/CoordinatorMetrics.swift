@@ -9,16 +9,16 @@ struct CoordinatorMetrics {
     private(set) var badFrames = 0
     private(set) var nodesDeclaredDead = 0
 
-    private let accepted = Counter(label: "camsync_commands_accepted_total")
-    private let refused = Counter(label: "camsync_commands_refused_total")
-    private let retries = Counter(label: "camsync_command_retries_total")
-    private let dead = Counter(label: "camsync_nodes_declared_dead_total")
+    private let acceptedCounter = Counter(label: "camsync_commands_accepted_total")
+    private let refusedCounter = Counter(label: "camsync_commands_refused_total")
+    private let retriesCounter = Counter(label: "camsync_command_retries_total")
+    private let deadCounter = Counter(label: "camsync_nodes_declared_dead_total")
     private let batchSize = Recorder(label: "camsync_group_commit_size")
 
-    mutating func accepted(_ n: Int = 1) { commandsAccepted += n; accepted.increment(by: n) }
-    mutating func refused() { commandsRefused += 1; refused.increment() }
-    mutating func retried() { retriesAnswered += 1; retries.increment() }
-    mutating func declaredDead() { nodesDeclaredDead += 1; dead.increment() }
+    mutating func accepted(_ n: Int = 1) { commandsAccepted += n; acceptedCounter.increment(by: n) }
+    mutating func refused() { commandsRefused += 1; refusedCounter.increment() }
+    mutating func retried() { retriesAnswered += 1; retriesCounter.increment() }
+    mutating func declaredDead() { nodesDeclaredDead += 1; deadCounter.increment() }
     func groupCommit(size: Int) { batchSize.record(size) }
 
     /// A frame that could not be served: `reason` is the error code name.

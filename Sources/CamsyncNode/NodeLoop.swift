@@ -32,6 +32,7 @@ final class NodeLoop {
     private var lastSentToCoordinator: Int64 = 0
     private var lastHeardFromCoordinator: Int64
     private var coordinatorSilent = false
+    var isCoordinatorReachable: Bool { !coordinatorSilent }
     private var reconnectDelay: Int64
     private var nextReconnect: Int64 = 0
     private var knownTerm: UInt64 = 0
@@ -392,8 +393,8 @@ final class NodeLoop {
                 }
                 send(.request(command, sender: id.rawValue, requestID: takeRequestID(), term: knownTerm),
                      origin: .control(identity: identity, requestID: envelope.requestID, command: command))
-            case .nodeStatusRequest:
-                replyToControl(identity, statusEnvelope(requestID: envelope.requestID))
+            case .nodeStatusRequest(let request):
+                replyToControl(identity, statusEnvelope(requestID: envelope.requestID, afterSequence: request.afterSequence))
             default:
                 replyToControl(identity, .error(Camsync_V1_Error(code: .unexpectedMessage,
                     message: "a node's control socket takes command and node_status_request bodies"),

@@ -1,0 +1,66 @@
+import CamsyncPolicy
+import CamsyncWire
+
+extension NodeLoop {
+    /// "What do you see": the replica, the app-facing events and the fence (control socket).
+    func statusEnvelope(requestID: UInt64, afterSequence: UInt64) -> Envelope {
+        var status = Camsync_V1_NodeStatus()
+        status.node = id.rawValue
+        status.registered = registered
+        status.synced = replica.phase == .synced
+        status.sequence = replica.sequence
+        status.term = replica.term
+        status.coordinatorReachable = isCoordinatorReachable
+        status.replica = Camsync_V1_ClusterState(replica.state)
+        status.appEvents = appEvents.elements.filter { $0.sequence > afterSequence }.map(Camsync_V1_AppEventRecord.init)
+        status.fenceLog = fenceLog.elements.filter { $0.sequence > afterSequence }.compactMap(Camsync_V1_FenceRecord.init)
+        status.holders = fence.capturing.sorted { $0.key < $1.key }.map { system, holder in
+            var wire = Camsync_V1_FenceHolder()
+            wire.system = Camsync_V1_CameraSystemRef(system)
+            wire.app = Camsync_V1_AppRef(holder.app)
+            wire.token = holder.token.value
+            return wire
+        }
+        return Envelope(sender: id.rawValue, requestID: requestID, term: replica.term, body: .nodeStatus(status))
+    }
+}
+
+extension Camsync_V1_AppEventRecord {
+    init(_ event: AppFacingEvent) {
+        self.init()
+        sequence = event.sequence
+        app = Camsync_V1_AppRef(event.app)
+        name = event.name
+        details = event.details.map { key, value in
+            var detail = Detail()
+            detail.key = key
+            detail.value = value
+            return detail
+        }
+    }
+}
+
+extension Camsync_V1_FenceRecord {
+    init?(_ record: FenceRecord) {
+        self.init()
+        sequence = record.sequence
+        wallTimeMs = record.wallMilliseconds
+        switch record.decision {
+        case .allowed(let app, let token):
+            decision = .allowed
+            self.app = Camsync_V1_AppRef(app)
+            self.token = token.value
+        case .refusedStale(let app, let token, let highest):
+            decision = .refusedStale
+            self.app = Camsync_V1_AppRef(app)
+            self.token = token.value
+            self.highest = highest.value
+        case .released(let app, let token):
+            decision = .released
+            self.app = Camsync_V1_AppRef(app)
+            self.token = token.value
+        case .ignored:
+            return nil
+        }
+    }
+}
