@@ -91,6 +91,18 @@ import Testing
         #expect(h.reject(.registerNode(displayRegistration(ipad)))?.code == .wrongNodeKind)
     }
 
+    /// K3, C8, R1 — a coordinator restarted from its state (snapshot or replayed journal) continues the tokens
+    /// and keeps the R1 fact.
+    @Test func k3_restartFromStateContinuesTokens() {
+        var h = Harness()
+        h.ok(.registerNode(deviceRegistration(ipad)))
+        h.runCamera(notes)
+        h.ok(.stopSession(notes))
+        var restarted = PolicyEngine(settings: h.engine.settings, state: h.state)
+        let events = try? restarted.apply(.startSession(notes), at: h.now.adding(milliseconds: 1)).get()
+        #expect(events?.contains(.cameraGranted(builtIn(ipad), notes, GrantToken(2))) == true)
+    }
+
     @Test func subjectNodeOfCommands() {
         #expect(Command.startSession(notes).subjectNode == ipad)
         #expect(Command.attachDisplay(display: "tv", device: ipad).subjectNode == "tv")

@@ -1,0 +1,64 @@
+/// Camera look-ups, multitasking camera access (C3) and eligibility (C2): the one definition
+/// the engine's arbitration and the invariant checker share.
+extension ClusterState {
+
+    /// The camera system a camera belongs to, if the camera is known.
+    public func cameraSystem(of camera: CameraID) -> CameraSystemID? {
+        guard let host = nodes[camera.host] else { return nil }
+        let system: CameraSystemID = host.kind == .device ? .builtIn(device: camera.host) : .external(camera)
+        guard let record = cameraSystems[system], record.cameras.contains(camera) else { return nil }
+        return system
+    }
+
+    /// C1: the app holding a camera system now.
+    public func holder(of system: CameraSystemID) -> AppID? { cameraSystems[system]?.holder }
+
+    /// C7: a session's observable state (nil when the app has no session).
+    public func sessionState(of app: AppID) -> SessionState? { apps[app]?.session?.state }
+
+    /// C3: `isMultitaskingCameraAccessSupported` as the app reads it — device OS ≥ 16, the
+    /// hardware supports it, and (deployment target ≥ 16 or the entitlement).
+    public func multitaskingCameraAccessSupported(app id: AppID) -> Bool {
+        guard let device = deviceAttributes(id.device), let app = apps[id] else { return false }
+        return device.osMajor >= 16 && device.multitaskingCameraSupported
+            && (app.spec.deploymentTarget >= 16 || app.spec.hasMultitaskingCameraAccessEntitlement)
+    }
+
+    /// C3: multitaskingCameraAccessSupported and the session enabled it. Camera.app
+    /// (`isSystemCameraApp`) always has it **[policy]**: the system camera runs beside a PiP window.
+    public func multitaskingCameraAccessEffective(app id: AppID) -> Bool {
+        guard let app = apps[id] else { return false }
+        if app.spec.isSystemCameraApp { return true }
+        guard let session = app.session else { return false }
+        return session.configuration.multitaskingCameraAccessEnabled && multitaskingCameraAccessSupported(app: id)
+    }
+
+    /// C2 steps 1–5 in order: why the app may not hold its session's camera, or nil when it
+    /// is eligible (it may still wait because another session holds the camera, C2.6).
+    public func eligibilityReason(app id: AppID) -> InterruptionReason? {
+        guard let app = apps[id] else { return .videoDeviceNotAvailableInBackground }
+        // 1. not visible and not the owner of an active PiP window
+        if !app.scene.isVisible && !app.hasActivePiP { return .videoDeviceNotAvailableInBackground }
+        // 2. its PiP window is stashed
+        if app.hasStashedPiP { return .videoDeviceNotAvailableInBackground }
+        let effective = multitaskingCameraAccessEffective(app: id)
+        // 3. shows only in PiP without effective multitasking camera access [policy: reason]
+        if app.showsOnlyInPiP && !effective { return .videoDeviceNotAvailableInBackground }
+        // 4. the device is multitasking (L6) without effective multitasking camera access
+        if !effective && isMultitasking(device: id.device) { return .videoDeviceNotAvailableWithMultipleForegroundApps }
+        // 5. the camera system is shut down by pressure
+        if let camera = app.session?.configuration.camera, let system = cameraSystem(of: camera),
+           cameraSystems[system]?.pressure == .shutdown {
+            return .videoDeviceNotAvailableDueToSystemPressure
+        }
+        return nil
+    }
+
+    /// C2 steps 1–6: the state a wanting session must be in given the current holder.
+    public func expectedSessionState(app id: AppID) -> SessionState {
+        guard let session = apps[id]?.session, session.wantsToRun else { return .stopped }
+        if let reason = eligibilityReason(app: id) { return .interrupted(reason) }
+        if let system = cameraSystem(of: session.configuration.camera), holder(of: system) == id { return .running }
+        return .interrupted(.videoDeviceInUseByAnotherClient)
+    }
+}
