@@ -68,10 +68,15 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        .target(
+            name: "CamsyncClient",
+            dependencies: ["ZeroMQ", "CamsyncPolicy", "CamsyncWire"],
+            swiftSettings: swiftSettings
+        ),
         .executableTarget(
             name: "camsync",
             dependencies: [
-                "ZeroMQ", "CamsyncPolicy", "CamsyncWire", "CamsyncCoordinator", "CamsyncNode",
+                "ZeroMQ", "CamsyncPolicy", "CamsyncWire", "CamsyncCoordinator", "CamsyncNode", "CamsyncClient", "CamsyncRuntime",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),

@@ -37,12 +37,16 @@ final class NodeLoop {
     private var nextReconnect: Int64 = 0
     private var knownTerm: UInt64 = 0
     private var snapshotRequested = false
+    private var attachRequested = false
+    private var snapshotWanted = false
+    private var subscriptionLive = false
 
     struct PendingRequest {
         enum Origin {
             case control(identity: [UInt8], requestID: UInt64, command: Command?)
             case register
             case snapshot
+            case attach
         }
         var origin: Origin
         var bytes: [UInt8]
@@ -155,23 +159,35 @@ final class NodeLoop {
         registered = false
         replica.resync()
         snapshotRequested = false
+        snapshotWanted = false
         // Requests to a previous coordinator incarnation are abandoned: register/snapshot restart here.
         for (requestID, request) in pending {
             switch request.origin {
-            case .register, .snapshot: pending[requestID] = nil
+            case .register, .snapshot, .attach: pending[requestID] = nil
             case .control: break
             }
         }
         var registration = settings.config.registration
         registration.assertions = assertions
+        // A display attaches with its own command once its device is alive (the device may join later).
+        if case .display(var display) = registration.attributes {
+            display.attachedTo = nil
+            registration.attributes = .display(display)
+        }
+        attachRequested = false
         logger.info("joining", metadata: ["node": "\(id)", "reason": "\(reason)", "assertions": "\(assertions.count)"])
         send(.request(.registerNode(registration), sender: id.rawValue, requestID: takeRequestID(), term: knownTerm),
              origin: .register)
         requestSnapshot()
     }
 
+    /// Asks for a snapshot once the subscription is known to be live (the SUB socket has received
+    /// something since it connected): then nothing published after the snapshot can be lost to the
+    /// slow-joiner race. Heartbeats arrive every interval, so this waits at most one interval.
     private func requestSnapshot() {
-        guard !snapshotRequested else { return }
+        snapshotWanted = true
+        guard subscriptionLive, !snapshotRequested else { return }
+        snapshotWanted = false
         snapshotRequested = true
         send(.snapshotRequest(sender: id.rawValue, requestID: takeRequestID(), term: knownTerm), origin: .snapshot)
     }
@@ -211,6 +227,10 @@ final class NodeLoop {
             switch request.origin {
             case .register:
                 handleRegisterReply(envelope)
+            case .attach:
+                if case .error(let error)? = envelope.body {
+                    logger.warning("attach refused", metadata: ["node": "\(id)", "message": "\(error.message)"])
+                }
             case .snapshot:
                 snapshotRequested = false
                 handleSnapshotReply(envelope)
@@ -232,12 +252,7 @@ final class NodeLoop {
         case .ack(let ack)?:
             registered = true
             logger.info("registered", metadata: ["node": "\(id)", "sequence": "\(ack.sequence)", "term": "\(envelope.term)"])
-            if case .display(let display) = settings.config.registration.attributes, let device = display.attachedTo,
-               replica.phase == .synced, replica.state.nodes[id]?.attachedTo == nil,
-               replica.state.nodes[device]?.alive == true {
-                send(.request(.attachDisplay(display: id, device: device), sender: id.rawValue,
-                              requestID: takeRequestID(), term: knownTerm), origin: .register)
-            }
+            attachIfConfigured()
         case .error(let error)?:
             logger.error("registration refused", metadata: ["node": "\(id)", "code": "\(error.code)", "message": "\(error.message)"])
         default:
@@ -263,6 +278,18 @@ final class NodeLoop {
         for decision in fence.adopt(replica.state) { record(decision) }
         handle(outcome)
         refreshAssertions()
+        attachIfConfigured()
+    }
+
+    /// A display whose config names a device attaches to it once both are alive in the replica.
+    private func attachIfConfigured() {
+        guard registered, !attachRequested, replica.phase == .synced,
+              case .display(let display) = settings.config.registration.attributes, let device = display.attachedTo,
+              let me = replica.state.nodes[id], me.alive, me.attachedTo == nil,
+              replica.state.nodes[device]?.alive == true else { return }
+        attachRequested = true
+        send(.request(.attachDisplay(display: id, device: device), sender: id.rawValue,
+                      requestID: takeRequestID(), term: knownTerm), origin: .attach)
     }
 
     // MARK: Published events
@@ -270,6 +297,10 @@ final class NodeLoop {
     private func drainSubscriber() throws {
         while let message = try subscriber.receive(dontWait: true) {
             heardFromCoordinator()
+            if !subscriptionLive {
+                subscriptionLive = true
+                if snapshotWanted { requestSnapshot() }
+            }
             guard message.frames.count == 2, let envelope = try? Envelope.decode(message.frames[1]) else { continue }
             switch envelope.body {
             case .eventBatch(let wire)?:
@@ -317,6 +348,7 @@ final class NodeLoop {
         case .applied(let batches):
             for batch in batches { applied(batch) }
             refreshAssertions()
+            attachIfConfigured()
         }
     }
 
@@ -324,6 +356,15 @@ final class NodeLoop {
         for event in batch.events {
             let decision = fence.observe(event)
             if decision != .ignored { record(decision, sequence: batch.sequence) }
+            switch event {
+            case .nodeJoined(let node, _), .nodeRejoined(let node, _):
+                // Our device (re)joined: attach again, as a display plugged into a rebooted iPad would.
+                if case .display(let display) = settings.config.registration.attributes, display.attachedTo == node {
+                    attachRequested = false
+                }
+            default:
+                break
+            }
             if case .nodeLeft(let node, let reason) = event, node == id, reason == .declaredDead {
                 logger.warning("this node was declared dead: rejoining", metadata: ["node": "\(id)"])
                 join(reason: "declared dead")
@@ -423,15 +464,12 @@ final class NodeLoop {
             nextReconnect = now + reconnectDelay
         }
         for (requestID, request) in pending where now - request.sentAt >= settings.requestRetryMilliseconds {
-            if request.attempts >= settings.requestAttempts {
+            // Joining requests (register, snapshot, attach) retry until answered; a user's action gives up.
+            if request.attempts >= settings.requestAttempts, case .control(let identity, let clientRequestID, _) = request.origin {
                 pending[requestID] = nil
-                if case .control(let identity, let clientRequestID, _) = request.origin {
-                    replyToControl(identity, .error(Camsync_V1_Error(code: .overloaded,
-                        message: "no answer from the coordinator at \(settings.coordinatorCommandEndpoint) after \(request.attempts) attempts: is it running?"),
-                        requestID: clientRequestID, term: knownTerm, sender: id.rawValue))
-                } else if case .snapshot = request.origin {
-                    snapshotRequested = false
-                }
+                replyToControl(identity, .error(Camsync_V1_Error(code: .overloaded,
+                    message: "no answer from the coordinator at \(settings.coordinatorCommandEndpoint) after \(request.attempts) attempts: is it running?"),
+                    requestID: clientRequestID, term: knownTerm, sender: id.rawValue))
                 continue
             }
             pending[requestID]?.attempts += 1
@@ -451,6 +489,7 @@ final class NodeLoop {
         subscriber.close()
         dealer = try Self.makeDealer(context, settings)
         subscriber = try Self.makeSubscriber(context, settings)
+        subscriptionLive = false
         registerPollItems()
         for request in pending.values { transmit(request.bytes) }
     }

@@ -5,6 +5,11 @@ struct Camsync: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "camsync",
         abstract: "A camera-ownership, capture-session, layout and PiP sync cluster over ZeroMQ.",
-        version: "0.1.0"
+        discussion: """
+            A coordinator resolves who holds each camera; node processes stand in for iPads and
+            external displays. Start with `camsync demo`, or see README.md for running your own cluster.
+            """,
+        version: "0.1.0",
+        subcommands: [CoordinatorCommand.self, NodeCommand.self, KeygenCommand.self]
     )
 }

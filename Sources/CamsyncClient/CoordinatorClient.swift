@@ -1,0 +1,55 @@
+public import CamsyncPolicy
+public import CamsyncWire
+public import ZeroMQ
+
+/// Talks to the coordinator's ROUTER directly: snapshots, and commands as `sender`
+/// (an admin for admin actions; in lab mode without keys, the sender name "admin").
+public final class CoordinatorClient {
+    public let sender: String
+    private let requests: RequestSocket
+
+    public init(context: ZMQContext, endpoint: String, sender: String = "admin", curve: ClientCurve? = nil) throws {
+        self.sender = sender
+        requests = try RequestSocket(context: context, endpoint: endpoint,
+                                     hint: "is `camsync coordinator` running and listening on \(endpoint)?", curve: curve)
+    }
+
+    public struct Snapshot: Sendable {
+        public var sequence: UInt64
+        public var term: UInt64
+        public var state: ClusterState
+        public var settings: PolicySettings
+    }
+
+    public func snapshot(timeoutMilliseconds: Int = 5_000) throws -> Snapshot {
+        let reply = try requests.roundTrip(.snapshotRequest(sender: sender, requestID: requests.takeRequestID()),
+                                           timeoutMilliseconds: timeoutMilliseconds)
+        switch reply.body {
+        case .snapshot(let snapshot)?:
+            return Snapshot(sequence: snapshot.sequence, term: snapshot.term, state: try snapshot.domainState(),
+                            settings: try snapshot.domainSettings())
+        case .error(let error)?: throw ClientError.refused(error)
+        default: throw ClientError.unexpectedReply("\(reply.body.map { "\($0)" } ?? "no body") to a snapshot request")
+        }
+    }
+
+    /// Sends a command; a given `requestID` makes it a retry of an earlier send (K5).
+    @discardableResult
+    public func send(_ command: Command, requestID: UInt64? = nil, timeoutMilliseconds: Int = 5_000) throws -> UInt64 {
+        let id = requestID ?? requests.takeRequestID()
+        let reply = try requests.roundTrip(.request(command, sender: sender, requestID: id),
+                                           timeoutMilliseconds: timeoutMilliseconds)
+        switch reply.body {
+        case .ack(let ack)?: return ack.sequence
+        case .error(let error)?: throw ClientError.refused(error)
+        default: throw ClientError.unexpectedReply("\(reply.body.map { "\($0)" } ?? "no body") to a command")
+        }
+    }
+
+    /// Sends raw bytes as one frame and returns the reply (bad-input tests, fuzzing).
+    public func sendRaw(_ bytes: [UInt8], timeoutMilliseconds: Int = 5_000) throws -> Envelope {
+        try requests.roundTrip(rawBytes: bytes, timeoutMilliseconds: timeoutMilliseconds)
+    }
+
+    public func close() { requests.close() }
+}

@@ -1,0 +1,87 @@
+import CamsyncWire
+import ZeroMQ
+
+/// A DEALER that sends one Envelope and waits (bounded) for the reply with the same request id.
+/// Not Sendable: use it on one thread.
+final class RequestSocket {
+    let endpoint: String
+    let hint: String
+    private let socket: ZMQSocket
+    private var nextRequestID: UInt64
+
+    init(context: ZMQContext, endpoint: String, hint: String, curve: ClientCurve?) throws {
+        self.endpoint = endpoint
+        self.hint = hint
+        socket = try ZMQSocket(context, .dealer)
+        try socket.set([.linger(milliseconds: 0), .maxMessageSize(256 << 20)])
+        if let curve {
+            try socket.set([.curveServerKey(curve.serverPublicKey), .curvePublicKey(curve.publicKey),
+                            .curveSecretKey(curve.secretKey)])
+        }
+        try socket.connect(endpoint)
+        var seed = SystemRandomNumberGenerator()
+        nextRequestID = UInt64.random(in: 1...(UInt64.max >> 8), using: &seed)
+    }
+
+    func takeRequestID() -> UInt64 {
+        nextRequestID += 1
+        return nextRequestID
+    }
+
+    /// Sends `envelope` (its request id is kept) and returns the matching reply.
+    func roundTrip(_ envelope: Envelope, timeoutMilliseconds: Int) throws -> Envelope {
+        try roundTrip(bytes: envelope.serializedBytes(), requestID: envelope.requestID, timeoutMilliseconds: timeoutMilliseconds)
+    }
+
+    /// Sends arbitrary bytes and returns the first reply (bad-input tests).
+    func roundTrip(rawBytes: [UInt8], timeoutMilliseconds: Int) throws -> Envelope {
+        try roundTrip(bytes: rawBytes, requestID: nil, timeoutMilliseconds: timeoutMilliseconds)
+    }
+
+    private func roundTrip(bytes: [UInt8], requestID: UInt64?, timeoutMilliseconds: Int) throws -> Envelope {
+        _ = try socket.send([bytes])
+        let poller = Poller()
+        poller.register(socket, for: .readable)
+        var remaining = timeoutMilliseconds
+        while remaining > 0 {
+            let started = ContinuousClock.now
+            guard try !poller.poll(timeoutMs: remaining).isEmpty else { break }
+            while let message = try socket.receive(dontWait: true) {
+                guard message.frames.count == 1 else { continue }
+                let reply: Envelope
+                do {
+                    reply = try Envelope.decode(message.frames[0])
+                } catch {
+                    throw ClientError.unexpectedReply("\(error)")
+                }
+                if requestID == nil || reply.requestID == requestID { return reply }
+            }
+            let elapsed = started.duration(to: .now)
+            remaining -= Int(elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000)
+        }
+        throw ClientError.unreachable(endpoint: endpoint, hint: hint, timeoutMilliseconds: timeoutMilliseconds)
+    }
+
+    func close() { socket.close() }
+}
+
+/// CURVE settings for a client socket.
+public struct ClientCurve: Sendable {
+    public var publicKey: String
+    public var secretKey: String
+    public var serverPublicKey: String
+    public init(publicKey: String, secretKey: String, serverPublicKey: String) {
+        self.publicKey = publicKey
+        self.secretKey = secretKey
+        self.serverPublicKey = serverPublicKey
+    }
+}
+
+extension ClientError {
+    /// The client error for an error reply.
+    static func refused(_ error: Camsync_V1_Error) -> ClientError {
+        .refused(code: "\(error.code)", message: error.message,
+                 rejection: error.rejection == .unspecified ? nil : "\(error.rejection)",
+                 pipFailure: error.pipFailure == .unspecified ? nil : "\(error.pipFailure)")
+    }
+}

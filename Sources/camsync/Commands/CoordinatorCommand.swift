@@ -1,0 +1,70 @@
+import ArgumentParser
+import CamsyncCoordinator
+import CamsyncPolicy
+import Foundation
+import Logging
+
+struct CoordinatorCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "coordinator",
+        abstract: "Run the coordinator: the single writer of cluster state.",
+        discussion: """
+            Binds a ROUTER for commands and a PUB for events, journals every accepted command in
+            DATA-DIR/journal.sqlite before acknowledging it, and declares silent nodes dead.
+            Example: camsync coordinator --data-dir /var/lib/camsync --commands tcp://0.0.0.0:5555 --events tcp://0.0.0.0:5556
+            """)
+
+    @OptionGroup var global: GlobalOptions
+    @Option(help: "Directory of the journal (created if missing).") var dataDir: String
+    @Option(help: "ROUTER endpoint for commands and snapshots.") var commands = "tcp://127.0.0.1:5555"
+    @Option(help: "PUB endpoint for events and heartbeats.") var events = "tcp://127.0.0.1:5556"
+    @Option(help: "Journal durability: full, normal or off.") var durability = "full"
+    @Option(help: "Heartbeat interval in milliseconds (K1).") var heartbeatMs: Int64 = 500
+    @Option(help: "Missed heartbeats before a node is declared dead (K1).") var liveness: Int64 = 3
+    @Option(help: "Write a state snapshot every N commands (K3).") var snapshotEvery: UInt64 = 10_000
+    @Option(help: "Stage Manager windows per screen (L3).") var stageWindowLimit = 4
+    @Option(help: "Memory limit of a backgroundMedia app in MB (P9).") var backgroundMediaLimitMb = 200
+    @Option(help: "PiP restore deadline in milliseconds (P6).") var pipRestoreDeadlineMs: Int64 = 2_000
+    @Option(help: "Write the bound endpoints to this file once serving (for scripts using port 0).")
+    var endpointsFile: String?
+    @OptionGroup var keys: CoordinatorKeyOptions
+
+    func validate() throws {
+        guard JournalDurability(rawValue: durability) != nil else {
+            throw ValidationError("--durability must be full, normal or off, not '\(durability)'")
+        }
+        guard heartbeatMs > 0, liveness > 0 else { throw ValidationError("--heartbeat-ms and --liveness must be positive") }
+    }
+
+    func run() async throws {
+        global.bootstrapLogging()
+        let logger = Logger(label: "camsync.coordinator")
+        try FileManager.default.createDirectory(atPath: dataDir, withIntermediateDirectories: true)
+        let settings = CoordinatorSettings(
+            commandEndpoint: commands, eventEndpoint: events, dataDirectory: dataDir,
+            durability: JournalDurability(rawValue: durability) ?? .full,
+            heartbeatIntervalMilliseconds: heartbeatMs, liveness: liveness, snapshotEvery: snapshotEvery,
+            policy: PolicySettings(stageWindowLimitPerScreen: stageWindowLimit,
+                                   backgroundMediaMemoryLimitMB: backgroundMediaLimitMb,
+                                   pipRestoreDeadlineMilliseconds: pipRestoreDeadlineMs),
+            security: try keys.security())
+        let server = try CoordinatorServer(settings: settings, logger: logger)
+        let endpointsFile = self.endpointsFile
+        let service = ServerService(name: "coordinator", start: {
+            let endpoints = try server.start()
+            if let endpointsFile {
+                try "commands=\(endpoints.command)\nevents=\(endpoints.event)\n"
+                    .write(toFile: endpointsFile, atomically: true, encoding: .utf8)
+            }
+        }, stop: { server.stop() })
+        do {
+            try await ServerService.runUntilSignalled(service, logger: logger)
+        } catch {
+            throw CleanExit.message("camsync coordinator: \(error)")
+        }
+        if let fatal = server.fatalError {
+            logger.critical("coordinator stopped on a fatal error: \(fatal)")
+            throw ExitCode(70)
+        }
+    }
+}

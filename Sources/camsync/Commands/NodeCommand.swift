@@ -1,0 +1,47 @@
+import ArgumentParser
+import CamsyncNode
+import Foundation
+import Logging
+
+struct NodeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "node",
+        abstract: "Run a node: one iPad or one external display, described by a YAML config.",
+        discussion: """
+            Registers with the coordinator, keeps a replica of cluster state, fences the cameras it
+            hosts (C8) and takes user/app actions on its control socket (`camsync ctl act`).
+            Example: camsync node --config deploy/lab/ipad-1.yaml --control ipc:///tmp/ipad-1.sock
+            """)
+
+    @OptionGroup var global: GlobalOptions
+    @Option(help: "The node's YAML config file (docs/OPERATIONS.md).") var config: String
+    @Option(help: "The coordinator's command endpoint.") var coordinator = "tcp://127.0.0.1:5555"
+    @Option(help: "The coordinator's event endpoint.") var events = "tcp://127.0.0.1:5556"
+    @Option(help: "Control endpoint for `camsync ctl` (ipc:// path or tcp://127.0.0.1:PORT).") var control: String?
+    @Option(help: "Heartbeat interval in milliseconds (K1).") var heartbeatMs: Int64 = 500
+    @Option(help: "Missed coordinator heartbeats before reconnecting.") var liveness: Int64 = 3
+    @OptionGroup var keys: NodeKeyOptions
+
+    func run() async throws {
+        global.bootstrapLogging()
+        let logger = Logger(label: "camsync.node")
+        let nodeConfig: NodeConfig
+        do {
+            nodeConfig = try NodeConfig(path: config)
+        } catch {
+            throw ValidationError("\(error)")
+        }
+        let controlEndpoint = control ?? "ipc://\(NSTemporaryDirectory())camsync-\(nodeConfig.id).sock"
+        let settings = NodeSettings(
+            config: nodeConfig, coordinatorCommandEndpoint: coordinator, coordinatorEventEndpoint: events,
+            controlEndpoint: controlEndpoint, heartbeatIntervalMilliseconds: heartbeatMs, liveness: liveness,
+            security: try keys.security())
+        let server = try NodeServer(settings: settings, logger: logger)
+        let service = ServerService(name: "node", start: { try server.start() }, stop: { server.stop() })
+        do {
+            try await ServerService.runUntilSignalled(service, logger: logger)
+        } catch {
+            throw CleanExit.message("camsync node: \(error)")
+        }
+    }
+}

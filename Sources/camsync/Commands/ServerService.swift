@@ -1,0 +1,25 @@
+import Logging
+import ServiceLifecycle
+
+/// Runs a thread-owned server under swift-service-lifecycle: start, wait for SIGTERM/SIGINT
+/// (graceful shutdown), stop. The server's own loop keeps its sockets on its thread.
+struct ServerService: Service {
+    let name: String
+    let start: @Sendable () throws -> Void
+    let stop: @Sendable () -> Void
+
+    func run() async throws {
+        try start()
+        try? await gracefulShutdown()
+        stop()
+    }
+
+    /// Runs the service until a signal arrives; exits the process's task when done.
+    static func runUntilSignalled(_ service: ServerService, logger: Logger) async throws {
+        let group = ServiceGroup(configuration: .init(
+            services: [.init(service: service)],
+            gracefulShutdownSignals: [.sigterm, .sigint],
+            logger: logger))
+        try await group.run()
+    }
+}
