@@ -25,6 +25,20 @@ public struct NodeConfig: Sendable, Equatable {
         self.registration = try file.registration()
     }
 
+    /// Parses the file form only (no validation beyond the YAML shape).
+    public static func parseFile(yaml: String) throws -> File {
+        do {
+            return try YAMLDecoder().decode(File.self, from: yaml)
+        } catch let error as DecodingError {
+            throw NodeConfigError(message: describe(error))
+        }
+    }
+
+    /// A config from its parsed file form (topology files embed these).
+    public init(file: File) throws {
+        self.registration = try file.registration()
+    }
+
     /// Reads and parses a config file.
     public init(path: String) throws {
         let text: String
@@ -62,48 +76,48 @@ public struct NodeConfigError: Error, Equatable, CustomStringConvertible {
 
 extension NodeConfig {
     /// The YAML shape. Optional fields take the defaults documented in docs/OPERATIONS.md.
-    struct File: Decodable {
-        var id: String
-        var kind: String
-        var device: Device?
-        var display: Display?
+    public struct File: Codable, Sendable, Equatable {
+        public var id: String
+        public var kind: String
+        public var device: Device?
+        public var display: Display?
 
-        struct Camera: Decodable {
-            var name: String
-            var position: String?
+        public struct Camera: Codable, Sendable, Equatable {
+            public var name: String
+            public var position: String?
         }
 
-        struct App: Decodable {
-            var bundleID: String
-            var deploymentTarget: Int?
-            var multitaskingCameraAccessEntitlement: Bool?
-            var requiresFullScreen: Bool?
-            var backgroundModePiP: Bool?
-            var audioSessionCategory: String?
-            var systemCameraApp: Bool?
-            var memoryMB: Int?
+        public struct App: Codable, Sendable, Equatable {
+            public var bundleID: String
+            public var deploymentTarget: Int?
+            public var multitaskingCameraAccessEntitlement: Bool?
+            public var requiresFullScreen: Bool?
+            public var backgroundModePiP: Bool?
+            public var audioSessionCategory: String?
+            public var systemCameraApp: Bool?
+            public var memoryMB: Int?
         }
 
-        struct Device: Decodable {
-            var model: String?
-            var os: Int
-            var pipSupported: Bool?
-            var multitaskingCameraSupported: Bool?
-            var stageManagerSupported: Bool?
-            var stageManagerEnabled: Bool?
-            var layoutDirection: String?
-            var autoPiP: Bool?
-            var cameras: [Camera]?
-            var apps: [App]?
+        public struct Device: Codable, Sendable, Equatable {
+            public var model: String?
+            public var os: Int
+            public var pipSupported: Bool?
+            public var multitaskingCameraSupported: Bool?
+            public var stageManagerSupported: Bool?
+            public var stageManagerEnabled: Bool?
+            public var layoutDirection: String?
+            public var autoPiP: Bool?
+            public var cameras: [Camera]?
+            public var apps: [App]?
         }
 
-        struct Display: Decodable {
-            var name: String?
-            var attachedTo: String?
-            var cameras: [Camera]?
+        public struct Display: Codable, Sendable, Equatable {
+            public var name: String?
+            public var attachedTo: String?
+            public var cameras: [Camera]?
         }
 
-        func registration() throws -> NodeRegistration {
+        public func registration() throws -> NodeRegistration {
             guard !id.isEmpty else { throw NodeConfigError(message: "'id' must not be empty") }
             switch kind {
             case "device":

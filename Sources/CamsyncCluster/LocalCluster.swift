@@ -1,0 +1,214 @@
+public import CamsyncClient
+import CamsyncNode
+public import CamsyncPolicy
+public import CamsyncWire
+import Foundation
+public import ZeroMQ
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Runs a topology's processes on this machine: one `camsync coordinator` and one `camsync node`
+/// per node, each with its own log and pid file under the run directory. Used by `cluster up`,
+/// `demo`, `ctl scenario run --local`, the benchmarks, the soak and the integration tests.
+public final class LocalCluster: @unchecked Sendable {
+    public let topology: Topology
+    public let runDirectory: String
+    public let executable: String
+    public let keys: ClusterKeys?
+    public private(set) var coordinator: ManagedProcess?
+    public private(set) var nodes: [String: ManagedProcess] = [:]
+    /// Extra arguments for the coordinator (benchmarks: `--durability off`, …).
+    public var coordinatorArguments: [String] = []
+    private let context: ZMQContext
+
+    /// `executable`: the camsync binary. Keys are generated when the topology asks for CURVE.
+    public init(topology: Topology, runDirectory: String, executable: String) throws {
+        try topology.validate()
+        self.topology = topology
+        self.runDirectory = runDirectory
+        self.executable = executable
+        context = try ZMQContext(ioThreads: 1)
+        try FileManager.default.createDirectory(atPath: runDirectory, withIntermediateDirectories: true)
+        keys = topology.security?.curve == true
+            ? try ClusterKeys.loadOrGenerate(directory: runDirectory + "/keys", nodes: topology.nodes.map(\.id)) : nil
+        for node in topology.nodes {
+            try topology.nodeConfigYAML(node).write(toFile: configPath(node.id), atomically: true, encoding: .utf8)
+        }
+    }
+
+    // MARK: Paths and endpoints
+
+    public func configPath(_ node: String) -> String { "\(runDirectory)/\(node).yaml" }
+    public func logPath(_ name: String) -> String { "\(runDirectory)/\(name).log" }
+    public func pidPath(_ name: String) -> String { "\(runDirectory)/\(name).pid" }
+    public var dataDirectory: String {
+        let dir = topology.coordinator.dataDir ?? "data"
+        return dir.hasPrefix("/") ? dir : "\(runDirectory)/\(dir)"
+    }
+    public var commandEndpoint: String { topology.coordinator.commands }
+    public var eventEndpoint: String { topology.coordinator.events }
+
+    public func controlEndpoint(_ node: String) -> String {
+        topology.nodes.first { $0.id == node }?.control ?? "ipc://\(runDirectory)/\(node).sock"
+    }
+
+    /// CURVE settings for an admin client (nil without CURVE).
+    public var adminCurve: ClientCurve? {
+        keys.map { ClientCurve(publicKey: $0.admin.publicKey, secretKey: $0.admin.secretKey, serverPublicKey: $0.coordinator.publicKey) }
+    }
+
+    // MARK: Processes
+
+    private func launch(_ name: String, host: String?, arguments: [String]) throws -> ManagedProcess {
+        var executable = self.executable
+        var arguments = arguments
+        if let host, !host.isEmpty {
+            arguments = ["netns", "exec", host, executable] + arguments
+            executable = "/usr/sbin/ip"
+            if !FileManager.default.fileExists(atPath: executable) { executable = "/sbin/ip" }
+        }
+        let process = try ManagedProcess(name: name, executable: executable, arguments: arguments, logPath: logPath(name))
+        try "\(process.pid)\n".write(toFile: pidPath(name), atomically: true, encoding: .utf8)
+        return process
+    }
+
+    public func startCoordinator() throws {
+        let c = topology.coordinator, s = topology.settings
+        var arguments = [
+            "coordinator", "--data-dir", dataDirectory,
+            "--commands", c.bindCommands ?? c.commands, "--events", c.bindEvents ?? c.events,
+            "--durability", c.durability ?? "full",
+            "--heartbeat-ms", "\(s?.heartbeatMs ?? 500)", "--liveness", "\(s?.liveness ?? 3)",
+        ]
+        if let v = s?.stageWindowLimit { arguments += ["--stage-window-limit", "\(v)"] }
+        if let v = s?.backgroundMediaLimitMb { arguments += ["--background-media-limit-mb", "\(v)"] }
+        if let v = s?.pipRestoreDeadlineMs { arguments += ["--pip-restore-deadline-ms", "\(v)"] }
+        if let v = s?.snapshotEvery { arguments += ["--snapshot-every", "\(v)"] }
+        if let keys {
+            arguments += ["--secret-key", keys.path("coordinator.key"), "--node-keys", keys.path("nodes.txt"),
+                          "--admin-keys", keys.path("admin.pub")]
+        }
+        coordinator = try launch("coordinator", host: c.host, arguments: arguments + coordinatorArguments)
+    }
+
+    public func startNode(_ id: String) throws {
+        guard let node = topology.nodes.first(where: { $0.id == id }) else {
+            throw TopologyError(message: "no node '\(id)' in topology '\(topology.name)'")
+        }
+        let s = topology.settings
+        var arguments = [
+            "node", "--config", configPath(id), "--coordinator", commandEndpoint, "--events", eventEndpoint,
+            "--control", controlEndpoint(id), "--heartbeat-ms", "\(s?.heartbeatMs ?? 500)", "--liveness", "\(s?.liveness ?? 3)",
+        ]
+        if let keys {
+            arguments += ["--secret-key", keys.path("\(id).key"), "--coordinator-key", keys.path("coordinator.pub")]
+        }
+        nodes[id] = try launch(id, host: node.host, arguments: arguments)
+    }
+
+    /// Starts everything and waits until every node has joined and synced.
+    public func start(timeout: Double = 30, progress: ((String) -> Void)? = nil) throws {
+        try startCoordinator()
+        for node in topology.nodes { try startNode(node.id) }
+        try waitUntilJoined(timeout: timeout, progress: progress)
+    }
+
+    /// Sends `signal` to a node (SIGKILL for a crash, SIGSTOP/SIGCONT for a pause).
+    public func signalNode(_ id: String, _ signal: Int32) {
+        nodes[id]?.signal(signal)
+        if signal == SIGKILL { _ = nodes[id]?.wait(timeout: 5) }
+    }
+
+    public func signalCoordinator(_ signal: Int32) {
+        coordinator?.signal(signal)
+        if signal == SIGKILL { _ = coordinator?.wait(timeout: 5) }
+    }
+
+    /// Stops every process: nodes first, then the coordinator (SIGTERM, SIGKILL after `grace`).
+    public func stop(grace: Double = 5) {
+        for (_, process) in nodes.sorted(by: { $0.key < $1.key }) {
+            process.signal(SIGCONT)
+            process.signal(SIGTERM)
+        }
+        for (_, process) in nodes { process.stop(grace: grace) }
+        coordinator?.signal(SIGCONT)
+        coordinator?.stop(grace: grace)
+        for name in Array(nodes.keys) + ["coordinator"] { try? FileManager.default.removeItem(atPath: pidPath(name)) }
+    }
+
+    deinit { stop(grace: 2) }
+
+    // MARK: Clients and waiting
+
+    public func coordinatorClient() throws -> CoordinatorClient {
+        try CoordinatorClient(context: context, endpoint: commandEndpoint, sender: "admin", curve: adminCurve)
+    }
+
+    public func controlClient(_ node: String) throws -> ControlClient {
+        try ControlClient(context: context, endpoint: controlEndpoint(node), node: node)
+    }
+
+    public func eventSubscriber(topics: [String] = ["ev.", "hb"]) throws -> EventSubscriber {
+        try EventSubscriber(context: context, endpoint: eventEndpoint, topics: topics, curve: adminCurve)
+    }
+
+    /// Waits until the coordinator lists every topology node alive and every running node
+    /// reports a synced replica at the coordinator's sequence.
+    public func waitUntilJoined(timeout: Double, progress: ((String) -> Void)? = nil) throws {
+        let expected = Set(topology.nodes.map(\.id)).filter { nodes[$0]?.isRunning ?? false }
+        try waitUntil(timeout: timeout, what: "all nodes to join") { [self] in
+            let client = try coordinatorClient()
+            defer { client.close() }
+            let snapshot = try client.snapshot(timeoutMilliseconds: 1000)
+            let alive = Set(snapshot.state.nodes.values.filter(\.alive).map(\.id.rawValue))
+            let joined = expected.intersection(alive)
+            var synced = 0
+            for id in joined.sorted() {
+                let control = try controlClient(id)
+                defer { control.close() }
+                if let status = try? control.status(timeoutMilliseconds: 1000), status.synced, status.registered {
+                    synced += 1
+                }
+            }
+            progress?("\(joined.count)/\(expected.count) nodes registered, \(synced) synced")
+            return joined == expected && synced == expected.count
+        }
+    }
+
+    /// Polls `condition` every 50 ms until it holds or `timeout` passes (then throws, naming `what`).
+    public func waitUntil(timeout: Double, what: String, _ condition: () throws -> Bool) throws {
+        let deadline = Date().addingTimeInterval(timeout)
+        var lastError: (any Error)?
+        while Date() < deadline {
+            do {
+                if try condition() { return }
+            } catch {
+                lastError = error
+            }
+            usleep(50_000)
+        }
+        throw ClusterWaitError(message: "timed out after \(timeout) s waiting for \(what)"
+            + (lastError.map { " (last error: \($0))" } ?? ""))
+    }
+
+    /// The coordinator's state and every running node's replica, for agreement checks.
+    public func replicas() throws -> (coordinator: CoordinatorClient.Snapshot, nodes: [String: Camsync_V1_NodeStatus]) {
+        let client = try coordinatorClient()
+        defer { client.close() }
+        let snapshot = try client.snapshot()
+        var statuses: [String: Camsync_V1_NodeStatus] = [:]
+        for (id, process) in nodes where process.isRunning {
+            let control = try controlClient(id)
+            defer { control.close() }
+            statuses[id] = try control.status()
+        }
+        return (snapshot, statuses)
+    }
+}
+
+public struct ClusterWaitError: Error, CustomStringConvertible {
+    public var message: String
+    public init(message: String) { self.message = message }
+    public var description: String { message }
+}

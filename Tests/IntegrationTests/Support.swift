@@ -1,0 +1,62 @@
+import CamsyncCluster
+import CamsyncClient
+import CamsyncPolicy
+import CamsyncWire
+import Testing
+
+/// Shorthands for the apps of the test topology.
+enum Apps {
+    static let camera1 = AppID(device: "ipad-1", bundleID: "com.apple.camera")
+    static let call1 = AppID(device: "ipad-1", bundleID: "com.example.videocall")
+    static let recorder1 = AppID(device: "ipad-1", bundleID: "com.example.recorder")
+    static let notes1 = AppID(device: "ipad-1", bundleID: "com.example.notes")
+    static let scanner1 = AppID(device: "ipad-1", bundleID: "com.example.scanner")
+    static let call2 = AppID(device: "ipad-2", bundleID: "com.example.videocall")
+    static let notes2 = AppID(device: "ipad-2", bundleID: "com.example.notes")
+    static let front1 = CameraID(host: "ipad-1", name: "front")
+    static let front2 = CameraID(host: "ipad-2", name: "front")
+    static let displayCamera = CameraID(host: "display-1", name: "center-stage")
+    static let builtIn1 = CameraSystemID.builtIn(device: "ipad-1")
+}
+
+extension LocalCluster {
+    /// Sends actions through one node's control socket (the real path), failing on a refusal.
+    func act(_ node: String, _ commands: [Command]) throws {
+        let control = try controlClient(node)
+        defer { control.close() }
+        for command in commands { try control.act(command) }
+    }
+
+    func status(_ node: String) throws -> Camsync_V1_NodeStatus {
+        let control = try controlClient(node)
+        defer { control.close() }
+        return try control.status()
+    }
+
+    /// The app-facing events a node logged for one app, as `name` or `name(reason raw)` strings.
+    func appEvents(_ node: String, _ app: AppID) throws -> [String] {
+        try status(node).appEvents.filter { $0.app.bundleID == app.bundleID && $0.app.device == app.device.rawValue }
+            .map { event in
+                if let raw = event.details.first(where: { $0.key == "raw" }) { return "\(event.name)(\(raw.value))" }
+                return event.name
+            }
+    }
+
+    /// Waits until every running node's replica equals the coordinator's state at the same sequence.
+    func waitForAgreement(timeout: Double = 10) throws {
+        try waitUntil(timeout: timeout, what: "every replica to equal the coordinator's state") {
+            let (coordinator, nodes) = try replicas()
+            for status in nodes.values {
+                guard status.synced, status.sequence == coordinator.sequence else { return false }
+                guard try ClusterState(wire: status.replica) == coordinator.state else { return false }
+            }
+            return true
+        }
+    }
+
+    func coordinatorState() throws -> CoordinatorClient.Snapshot {
+        let client = try coordinatorClient()
+        defer { client.close() }
+        return try client.snapshot()
+    }
+}
