@@ -73,6 +73,7 @@ let package = Package(
             dependencies: ["ZeroMQ", "CamsyncPolicy", "CamsyncWire"],
             swiftSettings: swiftSettings
         ),
+        .target(name: "CamsyncSoak", dependencies: ["CamsyncPolicy"], swiftSettings: swiftSettings),
         .executableTarget(
             name: "camsync",
             dependencies: [
@@ -88,5 +89,6 @@ let package = Package(
         .testTarget(name: "CamsyncCoordinatorTests", dependencies: ["CamsyncCoordinator", "CamsyncPolicy", "CamsyncWire"], swiftSettings: swiftSettings),
         .testTarget(name: "CamsyncNodeTests", dependencies: ["CamsyncNode", "CamsyncPolicy"], swiftSettings: swiftSettings),
         .testTarget(name: "CamsyncWireTests", dependencies: ["CamsyncWire", "CamsyncPolicy"], swiftSettings: swiftSettings),
+        .testTarget(name: "CamsyncSoakTests", dependencies: ["CamsyncSoak", "CamsyncPolicy"], swiftSettings: swiftSettings),
     ]
 )
