@@ -81,6 +81,7 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        .target(name: "CamsyncSoak", dependencies: ["CamsyncPolicy"], swiftSettings: swiftSettings),
         .executableTarget(
             name: "camsync",
             dependencies: [
@@ -101,5 +102,6 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "CamsyncWireTests", dependencies: ["CamsyncWire", "CamsyncPolicy"], swiftSettings: swiftSettings),
+        .testTarget(name: "CamsyncSoakTests", dependencies: ["CamsyncSoak", "CamsyncPolicy"], swiftSettings: swiftSettings),
     ]
 )
