@@ -20,6 +20,9 @@ public final class LocalCluster: @unchecked Sendable {
     public private(set) var nodes: [String: ManagedProcess] = [:]
     /// Extra arguments for the coordinator (benchmarks: `--durability off`, …).
     public var coordinatorArguments: [String] = []
+    /// When false, processes outlive this object (`camsync cluster up` leaves the cluster running).
+    public var stopsProcessesOnDeinit = true
+
     private let context: ZMQContext
 
     /// `executable`: the camsync binary. Keys are generated when the topology asks for CURVE.
@@ -69,6 +72,7 @@ public final class LocalCluster: @unchecked Sendable {
             if !FileManager.default.fileExists(atPath: executable) { executable = "/sbin/ip" }
         }
         let process = try ManagedProcess(name: name, executable: executable, arguments: arguments, logPath: logPath(name))
+        process.killsOnDeinit = stopsProcessesOnDeinit
         try "\(process.pid)\n".write(toFile: pidPath(name), atomically: true, encoding: .utf8)
         return process
     }
@@ -107,6 +111,26 @@ public final class LocalCluster: @unchecked Sendable {
         nodes[id] = try launch(id, host: node.host, arguments: arguments)
     }
 
+    /// The run directory's record of processes (including ones an earlier `cluster up` started).
+    public var runRecord: RunDirectory { RunDirectory(path: runDirectory) }
+
+    /// Starts whatever of the topology is not already running (per the pid files), then waits
+    /// until every node has joined. Safe to repeat on a running cluster. Returns what it started.
+    @discardableResult
+    public func startMissing(timeout: Double = 30, progress: ((String) -> Void)? = nil) throws -> [String] {
+        var started: [String] = []
+        if runRecord.entry("coordinator")?.alive != true {
+            try startCoordinator()
+            started.append("coordinator")
+        }
+        for node in topology.nodes where runRecord.entry(node.id)?.alive != true {
+            try startNode(node.id)
+            started.append(node.id)
+        }
+        try waitUntilJoined(timeout: timeout, progress: progress)
+        return started
+    }
+
     /// Starts everything and waits until every node has joined and synced.
     public func start(timeout: Double = 30, progress: ((String) -> Void)? = nil) throws {
         try startCoordinator()
@@ -137,7 +161,7 @@ public final class LocalCluster: @unchecked Sendable {
         for name in Array(nodes.keys) + ["coordinator"] { try? FileManager.default.removeItem(atPath: pidPath(name)) }
     }
 
-    deinit { stop(grace: 2) }
+    deinit { if stopsProcessesOnDeinit { stop(grace: 2) } }
 
     // MARK: Clients and waiting
 
@@ -156,7 +180,8 @@ public final class LocalCluster: @unchecked Sendable {
     /// Waits until the coordinator lists every topology node alive and every running node
     /// reports a synced replica at the coordinator's sequence.
     public func waitUntilJoined(timeout: Double, progress: ((String) -> Void)? = nil) throws {
-        let expected = Set(topology.nodes.map(\.id)).filter { nodes[$0]?.isRunning ?? false }
+        let record = runRecord
+        let expected = Set(topology.nodes.map(\.id)).filter { nodes[$0]?.isRunning ?? (record.entry($0)?.alive ?? false) }
         try waitUntil(timeout: timeout, what: "all nodes to join") { [self] in
             let client = try coordinatorClient()
             defer { client.close() }

@@ -10,6 +10,8 @@ public final class ManagedProcess: @unchecked Sendable {
     public let logPath: String
     public let arguments: [String]
     private let process = Process()
+    /// Whether dropping the last reference kills a still-running child (default true).
+    public var killsOnDeinit = true
 
     public init(name: String, executable: String, arguments: [String], logPath: String,
                 environment: [String: String]? = nil) throws {
@@ -65,7 +67,7 @@ public final class ManagedProcess: @unchecked Sendable {
     }
 
     deinit {
-        if process.isRunning {
+        if killsOnDeinit, process.isRunning {
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
         }

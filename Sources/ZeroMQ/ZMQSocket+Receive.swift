@@ -36,10 +36,10 @@ extension ZMQSocket {
             } else {
                 message.frames.append([])
             }
-            if message.frames.count == 1 {
-                message.userID = Self.property("User-Id", of: msg)
-                message.peerAddress = Self.property("Peer-Address", of: msg)
-            }
+            // Metadata rides on the frames the peer sent; a ROUTER's synthesized routing-id
+            // frame carries none, so take the first frame that has it.
+            if message.userID == nil { message.userID = Self.property("User-Id", of: msg) }
+            if message.peerAddress == nil { message.peerAddress = Self.property("Peer-Address", of: msg) }
             guard zmq_msg_more(msg) != 0 else { return message }
             // The rest of a multipart message has arrived with its first frame.
             flags = 0
