@@ -15,18 +15,11 @@ func camsyncBinary() throws -> String {
     return candidate
 }
 
-/// Runs `body` on a dedicated thread (it blocks on sockets and processes; Swift's cooperative
-/// pool has only two threads here) and returns its result.
+/// Runs a blocking test body. It runs inline, in the test's own task, so expectations are
+/// attributed to the test; integration suites are `.serialized`, so at most a couple of
+/// bodies block cooperative threads at once, and none of them awaits anything.
 func offPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-    try await withCheckedThrowingContinuation { continuation in
-        do {
-            _ = try JoinableThread {
-                continuation.resume(with: Result { try body() })
-            }
-        } catch {
-            continuation.resume(throwing: error)
-        }
-    }
+    try body()
 }
 
 /// Standard test topologies: ipc endpoints in a fresh temp dir, so tests never collide.

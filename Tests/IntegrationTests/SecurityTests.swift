@@ -1,0 +1,91 @@
+import CamsyncClient
+import CamsyncCluster
+import CamsyncPolicy
+import CamsyncWire
+import Foundation
+import Testing
+import ZeroMQ
+
+/// CURVE + ZAP on a real cluster: only listed keys get in, a node's id is bound to its key,
+/// admin actions need the admin key, and no key ever reaches a log.
+@Suite(.serialized, .timeLimit(.minutes(2)))
+struct SecurityTests {
+    static func curve(_ pair: CurveKeyPair, _ cluster: LocalCluster) -> ClientCurve {
+        ClientCurve(publicKey: pair.publicKey, secretKey: pair.secretKey, serverPublicKey: cluster.keys!.coordinator.publicKey)
+    }
+
+    @Test("an unknown key is refused: no reply, nothing delivered")
+    func unknownKeyRefused() async throws {
+        try await withCluster(curve: true) { cluster in
+            let stranger = try CoordinatorClient(context: ZMQContext(), endpoint: cluster.commandEndpoint, sender: "admin",
+                                                 curve: Self.curve(try CurveKeyPair.generate(), cluster))
+            defer { stranger.close() }
+            let before = try cluster.coordinatorState().sequence
+            #expect(throws: ClientError.self) { try stranger.send(.declareNodeDead("ipad-2"), timeoutMilliseconds: 1_500) }
+            #expect(try cluster.coordinatorState().sequence == before)
+        }
+    }
+
+    @Test("a plaintext client against a CURVE coordinator gets nothing through")
+    func plaintextRefused() async throws {
+        try await withCluster(curve: true) { cluster in
+            let plain = try CoordinatorClient(context: ZMQContext(), endpoint: cluster.commandEndpoint, sender: "admin")
+            defer { plain.close() }
+            #expect(throws: ClientError.self) { try plain.snapshot(timeoutMilliseconds: 1_500) }
+        }
+    }
+
+    @Test("a valid node key cannot speak for another node, nor act for its apps, nor declare nodes dead")
+    func impersonationForbidden() async throws {
+        try await withCluster(curve: true) { cluster in
+            let ipad2Key = try #require(cluster.keys?.nodes["ipad-2"])
+            let before = try cluster.coordinatorState().sequence
+            func code(_ sender: String, _ command: Command) throws -> String? {
+                let client = try CoordinatorClient(context: ZMQContext(), endpoint: cluster.commandEndpoint, sender: sender,
+                                                   curve: Self.curve(ipad2Key, cluster))
+                defer { client.close() }
+                do {
+                    _ = try client.send(command)
+                    return nil
+                } catch ClientError.refused(let code, _, _, _) {
+                    return code
+                }
+            }
+            #expect(try code("ipad-1", .openFullScreen(AppID(device: "ipad-1", bundleID: "com.apple.camera"), trigger: .user)) == "forbidden")
+            #expect(try code("ipad-2", .openFullScreen(AppID(device: "ipad-1", bundleID: "com.apple.camera"), trigger: .user)) == "forbidden")
+            #expect(try code("ipad-2", .declareNodeDead("ipad-1")) == "forbidden")
+            #expect(try cluster.coordinatorState().sequence == before, "nothing changed")
+            // Its own actions go through.
+            #expect(try code("ipad-2", .openFullScreen(Apps.notes2, trigger: .user)) == nil)
+        }
+    }
+
+    @Test("the admin key may declare a node dead; secret keys never appear in any log")
+    func adminAndLogs() async throws {
+        try await withCluster(curve: true) { cluster in
+            let events = try cluster.eventSubscriber()
+            defer { events.close() }
+            let admin = try cluster.coordinatorClient()
+            defer { admin.close() }
+            // The subscription is live once a heartbeat arrives.
+            try cluster.waitUntil(timeout: 5, what: "a heartbeat") { try events.next(timeoutMilliseconds: 500) != nil }
+            let sequence = try admin.send(.declareNodeDead("ipad-2"))
+            try cluster.waitUntil(timeout: 5, what: "the declare_node_dead batch") {
+                guard let (_, envelope) = try events.next(timeoutMilliseconds: 500),
+                      case .eventBatch(let batch)? = envelope.body else { return false }
+                return batch.sequence == sequence && (try batch.domainEvents()).contains(.nodeLeft("ipad-2", .declaredDead))
+            }
+            // ipad-2 learns it was declared dead and rejoins (K2).
+            try cluster.waitUntil(timeout: 10, what: "ipad-2 to rejoin") {
+                try cluster.coordinatorState().state.nodes["ipad-2"]?.alive == true
+            }
+            let keys = try #require(cluster.keys)
+            let secrets = [keys.coordinator.secretKey, keys.admin.secretKey] + keys.nodes.values.map(\.secretKey)
+            for name in ["coordinator"] + cluster.topology.nodes.map(\.id) {
+                let log = try String(contentsOfFile: cluster.logPath(name), encoding: .utf8)
+                #expect(!log.isEmpty)
+                for secret in secrets { #expect(!log.contains(secret), "a secret key appears in \(name).log") }
+            }
+        }
+    }
+}
