@@ -1,7 +1,7 @@
 # camsync — every target installs what it needs on a fresh Debian machine.
 SHELL := /bin/bash
 SWIFT ?= swift
-APT_PACKAGES := libzmq3-dev protobuf-compiler pkg-config libsqlite3-dev
+APT_PACKAGES := libzmq3-dev protobuf-compiler pkg-config libsqlite3-dev iproute2
 PROTO_OUT := Sources/CamsyncWire/Generated
 PLUGIN_SCRATCH := .build-protoc-gen-swift
 PLUGIN := $(PLUGIN_SCRATCH)/release/protoc-gen-swift
@@ -10,7 +10,7 @@ PROTOS := $(shell find proto -name '*.proto' | sort)
 # types need `public import SwiftProtobuf`.
 SWIFT_OPTS := --swift_opt=Visibility=Public --swift_opt=FileNaming=PathToUnderscores --swift_opt=UseAccessLevelOnImports=true
 
-.PHONY: deps build test run proto proto-check bench clean plugin
+.PHONY: deps build test run proto proto-check bench clean plugin multihost-test
 
 deps:
 	@missing=""; for p in $(APT_PACKAGES); do \
@@ -27,6 +27,12 @@ build: deps
 
 test: deps
 	$(SWIFT) test
+
+# The network-namespace lab (needs root): the lab's own self-test, then the cluster across namespaces.
+# `make test` runs MultiHostTests too; it skips itself with a message where namespaces are not allowed.
+multihost-test: deps
+	@if deploy/netns/lab.sh check; then deploy/netns/selftest.sh && $(SWIFT) test --filter MultiHostTests; \
+	else echo "multihost-test: skipped (network namespaces need root and iproute2)"; fi
 
 run: build
 	$(SWIFT) run camsync --help

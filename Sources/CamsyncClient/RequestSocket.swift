@@ -39,7 +39,11 @@ final class RequestSocket {
     }
 
     private func roundTrip(bytes: [UInt8], requestID: UInt64?, timeoutMilliseconds: Int) throws -> Envelope {
-        _ = try socket.send([bytes])
+        // Never block on send: a DEALER whose only connection was refused (e.g. by CURVE/ZAP)
+        // has nowhere to queue, and a blocking send would wait forever.
+        guard try socket.send([bytes], dontWait: true) else {
+            throw ClientError.unreachable(endpoint: endpoint, hint: hint, timeoutMilliseconds: 0)
+        }
         let poller = Poller()
         poller.register(socket, for: .readable)
         var remaining = timeoutMilliseconds

@@ -49,8 +49,12 @@ public final class LocalCluster: @unchecked Sendable {
         let dir = topology.coordinator.dataDir ?? "data"
         return dir.hasPrefix("/") ? dir : "\(runDirectory)/\(dir)"
     }
+    /// Where nodes reach the coordinator.
     public var commandEndpoint: String { topology.coordinator.commands }
     public var eventEndpoint: String { topology.coordinator.events }
+    /// Where clients on this machine reach it (the local endpoints when the topology has them).
+    public var localCommandEndpoint: String { topology.coordinator.localCommands ?? commandEndpoint }
+    public var localEventEndpoint: String { topology.coordinator.localEvents ?? eventEndpoint }
 
     public func controlEndpoint(_ node: String) -> String {
         topology.nodes.first { $0.id == node }?.control ?? "ipc://\(runDirectory)/\(node).sock"
@@ -81,7 +85,8 @@ public final class LocalCluster: @unchecked Sendable {
         let c = topology.coordinator, s = topology.settings
         var arguments = [
             "coordinator", "--data-dir", dataDirectory,
-            "--commands", c.bindCommands ?? c.commands, "--events", c.bindEvents ?? c.events,
+            "--commands", ([c.bindCommands ?? c.commands] + [c.localCommands].compactMap { $0 }).joined(separator: ","),
+            "--events", ([c.bindEvents ?? c.events] + [c.localEvents].compactMap { $0 }).joined(separator: ","),
             "--durability", c.durability ?? "full",
             "--heartbeat-ms", "\(s?.heartbeatMs ?? 500)", "--liveness", "\(s?.liveness ?? 3)",
         ]
@@ -166,7 +171,7 @@ public final class LocalCluster: @unchecked Sendable {
     // MARK: Clients and waiting
 
     public func coordinatorClient() throws -> CoordinatorClient {
-        try CoordinatorClient(context: context, endpoint: commandEndpoint, sender: "admin", curve: adminCurve)
+        try CoordinatorClient(context: context, endpoint: localCommandEndpoint, sender: "admin", curve: adminCurve)
     }
 
     public func controlClient(_ node: String) throws -> ControlClient {
@@ -174,7 +179,7 @@ public final class LocalCluster: @unchecked Sendable {
     }
 
     public func eventSubscriber(topics: [String] = ["ev.", "hb"]) throws -> EventSubscriber {
-        try EventSubscriber(context: context, endpoint: eventEndpoint, topics: topics, curve: adminCurve)
+        try EventSubscriber(context: context, endpoint: localEventEndpoint, topics: topics, curve: adminCurve)
     }
 
     /// Waits until the coordinator lists every topology node alive and every running node

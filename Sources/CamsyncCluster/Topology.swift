@@ -24,6 +24,11 @@ public struct Topology: Codable, Sendable, Equatable {
         /// The address to bind when it differs from the one nodes connect to (e.g. `tcp://*:5555`).
         public var bindCommands: String?
         public var bindEvents: String?
+        /// Extra endpoints on the coordinator's machine for local admin tools (`ctl`, tests) when the
+        /// coordinator's network address is not reachable from there (a network-namespace lab).
+        /// `cluster up` binds them too and local clients use them.
+        public var localCommands: String?
+        public var localEvents: String?
 
         public init(commands: String, events: String, dataDir: String? = nil, durability: String? = nil,
                     host: String? = nil, bindCommands: String? = nil, bindEvents: String? = nil) {

@@ -3,6 +3,7 @@ import CamsyncRuntime
 import CamsyncWire
 import Logging
 import ZeroMQ
+import Foundation
 
 /// The coordinator's loop, confined to its thread: ROUTER in, PUB out, engine, journal.
 /// One turn: wait for traffic or the nearest deadline → handle a batch of requests →
@@ -56,8 +57,10 @@ final class CoordinatorLoop {
         try router.set([.routerHandover(true), .routerMandatory(false), .sendHighWaterMark(100_000),
                         .receiveHighWaterMark(100_000)])
         try publisher.set([.sendHighWaterMark(100_000)])
-        try router.bind(settings.commandEndpoint)
-        try publisher.bind(settings.eventEndpoint)
+        // Each endpoint setting may list several, comma-separated (e.g. a network address for
+        // nodes plus an ipc path for local admin tools); the first is reported as the endpoint.
+        for endpoint in Self.split(settings.commandEndpoint) { try router.bind(endpoint) }
+        for endpoint in Self.split(settings.eventEndpoint) { try publisher.bind(endpoint) }
         try wake.bind(wakeEndpoint)
         endpoints = .init(command: try router.lastEndpoint, event: try publisher.lastEndpoint)
         poller.register(router, for: .readable)
@@ -68,6 +71,10 @@ final class CoordinatorLoop {
             "events": "\(endpoints.event)", "curve": "\(settings.security != nil)",
             "journal": "\(settings.durability.rawValue)",
         ])
+    }
+
+    static func split(_ endpoints: String) -> [String] {
+        endpoints.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
     }
 
     func close() {

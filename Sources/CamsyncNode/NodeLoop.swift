@@ -276,6 +276,11 @@ final class NodeLoop {
         knownTerm = max(knownTerm, snapshot.term)
         logger.info("synced from snapshot", metadata: ["node": "\(id)", "sequence": "\(snapshot.sequence)", "term": "\(snapshot.term)"])
         for decision in fence.adopt(replica.state) { record(decision) }
+        if registered, replica.state.nodes[id]?.alive != true {
+            // Declared dead while we could not hear it (a partition): rejoin with what we run (K2).
+            join(reason: "snapshot shows this node is not alive")
+            return
+        }
         handle(outcome)
         refreshAssertions()
         attachIfConfigured()

@@ -34,8 +34,8 @@ struct ClusterOptions: ParsableArguments {
             let run = runDir ?? RunDirectory.default(for: topology).path
             resolved.topology = topology
             resolved.runDirectory = run
-            resolved.commandEndpoint = topology.coordinator.commands
-            resolved.eventEndpoint = topology.coordinator.events
+            resolved.commandEndpoint = topology.coordinator.localCommands ?? topology.coordinator.commands
+            resolved.eventEndpoint = topology.coordinator.localEvents ?? topology.coordinator.events
             for node in topology.nodes {
                 resolved.controlEndpoints[node.id] = node.control ?? "ipc://\(run)/\(node.id).sock"
             }
