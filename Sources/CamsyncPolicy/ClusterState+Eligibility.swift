@@ -36,6 +36,12 @@ extension ClusterState {
     /// C2 steps 1–5 in order: why the app may not hold its session's camera, or nil when it
     /// is eligible (it may still wait because another session holds the camera, C2.6).
     public func eligibilityReason(app id: AppID) -> InterruptionReason? {
+        eligibilityReason(app: id, deviceApps: nil)
+    }
+
+    /// C2 steps 1–5, with the apps of the app's device given (in any order) when the caller has
+    /// them at hand; nil finds them by scanning all apps.
+    func eligibilityReason(app id: AppID, deviceApps: [AppID]?) -> InterruptionReason? {
         guard let app = apps[id] else { return .videoDeviceNotAvailableInBackground }
         // 1. not visible and not the owner of an active PiP window
         if !app.scene.isVisible && !app.hasActivePiP { return .videoDeviceNotAvailableInBackground }
@@ -45,7 +51,7 @@ extension ClusterState {
         // 3. shows only in PiP without effective multitasking camera access [policy: reason]
         if app.showsOnlyInPiP && !effective { return .videoDeviceNotAvailableInBackground }
         // 4. the device is multitasking (L6) without effective multitasking camera access
-        if !effective && isMultitasking(device: id.device) { return .videoDeviceNotAvailableWithMultipleForegroundApps }
+        if !effective && (deviceApps.map(isMultitasking(among:)) ?? isMultitasking(device: id.device)) { return .videoDeviceNotAvailableWithMultipleForegroundApps }
         // 5. the camera system is shut down by pressure
         if let camera = app.session?.configuration.camera, let system = cameraSystem(of: camera),
            cameraSystems[system]?.pressure == .shutdown {
@@ -56,8 +62,12 @@ extension ClusterState {
 
     /// C2 steps 1–6: the state a wanting session must be in given the current holder.
     public func expectedSessionState(app id: AppID) -> SessionState {
+        expectedSessionState(app: id, deviceApps: nil)
+    }
+
+    func expectedSessionState(app id: AppID, deviceApps: [AppID]?) -> SessionState {
         guard let session = apps[id]?.session, session.wantsToRun else { return .stopped }
-        if let reason = eligibilityReason(app: id) { return .interrupted(reason) }
+        if let reason = eligibilityReason(app: id, deviceApps: deviceApps) { return .interrupted(reason) }
         if let system = cameraSystem(of: session.configuration.camera), holder(of: system) == id { return .running }
         return .interrupted(.videoDeviceInUseByAnotherClient)
     }

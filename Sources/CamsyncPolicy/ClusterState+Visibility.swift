@@ -45,16 +45,23 @@ extension ClusterState {
     /// L6: the apps visible on a device — a non-background scene on the device or its displays,
     /// plus the owner of an active, unstashed PiP window. In id order.
     public func visibleApps(device: NodeID) -> [AppID] {
-        apps(of: device).filter { id in
-            guard let app = apps[id] else { return false }
-            return app.scene.isVisible || app.hasUnstashedActivePiP
-        }
+        apps(of: device).filter { apps[$0]?.countsAsVisible == true }
     }
 
     /// L6: two or more apps visible at once.
     public func isMultitasking(device: NodeID) -> Bool {
         var count = 0
-        for (id, app) in apps where id.device == device && (app.scene.isVisible || app.hasUnstashedActivePiP) {
+        for (id, app) in apps where id.device == device && app.countsAsVisible {
+            count += 1
+            if count >= 2 { return true }
+        }
+        return false
+    }
+
+    /// L6 over a device's apps given by the caller (the engine's index): two or more visible.
+    func isMultitasking(among deviceApps: [AppID]) -> Bool {
+        var count = 0
+        for id in deviceApps where apps[id]?.countsAsVisible == true {
             count += 1
             if count >= 2 { return true }
         }
@@ -62,15 +69,7 @@ extension ClusterState {
     }
 
     /// L5: the role the engine reports for an app (nil when not running).
-    public func computedRole(of id: AppID) -> Role? {
-        guard let app = apps[id], app.scene.isRunning else { return nil }
-        switch app.scene {
-        case .fullScreen, .splitPrimary, .stageWindow: return .primary
-        case .splitSecondary, .slideOver: return .secondary
-        case .background: return app.hasActivePiP ? .backgroundMedia : .background
-        case .notRunning, .terminated: return nil
-        }
-    }
+    public func computedRole(of id: AppID) -> Role? { apps[id]?.computedRole }
 }
 
 extension AppRecord {
@@ -91,6 +90,20 @@ extension AppRecord {
         if case .active(_, _, false) = pip?.window { return true }
         return false
     }
+
+    /// L5: the role the engine reports for the app (nil when not running).
+    var computedRole: Role? {
+        switch scene {
+        case .fullScreen, .splitPrimary, .stageWindow: return .primary
+        case .splitSecondary, .slideOver: return .secondary
+        case .background: return hasActivePiP ? .backgroundMedia : .background
+        case .notRunning, .terminated: return nil
+        }
+    }
+
+    /// L6: the app counts as visible on its device — a non-background scene, or the owner of an
+    /// active, unstashed PiP window.
+    var countsAsVisible: Bool { scene.isVisible || hasUnstashedActivePiP }
 
     /// The PiP window is suspended (P4).
     public var hasSuspendedPiP: Bool { pip?.window == .suspended }

@@ -4,6 +4,9 @@ extension ClusterState {
     /// Every broken invariant, described; empty when the state is consistent.
     public func invariantViolations(settings: PolicySettings) -> [String] {
         var violations: [String] = []
+        // The apps of each device, in id order, found once (not per app or per device).
+        var appsByDevice: [NodeID: [AppID]] = [:]
+        for id in apps.keys.sorted() { appsByDevice[id.device, default: []].append(id) }
         // C1: at most one holder per camera system, and it is running.
         for systemID in cameraSystems.keys.sorted() {
             guard let system = cameraSystems[systemID], let holder = system.holder else { continue }
@@ -58,7 +61,7 @@ extension ClusterState {
             // C1, C2, C7: every wanting session runs as the holder or waits with the C2 reason.
             if let session = app.session {
                 if !app.scene.isRunning { violations.append("\(id) is not running but has a session") }
-                let expected = expectedSessionState(app: id)
+                let expected = expectedSessionState(app: id, deviceApps: appsByDevice[id.device] ?? [])
                 if session.state != expected {
                     violations.append("C2: \(id) is \(session.state), expected \(expected)")
                 }
@@ -83,7 +86,7 @@ extension ClusterState {
             }
         }
         for device in nodes.keys.sorted() where nodes[device]?.kind == .device {
-            let owned = apps(of: device)
+            let owned = appsByDevice[device] ?? []
             let active = owned.filter { apps[$0]?.hasActivePiP == true }
             if active.count > 1 { violations.append("P4: \(device) has \(active.count) active PiP windows") }
             if active.isEmpty && owned.contains(where: { apps[$0]?.hasSuspendedPiP == true }) {

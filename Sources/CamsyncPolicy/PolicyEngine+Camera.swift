@@ -30,6 +30,7 @@ extension PolicyEngine {
 
     mutating func setConfiguration(_ id: AppID, _ configuration: SessionConfiguration, cost: Double, supported: Bool,
                                    _ tx: inout Transaction) {
+        let oldHost = state.apps[id]?.session?.configuration.camera.host
         if let old = state.apps[id]?.session {
             tx.affect(old.configuration.camera.host)
             state.apps[id]?.session?.configuration = configuration
@@ -39,6 +40,7 @@ extension PolicyEngine {
             state.apps[id]?.session = CaptureSessionRecord(
                 configuration: configuration, hardwareCost: cost, multitaskingCameraAccessSupported: supported)
         }
+        index.moveSession(id, from: oldHost, to: configuration.camera.host)
         tx.affect(id.device)
         tx.affect(configuration.camera.host)
         tx.emit(.sessionConfigured(id, hardwareCost: cost, multitaskingCameraAccessSupported: supported))
@@ -97,7 +99,7 @@ extension PolicyEngine {
 
     /// C10: every session using or waiting for a camera of `system` is disconnected and stops.
     mutating func disconnectSessions(of system: CameraSystemID, _ tx: inout Transaction) {
-        let users = state.apps.keys.sorted().filter { id in
+        let users = index.sessionApps(cameraHost: system.host).sorted().filter { id in
             guard let session = state.apps[id]?.session, session.wantsToRun else { return false }
             return state.cameraSystem(of: session.configuration.camera) == system
         }
@@ -125,13 +127,13 @@ extension PolicyEngine {
     ///    S2 advice goes to a new holder under serious or critical pressure.
     mutating func rearbitrate(_ systemID: CameraSystemID, _ tx: inout Transaction) {
         guard var system = state.cameraSystems[systemID] else { return }
-        let wanting = state.apps.keys.filter { id in
+        let wanting = index.sessionApps(cameraHost: systemID.host).filter { id in
             guard let app = state.apps[id], app.scene.isRunning, let session = app.session, session.wantsToRun else { return false }
             return state.cameraSystem(of: session.configuration.camera) == systemID
         }.sorted()
         var reasons: [AppID: InterruptionReason] = [:]
         for id in wanting {
-            if let reason = state.eligibilityReason(app: id) { reasons[id] = reason }
+            if let reason = state.eligibilityReason(app: id, deviceApps: index.apps(of: id.device)) { reasons[id] = reason }
         }
         let eligible = wanting.filter { reasons[$0] == nil && system.available }
         let previous = system.holder

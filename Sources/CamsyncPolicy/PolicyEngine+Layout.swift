@@ -10,7 +10,7 @@ extension PolicyEngine {
 
     func layout(of device: NodeID) -> DeviceLayout {
         var layout = DeviceLayout()
-        for id in state.apps(of: device) {
+        for id in index.apps(of: device) {
             switch state.apps[id]?.scene {
             case .fullScreen: layout.fullScreen = id
             case .splitPrimary: layout.primary = id
@@ -65,6 +65,7 @@ extension PolicyEngine {
         guard state.apps[id] == nil else { throw Rejection(.alreadyExists, "\(id) is already installed") }
         guard spec.memoryFootprintMB >= 0 else { throw Rejection(.invalidArgument, "negative memory footprint") }
         state.apps[id] = AppRecord(id: id, spec: spec, memoryFootprintMB: spec.memoryFootprintMB)
+        index.addApp(id)
         tx.affect(device)
         tx.emit(.appInstalled(id))
     }
@@ -79,7 +80,7 @@ extension PolicyEngine {
 
     mutating func openFullScreenUnchecked(_ id: AppID, cause: BackgroundCause?, keepPiP: Bool, _ tx: inout Transaction) {
         let device = id.device
-        let replaced = state.apps(of: device).filter { other in
+        let replaced = index.apps(of: device).filter { other in
             guard other != id, let scene = state.apps[other]?.scene else { return false }
             switch scene {
             case .fullScreen, .splitPrimary, .splitSecondary: return true
@@ -165,7 +166,7 @@ extension PolicyEngine {
         try validateScreen(window.screen, device: id.device)
         try validateFrame(window.frame)
         if case .stageWindow(let old) = app.scene, old.screen == window.screen { return }
-        let onScreen = state.apps(of: id.device).filter { other in
+        let onScreen = index.apps(of: id.device).filter { other in
             guard other != id, case .stageWindow(let w) = state.apps[other]?.scene else { return false }
             return w.screen == window.screen
         }.count
@@ -205,7 +206,7 @@ extension PolicyEngine {
     /// The home gesture: every app on the device screen goes to the background (P3: PiP may start).
     mutating func goHome(_ device: NodeID, _ tx: inout Transaction) throws(Rejection) {
         _ = try aliveDevice(device)
-        let leaving = state.apps(of: device).filter { id in
+        let leaving = index.apps(of: device).filter { id in
             guard let scene = state.apps[id]?.scene else { return false }
             if case .stageWindow(let window) = scene { return window.screen == device }
             return scene.isVisible
@@ -240,7 +241,9 @@ extension PolicyEngine {
         if app.session?.wantsToRun == true { tx.emit(.sessionStopped(id)) }
         if let camera = app.session?.configuration.camera { tx.affect(camera.host) }
         state.apps[id]?.session = nil
+        index.moveSession(id, from: app.session?.configuration.camera.host, to: nil)
         state.apps[id]?.pip = nil
+        index.noteRestoreEnded(id)
         tx.affect(id.device)
     }
 
@@ -276,7 +279,7 @@ extension PolicyEngine {
                 }
             }
         } else {
-            for id in state.apps(of: device) {
+            for id in index.apps(of: device) {
                 if case .stageWindow = state.apps[id]?.scene { moveToBackground(id, cause: nil, &tx) }
             }
         }

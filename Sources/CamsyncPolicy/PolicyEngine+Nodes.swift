@@ -67,6 +67,7 @@ extension PolicyEngine {
                 let app = AppID(device: id, bundleID: spec.bundleID)
                 if state.apps[app] == nil {
                     state.apps[app] = AppRecord(id: app, spec: spec, memoryFootprintMB: spec.memoryFootprintMB)
+                    index.addApp(app)
                     tx.emit(.appInstalled(app))
                 }
             }
@@ -92,9 +93,10 @@ extension PolicyEngine {
                 state.cameraSystems[systemID] = record
             } else {
                 state.cameraSystems[systemID] = CameraSystemRecord(id: systemID, cameras: [camera], available: available)
+                index.addSystem(systemID)
             }
         }
-        for (systemID, _) in state.cameraSystems where systemID.host == host {
+        for systemID in index.systems(hostedBy: host) {
             state.cameraSystems[systemID]?.available = available
         }
     }
@@ -118,6 +120,7 @@ extension PolicyEngine {
             }
             if let setup = assertion.pip, state.deviceAttributes(device)?.pipSupported == true {
                 state.apps[id]?.pip = PiPRecord(setup: setup)
+                index.noteRestoreEnded(id)
                 tx.emit(.pipControllerChanged(id))
             }
         }
@@ -163,12 +166,12 @@ extension PolicyEngine {
         tx.emit(.nodeLeft(id, reason))
         switch record.kind {
         case .device:
-            for app in state.apps(of: id) { terminateApp(app, reason: .deviceGone, &tx) }
-            for display in state.attachedDisplays(device: id) { detachUnchecked(display, &tx) }
+            for app in index.apps(of: id) { terminateApp(app, reason: .deviceGone, &tx) }
+            for display in index.attachedDisplays(device: id) { detachUnchecked(display, &tx) }
         case .display:
             if record.attachedTo != nil { detachUnchecked(id, &tx) }
         }
-        for (systemID, _) in state.cameraSystems where systemID.host == id {
+        for systemID in index.systems(hostedBy: id) {
             state.cameraSystems[systemID]?.available = false
         }
     }
@@ -185,7 +188,8 @@ extension PolicyEngine {
     private mutating func attachUnchecked(_ display: NodeID, to device: NodeID, _ tx: inout Transaction) {
         if state.nodes[display]?.attachedTo != nil { detachUnchecked(display, &tx) }
         state.nodes[display]?.attachedTo = device
-        for (systemID, _) in state.cameraSystems where systemID.host == display {
+        index.moveDisplay(display, from: nil, to: device)
+        for systemID in index.systems(hostedBy: display) {
             state.cameraSystems[systemID]?.available = state.nodes[display]?.alive == true
         }
         tx.affect(display)
@@ -204,10 +208,11 @@ extension PolicyEngine {
     private mutating func detachUnchecked(_ display: NodeID, _ tx: inout Transaction) {
         guard let device = state.nodes[display]?.attachedTo else { return }
         state.nodes[display]?.attachedTo = nil
+        index.moveDisplay(display, from: device, to: nil)
         tx.affect(display)
         tx.affect(device)
         tx.emit(.displayDetached(display: display, device: device))
-        for id in state.apps(of: device) {
+        for id in index.apps(of: device) {
             guard let app = state.apps[id] else { continue }
             if case .stageWindow(let window) = app.scene, window.screen == display {
                 setScene(id, .stageWindow(StageWindow(screen: device, frame: window.frame)), &tx)
@@ -217,7 +222,7 @@ extension PolicyEngine {
                 tx.emit(.pipMoved(id, screen: device, frame: frame))
             }
         }
-        for systemID in state.cameraSystems.keys.sorted() where systemID.host == display {
+        for systemID in index.systems(hostedBy: display) {
             disconnectSessions(of: systemID, &tx)
             state.cameraSystems[systemID]?.available = false
         }

@@ -13,7 +13,7 @@ extension PolicyEngine {
         }
         guard pip.setup.hasContentSource else { return .noContentSource }
         // P4: while a video-call PiP is active, other apps' PiP is not possible.
-        let callActive = state.apps(of: id.device).contains { other in
+        let callActive = index.apps(of: id.device).contains { other in
             other != id && state.apps[other]?.hasActivePiP == true && state.apps[other]?.pip?.setup.kind == .videoCall
         }
         if callActive { return .videoCallActive }
@@ -72,6 +72,7 @@ extension PolicyEngine {
         if app.hasActivePiP { tx.emit(.warning(id, .pipControllerReleasedWhileActive)) }
         stopPiPWindow(id, resumeOthers: true, &tx)
         state.apps[id]?.pip = nil
+        index.noteRestoreEnded(id)
         tx.affect(id.device)
         tx.emit(.pipControllerChanged(id))
     }
@@ -104,11 +105,12 @@ extension PolicyEngine {
 
     /// P4: the new window becomes the device's active one; the previous active one is suspended.
     mutating func activatePiP(_ id: AppID, _ tx: inout Transaction) {
-        for other in state.apps(of: id.device) where other != id && state.apps[other]?.hasActivePiP == true {
+        for other in index.apps(of: id.device) where other != id && state.apps[other]?.hasActivePiP == true {
             state.apps[other]?.pip?.window = .suspended
             let ordinal = nextOrdinal()
             state.apps[other]?.pip?.suspendedAt = ordinal
             state.apps[other]?.pip?.restoreDeadline = nil
+            index.noteRestoreEnded(other)
             tx.emit(.pipSuspended(other))
         }
         state.apps[id]?.pip?.window = .active(screen: id.device, frame: Self.defaultPiPFrame, stashed: false)
@@ -125,13 +127,14 @@ extension PolicyEngine {
         state.apps[id]?.pip?.window = .inactive
         state.apps[id]?.pip?.suspendedAt = nil
         state.apps[id]?.pip?.restoreDeadline = nil
+        index.noteRestoreEnded(id)
         tx.affect(id.device)
         tx.emit(.pipDidStop(id))
         if wasActive && resumeOthers { resumeSuspendedPiP(device: id.device, &tx) }
     }
 
     mutating func resumeSuspendedPiP(device: NodeID, _ tx: inout Transaction) {
-        let apps = state.apps(of: device)
+        let apps = index.apps(of: device)
         guard !apps.contains(where: { state.apps[$0]?.hasActivePiP == true }) else { return }
         let suspended = apps.filter { state.apps[$0]?.hasSuspendedPiP == true }
         guard let next = suspended.max(by: { a, b in
@@ -189,6 +192,7 @@ extension PolicyEngine {
         // the very window being restored (P4) [policy].
         if app.scene != .fullScreen { openFullScreenUnchecked(id, cause: nil, keepPiP: true, &tx) }
         state.apps[id]?.pip?.restoreDeadline = tx.now.adding(milliseconds: settings.pipRestoreDeadlineMilliseconds)
+        index.noteRestoring(id)
         tx.affect(id.device)
         tx.emit(.pipRestoreUserInterface(id))
     }
@@ -210,15 +214,17 @@ extension PolicyEngine {
 
     mutating func finishRestore(_ id: AppID, restored: Bool, _ tx: inout Transaction) {
         state.apps[id]?.pip?.restoreDeadline = nil
+        index.noteRestoreEnded(id)
         tx.emit(.pipRestoreFinished(id, restored: restored))
         stopPiPWindow(id, resumeOthers: true, &tx)
     }
 
     /// P6: the earliest pending restore deadline and the command the coordinator issues when it passes.
+    /// O(pending restores): only the apps the index lists as restoring are looked at.
     public func nextDeadline() -> (Instant, Command)? {
         var best: (Instant, AppID)?
-        for (id, app) in state.apps {
-            guard let deadline = app.pip?.restoreDeadline else { continue }
+        for id in index.restoring {
+            guard let deadline = state.apps[id]?.pip?.restoreDeadline else { continue }
             if let current = best, (current.0, current.1) <= (deadline, id) { continue }
             best = (deadline, id)
         }

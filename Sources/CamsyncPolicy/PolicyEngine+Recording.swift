@@ -5,7 +5,7 @@ extension PolicyEngine {
         guard let session = app.session else { throw Rejection(.noSession, "\(id) has no capture session") }
         guard session.state == .running else { throw Rejection(.sessionNotRunning, "the session of \(id) is not running") }
         guard session.recording == nil else { throw Rejection(.illegalState, "\(id) is already recording") }
-        let multitasking = state.isMultitasking(device: id.device)
+        let multitasking = state.isMultitasking(among: index.apps(of: id.device))
         state.apps[id]?.session?.recording = RecordingRecord(
             output: output, startedAt: tx.now, multitaskedDuringRecording: multitasking)
         tx.affect(id.device)
@@ -33,13 +33,17 @@ extension PolicyEngine {
     /// After arbitration: a recording whose session still runs notes multitasking (R1);
     /// a recording whose session no longer runs (stopped, interrupted) finishes [policy:
     /// AVCaptureMovieFileOutput ends a recording when its session is interrupted].
-    mutating func updateRecordings(_ tx: inout Transaction) {
-        for device in tx.affectedDevices(in: state) {
-            let multitasking = state.isMultitasking(device: device)
-            for id in state.apps(of: device) {
+    mutating func updateRecordings(devices: [NodeID], _ tx: inout Transaction) {
+        for device in devices {
+            let apps = index.apps(of: device)
+            // Whether the device multitasks is asked only when it has a recording; finishing one
+            // does not change it.
+            var multitasking: Bool?
+            for id in apps {
                 guard let session = state.apps[id]?.session, let recording = session.recording else { continue }
                 if session.state == .running {
-                    if multitasking && !recording.multitaskedDuringRecording {
+                    if multitasking == nil { multitasking = state.isMultitasking(among: apps) }
+                    if multitasking == true && !recording.multitaskedDuringRecording {
                         state.apps[id]?.session?.recording?.multitaskedDuringRecording = true
                     }
                 } else {

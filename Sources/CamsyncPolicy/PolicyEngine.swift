@@ -8,13 +8,31 @@
 /// fixed order: roles (L5) and the backgroundMedia memory limit (P9), camera
 /// arbitration (C1–C8) for every camera system the command touched, pressure
 /// advice (S2), and recordings (R1).
+///
+/// Next to the state the engine keeps a `StateIndex` (apps per device, camera systems per host, …)
+/// so a command costs in proportion to the devices it touches, not to the cluster. The index is
+/// derived: two engines are equal, and hash alike, when their state and settings are.
 public struct PolicyEngine: Hashable, Sendable {
+    /// Only the engine's handlers write this, and they keep `index` in step with every change.
     public internal(set) var state: ClusterState
     public let settings: PolicySettings
+    /// Derived look-up tables over `state`; see `StateIndex`.
+    var index: StateIndex
 
+    /// An engine over `state` (for instance a snapshot or a replica's copy); builds the index, O(state).
     public init(settings: PolicySettings = PolicySettings(), state: ClusterState = ClusterState()) {
         self.settings = settings
         self.state = state
+        self.index = StateIndex(state)
+    }
+
+    public static func == (a: PolicyEngine, b: PolicyEngine) -> Bool {
+        a.settings == b.settings && a.state == b.state
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(state)
+        hasher.combine(settings)
     }
 
     /// Applies one command at `now`. On success returns the events in their deterministic
@@ -76,36 +94,40 @@ public struct PolicyEngine: Hashable, Sendable {
         // L5 roles and P9: terminating an app can resume another PiP (P4), which changes
         // roles again, so repeat until nothing is over the limit.
         while true {
-            refreshRoles(&tx)
-            let overLimit = tx.affectedDevices(in: state).flatMap { state.apps(of: $0) }.filter { id in
-                guard let app = state.apps[id] else { return false }
-                return app.role == .backgroundMedia && app.memoryFootprintMB > settings.backgroundMediaMemoryLimitMB
-            }
+            let overLimit = refreshRoles(&tx)
             if overLimit.isEmpty { break }
             for id in overLimit { terminateApp(id, reason: .memoryLimit, &tx) }
         }
         // C1–C8, S2, S3 for every camera system the command may have touched.
-        let devices = Set(tx.affectedDevices(in: state))
-        let systems = state.cameraSystems.keys.filter { system in
-            tx.affected.contains(system.host) || devices.contains(system.host)
-                || state.arbitrationDevice(of: system).map { devices.contains($0) } == true
-        }.sorted()
+        // A system is touched when its host was, when its host is an affected device, or when
+        // its host is a display attached to an affected device (its arbitration device, C10).
+        let devices = tx.affectedDevices(in: state)
+        var hosts = tx.affected.union(devices)
+        for device in devices { hosts.formUnion(index.attachedDisplays(device: device)) }
+        let systems = hosts.flatMap { index.systems(hostedBy: $0) }.sorted()
         for system in systems { rearbitrate(system, &tx) }
-        // R1
-        updateRecordings(&tx)
+        // R1 (arbitration touches no further nodes, so `devices` is still the affected set)
+        updateRecordings(devices: devices, &tx)
     }
 
-    /// L5: publishes every role that changed on the affected devices.
-    private mutating func refreshRoles(_ tx: inout Transaction) {
+    /// L5: publishes every role that changed on the affected devices. Returns the apps over the
+    /// backgroundMedia memory limit (P9) there, in device and app id order.
+    private mutating func refreshRoles(_ tx: inout Transaction) -> [AppID] {
+        var overLimit: [AppID] = []
         for device in tx.affectedDevices(in: state) {
-            for id in state.apps(of: device) {
-                let role = state.computedRole(of: id)
-                if state.apps[id]?.role != role {
+            for id in index.apps(of: device) {
+                guard let app = state.apps[id] else { continue }
+                let role = app.computedRole
+                if app.role != role {
                     state.apps[id]?.role = role
                     tx.emit(.roleChanged(id, role))
                 }
+                if role == .backgroundMedia && app.memoryFootprintMB > settings.backgroundMediaMemoryLimitMB {
+                    overLimit.append(id)
+                }
             }
         }
+        return overLimit
     }
 
     /// The next value of the logical clock (C6 ordering, P4 suspensions).

@@ -1,0 +1,98 @@
+/// Look-up tables the engine keeps next to its `ClusterState`, so that applying a command costs
+/// in proportion to what the command touches (one device's apps, one host's camera systems), not
+/// to the size of the cluster (docs/POLICY.md "Performance").
+///
+/// Derived data only: built from a state when an engine is created (`init(_:)`), then kept in
+/// step by the engine's own mutations — the only writer of `PolicyEngine.state`. It is never part
+/// of the engine's equality or hash, nor of the wire. `StateIndex(state) == index` after every
+/// command is tested (IndexTests).
+struct StateIndex: Hashable, Sendable {
+    /// Installed apps per device, in id order. Apps are never uninstalled.
+    private var appsByDevice: [NodeID: [AppID]] = [:]
+    /// The displays attached to each device (`NodeRecord.attachedTo`), in id order.
+    private var displaysByDevice: [NodeID: [NodeID]] = [:]
+    /// The camera systems each node hosts, in id order. Systems are never removed.
+    private var systemsByHost: [NodeID: [CameraSystemID]] = [:]
+    /// Apps that have a capture session, by the host of the session's camera.
+    private var sessionsByCameraHost: [NodeID: Set<AppID>] = [:]
+    /// Apps with a pending PiP restore deadline (P6).
+    private(set) var restoring: Set<AppID> = []
+
+    init() {}
+
+    /// The index of `state`, built from scratch: O(nodes + apps + camera systems).
+    init(_ state: ClusterState) {
+        for id in state.apps.keys { appsByDevice[id.device, default: []].append(id) }
+        for key in appsByDevice.keys { appsByDevice[key]?.sort() }
+        for (id, node) in state.nodes where node.kind == .display {
+            if let device = node.attachedTo { displaysByDevice[device, default: []].append(id) }
+        }
+        for key in displaysByDevice.keys { displaysByDevice[key]?.sort() }
+        for id in state.cameraSystems.keys { systemsByHost[id.host, default: []].append(id) }
+        for key in systemsByHost.keys { systemsByHost[key]?.sort() }
+        for (id, app) in state.apps {
+            if let camera = app.session?.configuration.camera { sessionsByCameraHost[camera.host, default: []].insert(id) }
+            if app.pip?.restoreDeadline != nil { restoring.insert(id) }
+        }
+    }
+
+    // MARK: Queries
+
+    /// The apps installed on a device, in id order (as `ClusterState.apps(of:)`).
+    func apps(of device: NodeID) -> [AppID] { appsByDevice[device] ?? [] }
+
+    /// The displays attached to a device, in id order (as `ClusterState.attachedDisplays(device:)`).
+    func attachedDisplays(device: NodeID) -> [NodeID] { displaysByDevice[device] ?? [] }
+
+    /// The camera systems hosted by a node, in id order.
+    func systems(hostedBy node: NodeID) -> [CameraSystemID] { systemsByHost[node] ?? [] }
+
+    /// The apps whose capture session is configured for a camera hosted by `node`, unordered.
+    func sessionApps(cameraHost node: NodeID) -> Set<AppID> { sessionsByCameraHost[node] ?? [] }
+
+    // MARK: Keeping in step
+
+    mutating func addApp(_ id: AppID) {
+        Self.insertSorted(id, into: &appsByDevice[id.device, default: []])
+    }
+
+    mutating func addSystem(_ id: CameraSystemID) {
+        Self.insertSorted(id, into: &systemsByHost[id.host, default: []])
+    }
+
+    /// A display's `attachedTo` changed from `old` to `new`.
+    mutating func moveDisplay(_ display: NodeID, from old: NodeID?, to new: NodeID?) {
+        guard old != new else { return }
+        if let old {
+            displaysByDevice[old]?.removeAll { $0 == display }
+            if displaysByDevice[old]?.isEmpty == true { displaysByDevice[old] = nil }
+        }
+        if let new { Self.insertSorted(display, into: &displaysByDevice[new, default: []]) }
+    }
+
+    /// An app's session moved from a camera of `old` to one of `new` (nil: no session).
+    mutating func moveSession(_ app: AppID, from old: NodeID?, to new: NodeID?) {
+        guard old != new else { return }
+        if let old {
+            sessionsByCameraHost[old]?.remove(app)
+            if sessionsByCameraHost[old]?.isEmpty == true { sessionsByCameraHost[old] = nil }
+        }
+        if let new { sessionsByCameraHost[new, default: []].insert(app) }
+    }
+
+    /// An app got a restore deadline (P6).
+    mutating func noteRestoring(_ app: AppID) { restoring.insert(app) }
+
+    /// An app's restore deadline was cleared (or its PiP record dropped).
+    mutating func noteRestoreEnded(_ app: AppID) { restoring.remove(app) }
+
+    private static func insertSorted<T: Comparable>(_ element: T, into array: inout [T]) {
+        var low = 0, high = array.count
+        while low < high {
+            let mid = (low + high) / 2
+            if array[mid] < element { low = mid + 1 } else { high = mid }
+        }
+        if low < array.count && array[low] == element { return }
+        array.insert(element, at: low)
+    }
+}
