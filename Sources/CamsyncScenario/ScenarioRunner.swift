@@ -54,7 +54,7 @@ public struct ScenarioReport: Sendable, CustomStringConvertible {
     /// The failing step's diff (or the setup error), empty when the run passed.
     public var failureText: String {
         if let setupError { return "setup failed: \(setupError)" }
-        return steps.compactMap(\.failure).joined(separator: "\n")
+        return steps.filter { $0.failure != nil }.map { "\($0.title) — FAILED\n\($0.failure!)" }.joined(separator: "\n")
     }
 
     public var description: String {
@@ -97,9 +97,14 @@ public final class ScenarioRunner {
 
     public func run(_ scenario: Scenario) -> ScenarioReport {
         let started = Date()
+        var report = runTimed(scenario)
+        report.seconds = Date().timeIntervalSince(started)
+        return report
+    }
+
+    private func runTimed(_ scenario: Scenario) -> ScenarioReport {
         var report = ScenarioReport(name: scenario.name, path: scenario.path, rules: scenario.rules, seeds: scenario.seeds,
                                     setupError: nil, steps: [], seconds: 0, runDirectory: nil)
-        defer { report.seconds = Date().timeIntervalSince(started) }
         let access: ClusterAccess
         var cluster: LocalCluster?
         var runDirectory: String?
@@ -158,7 +163,7 @@ public final class ScenarioRunner {
             let failure = StepExecution(access: access, cluster: cluster, step: step, baseline: baseline).run()
             let ms = Int(Date().timeIntervalSince(stepStart) * 1000)
             report.steps.append(StepReport(index: step.index, title: step.title, status: failure == nil ? .passed : .failed,
-                                           failure: failure.map { "\(step.title) — FAILED\n\($0)" }, milliseconds: ms))
+                                           failure: failure, milliseconds: ms))
             if failure != nil { failed = true }
         }
         return report

@@ -141,7 +141,8 @@ struct StepExecution {
                     let snapshot = try access.snapshot(timeoutMilliseconds: 1_000)
                     for id in access.reachableNodes {
                         let status = try access.status(id, timeoutMilliseconds: 1_000)
-                        guard status.synced, status.sequence == snapshot.sequence else { return false }
+                        // The new term: a node still synced to the old coordinator's last sequence has not rejoined yet.
+                        guard status.registered, status.synced, status.term == snapshot.term, status.sequence == snapshot.sequence else { return false }
                     }
                     return true
                 }
