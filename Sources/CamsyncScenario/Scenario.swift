@@ -1,5 +1,5 @@
 public import CamsyncCluster
-public import CamsyncNode
+import CamsyncNode
 public import CamsyncPolicy
 import Foundation
 import Yams

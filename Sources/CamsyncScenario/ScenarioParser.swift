@@ -1,4 +1,4 @@
-public import CamsyncCluster
+import CamsyncCluster
 import CamsyncNode
 import CamsyncPolicy
 import Foundation

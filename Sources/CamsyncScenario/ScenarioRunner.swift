@@ -1,6 +1,6 @@
 public import CamsyncClient
 public import CamsyncCluster
-public import CamsyncPolicy
+import CamsyncPolicy
 import CamsyncWire
 import Foundation
 import ZeroMQ
