@@ -82,6 +82,14 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(name: "CamsyncSoak", dependencies: ["CamsyncPolicy"], swiftSettings: swiftSettings),
+        .target(
+            name: "CamsyncScenario",
+            dependencies: [
+                "CamsyncPolicy", "CamsyncWire", "CamsyncClient", "CamsyncCluster", "ZeroMQ",
+                .product(name: "Yams", package: "Yams"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .executableTarget(
             name: "camsync",
             dependencies: [
@@ -99,6 +107,11 @@ let package = Package(
         .testTarget(
             name: "IntegrationTests",
             dependencies: ["camsync", "CamsyncCluster", "CamsyncClient", "CamsyncPolicy", "CamsyncWire", "ZeroMQ"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "CamsyncScenarioTests",
+            dependencies: ["camsync", "CamsyncScenario", "CamsyncPolicy", "CamsyncCluster"],
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "CamsyncWireTests", dependencies: ["CamsyncWire", "CamsyncPolicy"], swiftSettings: swiftSettings),
