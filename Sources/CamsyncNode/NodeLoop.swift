@@ -155,15 +155,22 @@ final class NodeLoop {
 
     /// Register (re-asserting what this node runs), then ask for a snapshot. The SUB socket is
     /// already subscribed, so nothing published after the snapshot can be missed.
-    func join(reason: String) {
+    /// `resync`: also replace the replica with a fresh snapshot. A coordinator restart does not need
+    /// it (the journal brings back the same sequence; a gap would show in its heartbeats), so the
+    /// replica keeps applying batches in order and no app-facing event is skipped.
+    func join(reason: String, resync: Bool = true) {
         registered = false
-        replica.resync()
-        snapshotRequested = false
-        snapshotWanted = false
+        if resync {
+            replica.resync()
+            snapshotRequested = false
+            snapshotWanted = false
+        }
         // Requests to a previous coordinator incarnation are abandoned: register/snapshot restart here.
         for (requestID, request) in pending {
             switch request.origin {
-            case .register, .snapshot, .attach: pending[requestID] = nil
+            case .register, .attach: pending[requestID] = nil
+            case .snapshot where resync: pending[requestID] = nil
+            case .snapshot: break
             case .control: break
             }
         }
@@ -178,7 +185,7 @@ final class NodeLoop {
         logger.info("joining", metadata: ["node": "\(id)", "reason": "\(reason)", "assertions": "\(assertions.count)"])
         send(.request(.registerNode(registration), sender: id.rawValue, requestID: takeRequestID(), term: knownTerm),
              origin: .register)
-        requestSnapshot()
+        if resync { requestSnapshot() }
     }
 
     /// Asks for a snapshot once the subscription is known to be live (the SUB socket has received
@@ -275,6 +282,9 @@ final class NodeLoop {
         let outcome = replica.receiveSnapshot(sequence: snapshot.sequence, term: snapshot.term, state: state, settings: policy)
         knownTerm = max(knownTerm, snapshot.term)
         logger.info("synced from snapshot", metadata: ["node": "\(id)", "sequence": "\(snapshot.sequence)", "term": "\(snapshot.term)"])
+        for batch in replica.coveredBySnapshot {
+            for event in AppFacingEvent.from(batch.events, sequence: batch.sequence, device: id) { record(event) }
+        }
         for decision in fence.adopt(replica.state) { record(decision) }
         if registered, replica.state.nodes[id]?.alive != true {
             // Declared dead while we could not hear it (a partition): rejoin with what we run (K2).
@@ -337,7 +347,7 @@ final class NodeLoop {
         let first = knownTerm == 0
         knownTerm = term
         if !first {
-            join(reason: "coordinator term \(term)")
+            join(reason: "coordinator term \(term)", resync: false)
             return true
         }
         return false

@@ -75,9 +75,16 @@ public struct ReplicaSync: Sendable {
         }
     }
 
+    /// Batches that arrived while waiting for the last snapshot and that the snapshot already
+    /// covers: their state is in the snapshot, but their events still happened (app-facing logs).
+    public private(set) var coveredBySnapshot: [PublishedBatch] = []
+
     /// A snapshot reflecting every command up to `sequence`.
     public mutating func receiveSnapshot(sequence: UInt64, term: UInt64, state: ClusterState,
                                          settings: PolicySettings) -> Outcome {
+        let previous = self.sequence
+        coveredBySnapshot = buffered.filter { $0.sequence > previous && $0.sequence <= sequence }
+            .sorted { $0.sequence < $1.sequence }
         engine = PolicyEngine(settings: settings, state: state)
         self.sequence = sequence
         self.term = term
