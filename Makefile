@@ -34,8 +34,9 @@ multihost-test: deps
 	@if deploy/netns/lab.sh check; then deploy/netns/selftest.sh && $(SWIFT) test --filter MultiHostTests; \
 	else echo "multihost-test: skipped (network namespaces need root and iproute2)"; fi
 
+# The main job: the narrated demo on a local multi-process cluster.
 run: build
-	$(SWIFT) run camsync --help
+	"$$($(SWIFT) build --show-bin-path)/camsync" demo
 
 # Build protoc-gen-swift once from the pinned swift-protobuf (no SwiftPM build plugin: see BUILD-NOTES).
 $(PLUGIN):

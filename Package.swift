@@ -93,7 +93,7 @@ let package = Package(
         .executableTarget(
             name: "camsync",
             dependencies: [
-                "ZeroMQ", "CamsyncPolicy", "CamsyncWire", "CamsyncCoordinator", "CamsyncNode", "CamsyncClient", "CamsyncRuntime", "CamsyncCluster",
+                "ZeroMQ", "CamsyncPolicy", "CamsyncWire", "CamsyncCoordinator", "CamsyncNode", "CamsyncClient", "CamsyncRuntime", "CamsyncCluster", "CamsyncScenario",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -112,6 +112,11 @@ let package = Package(
         .testTarget(
             name: "CamsyncScenarioTests",
             dependencies: ["camsync", "CamsyncScenario", "CamsyncPolicy", "CamsyncCluster"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "CamsyncCLITests",
+            dependencies: ["camsync", "CamsyncClient", "CamsyncPolicy", "CamsyncScenario"],
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "CamsyncWireTests", dependencies: ["CamsyncWire", "CamsyncPolicy"], swiftSettings: swiftSettings),

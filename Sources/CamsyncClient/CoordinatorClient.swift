@@ -19,6 +19,8 @@ public final class CoordinatorClient {
         public var term: UInt64
         public var state: ClusterState
         public var settings: PolicySettings
+        /// Milliseconds since the coordinator last heard from each node (K1).
+        public var silence: [String: Int64] = [:]
     }
 
     public func snapshot(timeoutMilliseconds: Int = 5_000) throws -> Snapshot {
@@ -26,8 +28,10 @@ public final class CoordinatorClient {
                                            timeoutMilliseconds: timeoutMilliseconds)
         switch reply.body {
         case .snapshot(let snapshot)?:
-            return Snapshot(sequence: snapshot.sequence, term: snapshot.term, state: try snapshot.domainState(),
-                            settings: try snapshot.domainSettings())
+            var result = Snapshot(sequence: snapshot.sequence, term: snapshot.term, state: try snapshot.domainState(),
+                                  settings: try snapshot.domainSettings())
+            for entry in snapshot.liveness { result.silence[entry.node] = entry.silentMs }
+            return result
         case .error(let error)?: throw ClientError.refused(error)
         default: throw ClientError.unexpectedReply("\(reply.body.map { "\($0)" } ?? "no body") to a snapshot request")
         }

@@ -222,6 +222,20 @@ public final class LocalCluster: @unchecked Sendable {
             + (lastError.map { " (last error: \($0))" } ?? ""))
     }
 
+    /// The coordinator's current snapshot (state, sequence, term, liveness).
+    public func coordinatorState() throws -> CoordinatorClient.Snapshot {
+        let client = try coordinatorClient()
+        defer { client.close() }
+        return try client.snapshot()
+    }
+
+    /// One node's view: replica, app-facing events and fence records after `sequence`.
+    public func status(_ node: String, after sequence: UInt64 = 0) throws -> Camsync_V1_NodeStatus {
+        let control = try controlClient(node)
+        defer { control.close() }
+        return try control.status(afterSequence: sequence)
+    }
+
     /// The coordinator's state and every running node's replica, for agreement checks.
     public func replicas() throws -> (coordinator: CoordinatorClient.Snapshot, nodes: [String: Camsync_V1_NodeStatus]) {
         let client = try coordinatorClient()

@@ -130,6 +130,11 @@ public struct CoordinatorCore: Sendable {
         return silent.sorted()
     }
 
+    /// How long each tracked node has been silent, in node id order (for status displays).
+    public func silence(at now: Int64) -> [(node: NodeID, milliseconds: Int64)] {
+        lastSeen.sorted { $0.key < $1.key }.map { ($0.key, now - $0.value) }
+    }
+
     /// When the next liveness check could declare someone dead.
     public func nextLivenessDeadline(graceStart: Int64) -> Int64? {
         var earliest: Int64?

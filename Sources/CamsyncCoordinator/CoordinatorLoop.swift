@@ -151,8 +151,18 @@ final class CoordinatorLoop {
             }
             apply(command, from: sender, requestID: envelope.requestID, isAdmin: isAdmin, replyTo: identity)
         case .snapshotRequest:
-            reply(to: identity, .snapshot(core.state, sequence: core.sequence, term: core.term,
-                                          requestID: envelope.requestID, settings: settings.policy))
+            var snapshot = Envelope.snapshot(core.state, sequence: core.sequence, term: core.term,
+                                             requestID: envelope.requestID, settings: settings.policy)
+            if case .snapshot(var body)? = snapshot.body {
+                body.liveness = core.silence(at: now).map { node, silent in
+                    var entry = Camsync_V1_NodeLiveness()
+                    entry.node = node.rawValue
+                    entry.silentMs = silent
+                    return entry
+                }
+                snapshot.body = .snapshot(body)
+            }
+            reply(to: identity, snapshot)
         case .nodeHeartbeat:
             break
         default:

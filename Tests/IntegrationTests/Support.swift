@@ -27,12 +27,6 @@ extension LocalCluster {
         for command in commands { try control.act(command) }
     }
 
-    func status(_ node: String) throws -> Camsync_V1_NodeStatus {
-        let control = try controlClient(node)
-        defer { control.close() }
-        return try control.status()
-    }
-
     /// The app-facing events a node logged for one app, as `name` or `name(reason raw)` strings.
     func appEvents(_ node: String, _ app: AppID) throws -> [String] {
         try status(node).appEvents.filter { $0.app.bundleID == app.bundleID && $0.app.device == app.device.rawValue }
@@ -52,11 +46,5 @@ extension LocalCluster {
             }
             return true
         }
-    }
-
-    func coordinatorState() throws -> CoordinatorClient.Snapshot {
-        let client = try coordinatorClient()
-        defer { client.close() }
-        return try client.snapshot()
     }
 }

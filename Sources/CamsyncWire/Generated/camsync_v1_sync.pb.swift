@@ -65,6 +65,10 @@ public nonisolated struct Camsync_V1_Snapshot: Sendable {
   /// Clears the value of `settings`. Subsequent reads from it will return its default value.
   public mutating func clearSettings() {self._settings = nil}
 
+  /// Shell facts, not engine state: how long the coordinator has not heard from each node it
+  /// tracks (K1). Informational (camsync ctl status); replicas ignore it.
+  public var liveness: [Camsync_V1_NodeLiveness] = []
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -135,6 +139,22 @@ public nonisolated struct Camsync_V1_EventBatch: @unchecked Sendable {
   fileprivate var _storage = _StorageClass.defaultInstance
 }
 
+/// K1: the coordinator's view of one node's liveness when it answered a snapshot request.
+public nonisolated struct Camsync_V1_NodeLiveness: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var node: String = String()
+
+  /// Milliseconds since the coordinator last heard anything from the node.
+  public var silentMs: Int64 = 0
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
 // MARK: - Code below here is support for the SwiftProtobuf runtime.
 
 fileprivate nonisolated let _protobuf_package = "camsync.v1"
@@ -160,7 +180,7 @@ nonisolated extension Camsync_V1_SnapshotRequest: SwiftProtobuf.Message, SwiftPr
 
 nonisolated extension Camsync_V1_Snapshot: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".Snapshot"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}sequence\0\u{1}term\0\u{1}state\0\u{1}settings\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}sequence\0\u{1}term\0\u{1}state\0\u{1}settings\0\u{1}liveness\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -172,6 +192,7 @@ nonisolated extension Camsync_V1_Snapshot: SwiftProtobuf.Message, SwiftProtobuf.
       case 2: try { try decoder.decodeSingularUInt64Field(value: &self.term) }()
       case 3: try { try decoder.decodeSingularMessageField(value: &self._state) }()
       case 4: try { try decoder.decodeSingularMessageField(value: &self._settings) }()
+      case 5: try { try decoder.decodeRepeatedMessageField(value: &self.liveness) }()
       default: break
       }
     }
@@ -194,6 +215,9 @@ nonisolated extension Camsync_V1_Snapshot: SwiftProtobuf.Message, SwiftProtobuf.
     try { if let v = self._settings {
       try visitor.visitSingularMessageField(value: v, fieldNumber: 4)
     } }()
+    if !self.liveness.isEmpty {
+      try visitor.visitRepeatedMessageField(value: self.liveness, fieldNumber: 5)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -202,6 +226,7 @@ nonisolated extension Camsync_V1_Snapshot: SwiftProtobuf.Message, SwiftProtobuf.
     if lhs.term != rhs.term {return false}
     if lhs._state != rhs._state {return false}
     if lhs._settings != rhs._settings {return false}
+    if lhs.liveness != rhs.liveness {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
@@ -314,6 +339,41 @@ nonisolated extension Camsync_V1_EventBatch: SwiftProtobuf.Message, SwiftProtobu
       }
       if !storagesAreEqual {return false}
     }
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Camsync_V1_NodeLiveness: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".NodeLiveness"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}node\0\u{3}silent_ms\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularStringField(value: &self.node) }()
+      case 2: try { try decoder.decodeSingularInt64Field(value: &self.silentMs) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.node.isEmpty {
+      try visitor.visitSingularStringField(value: self.node, fieldNumber: 1)
+    }
+    if self.silentMs != 0 {
+      try visitor.visitSingularInt64Field(value: self.silentMs, fieldNumber: 2)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Camsync_V1_NodeLiveness, rhs: Camsync_V1_NodeLiveness) -> Bool {
+    if lhs.node != rhs.node {return false}
+    if lhs.silentMs != rhs.silentMs {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

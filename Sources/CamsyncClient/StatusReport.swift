@@ -1,0 +1,78 @@
+public import CamsyncPolicy
+
+/// `camsync ctl status` as data: one table per concern, rows in id order, ready to print or
+/// to encode as JSON.
+public struct StatusReport: Codable, Sendable, Equatable {
+    public var sequence: UInt64
+    public var term: UInt64
+    public var nodes: [[String]]
+    public var cameras: [[String]]
+    public var sessions: [[String]]
+    public var pip: [[String]]
+    public var layout: [[String]]
+
+    public static let nodeHeader = ["NODE", "KIND", "OS", "ALIVE", "LAST HEARD", "ATTACHED TO"]
+    public static let cameraHeader = ["CAMERA SYSTEM", "HOST", "HOLDER", "TOKEN", "PRESSURE", "AVAILABLE"]
+    public static let sessionHeader = ["APP", "CAMERA", "STATE", "REASON", "RAW", "MULTITASKING ACCESS", "RECORDING"]
+    public static let pipHeader = ["APP", "KIND", "WINDOW", "SCREEN", "FRAME"]
+    public static let layoutHeader = ["DEVICE", "APP", "SCENE", "ROLE"]
+
+    /// `silence`: milliseconds since the coordinator heard from each node.
+    public init(state: ClusterState, sequence: UInt64, term: UInt64, silence: [String: Int64] = [:]) {
+        self.sequence = sequence
+        self.term = term
+        nodes = state.nodes.values.sorted { $0.id < $1.id }.map { node in
+            var os = "-"
+            if case .device(let device) = node.registration.attributes { os = "\(device.osMajor)" }
+            let heard = silence[node.id.rawValue].map { "\($0) ms ago" } ?? "-"
+            return [node.id.rawValue, node.kind.rawValue, os, node.alive ? "yes" : "no", heard, node.attachedTo?.rawValue ?? "-"]
+        }
+        cameras = state.cameraSystems.values.sorted { $0.id < $1.id }.map { system in
+            [system.id.description, system.id.host.rawValue, system.holder?.bundleID ?? "-",
+             system.lastToken.value == 0 ? "-" : "\(system.lastToken.value)", "\(system.pressure)", system.available ? "yes" : "no"]
+        }
+        let apps = state.apps.values.sorted { $0.id < $1.id }
+        sessions = apps.compactMap { app in
+            guard let session = app.session else { return nil }
+            var stateName = "stopped", reason = "-", raw = "-"
+            switch session.state {
+            case .running: stateName = "running"
+            case .stopped: stateName = session.wantsToRun ? "stopped (wants to run)" : "stopped"
+            case .interrupted(let why):
+                stateName = "interrupted"
+                reason = why.description
+                raw = "\(why.rawValue)"
+            }
+            let access = session.configuration.multitaskingCameraAccessEnabled
+                ? (session.multitaskingCameraAccessSupported ? "enabled" : "enabled, unsupported") : "off"
+            return [app.id.description, session.configuration.camera.description, stateName, reason, raw, access,
+                    session.recording.map { $0.output.rawValue } ?? "-"]
+        }
+        pip = apps.compactMap { app in
+            guard let controller = app.pip else { return nil }
+            switch controller.window {
+            case .inactive: return [app.id.description, controller.setup.kind.rawValue, "inactive", "-", "-"]
+            case .suspended: return [app.id.description, controller.setup.kind.rawValue, "suspended", "-", "-"]
+            case .active(let screen, let frame, let stashed):
+                return [app.id.description, controller.setup.kind.rawValue, stashed ? "active, stashed" : "active",
+                        screen.rawValue, frame.description]
+            }
+        }
+        layout = apps.filter { $0.scene.isRunning }.map { app in
+            [app.id.device.rawValue, app.id.bundleID, Self.describe(app.scene), app.role?.rawValue ?? "-"]
+        }
+    }
+
+    public static func describe(_ scene: Scene) -> String {
+        switch scene {
+        case .notRunning: "not running"
+        case .fullScreen: "full screen"
+        case .splitPrimary: "split (primary)"
+        case .splitSecondary: "split (secondary)"
+        case .slideOver: "slide over"
+        case .stageWindow(let window): "stage window on \(window.screen) \(window.frame)"
+        case .background: "background"
+        case .terminated: "terminated"
+        }
+    }
+}

@@ -1,0 +1,51 @@
+import ArgumentParser
+import CamsyncClient
+import Foundation
+import ZeroMQ
+
+struct CtlStatusCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "status",
+        abstract: "Nodes, cameras, sessions, PiP windows and layout, as the coordinator sees them.",
+        discussion: "Example: camsync ctl status -f deploy/topologies/lab.yaml   (add --json for scripts)")
+
+    @OptionGroup var cluster: ClusterOptions
+    @Flag(help: "Print JSON instead of tables.") var json = false
+    @Option(help: "Seconds to wait for the coordinator.") var timeout: Double = 5
+
+    func run() throws {
+        let resolved = try cluster.resolve()
+        let client = try CoordinatorClient(context: ZMQContext(), endpoint: resolved.commandEndpoint, sender: "admin",
+                                           curve: resolved.curve)
+        defer { client.close() }
+        let snapshot: CoordinatorClient.Snapshot
+        do {
+            snapshot = try client.snapshot(timeoutMilliseconds: Int(timeout * 1000))
+        } catch {
+            print("coordinator not reachable at \(resolved.commandEndpoint): \(error)")
+            throw ExitCode(2)
+        }
+        let report = StatusReport(state: snapshot.state, sequence: snapshot.sequence, term: snapshot.term,
+                                  silence: snapshot.silence)
+        if json {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+            print(String(decoding: try encoder.encode(report), as: UTF8.self))
+            return
+        }
+        print(Self.render(report))
+    }
+
+    static func render(_ report: StatusReport) -> String {
+        var out = "coordinator term \(report.term), sequence \(report.sequence)\n"
+        for (title, header, rows) in [
+            ("Nodes", StatusReport.nodeHeader, report.nodes), ("Cameras", StatusReport.cameraHeader, report.cameras),
+            ("Capture sessions", StatusReport.sessionHeader, report.sessions),
+            ("Picture in Picture", StatusReport.pipHeader, report.pip), ("Layout", StatusReport.layoutHeader, report.layout),
+        ] {
+            out += "\n\(title)\n"
+            out += rows.isEmpty ? "  (none)\n" : Table.render([header] + rows).split(separator: "\n").map { "  \($0)" }.joined(separator: "\n") + "\n"
+        }
+        return out
+    }
+}

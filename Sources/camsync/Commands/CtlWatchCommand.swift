@@ -1,0 +1,86 @@
+import ArgumentParser
+import CamsyncClient
+import CamsyncPolicy
+import CamsyncWire
+import Foundation
+import ZeroMQ
+
+struct CtlWatchCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "watch",
+        abstract: "Print the live event stream (sequence, time, node, command, events); follows coordinator restarts.",
+        discussion: "Example: camsync ctl watch -f deploy/topologies/lab.yaml --device ipad-1 --json")
+
+    @OptionGroup var cluster: ClusterOptions
+    @Flag(help: "One JSON object per line.") var json = false
+    @Option(help: "Only this device's group (its topic ev.DEVICE plus cluster-wide events).") var device: String?
+    @Option(help: "Stop after this many seconds (0 = until interrupted).") var seconds: Double = 0
+    @Flag(help: "Also print coordinator heartbeats.") var heartbeats = false
+
+    func run() throws {
+        let resolved = try cluster.resolve()
+        let topics = device.map { ["ev.\($0)", "ev.cluster", "hb"] } ?? ["ev.", "hb"]
+        let subscriber = try EventSubscriber(context: ZMQContext(), endpoint: resolved.eventEndpoint, topics: topics,
+                                             curve: resolved.curve)
+        defer { subscriber.close() }
+        if !json { emit("watching \(resolved.eventEndpoint) (\(topics.joined(separator: ", "))); Ctrl-C to stop") }
+        let deadline = seconds > 0 ? Date().addingTimeInterval(seconds) : nil
+        var term: UInt64 = 0
+        var lastSequence: UInt64 = 0
+        var lastHeard = Date()
+        var silentNoted = false
+        while deadline.map({ Date() < $0 }) ?? true {
+            guard let (topic, envelope) = try subscriber.next(timeoutMilliseconds: 500) else {
+                if !silentNoted, Date().timeIntervalSince(lastHeard) > 3 {
+                    if !json { emit("… no heartbeat from the coordinator for 3 s; still listening (it may be restarting)") }
+                    silentNoted = true
+                }
+                continue
+            }
+            lastHeard = Date()
+            silentNoted = false
+            if envelope.term > term {
+                if term != 0, !json { emit("— coordinator restarted: term \(term) → \(envelope.term)") }
+                term = envelope.term
+            }
+            switch envelope.body {
+            case .eventBatch(let batch)?:
+                if device == nil, lastSequence != 0, batch.sequence > lastSequence + 1, !json {
+                    emit("— missed \(batch.sequence - lastSequence - 1) event batches (subscriber was behind)")
+                }
+                lastSequence = max(lastSequence, batch.sequence)
+                emit(render(batch, topic: topic))
+            case .coordinatorHeartbeat(let heartbeat)? where heartbeats:
+                emit(json ? "{\"heartbeat\":{\"term\":\(heartbeat.term),\"lastSequence\":\(heartbeat.lastSequence)}}"
+                           : "♥ term \(heartbeat.term) last sequence \(heartbeat.lastSequence)")
+            default:
+                continue
+            }
+        }
+    }
+
+    private func render(_ batch: Camsync_V1_EventBatch, topic: String) -> String {
+        let command = (try? batch.domainCommand()).map { "\($0)" } ?? "(undecodable command)"
+        let events = ((try? batch.domainEvents()) ?? []).map { "\($0)" }
+        let origin = batch.originNode.isEmpty ? "coordinator" : batch.originNode
+        if json {
+            let object: [String: Any] = [
+                "sequence": batch.sequence, "term": batch.term, "timeMs": batch.timeMs, "node": origin,
+                "topic": topic, "command": command, "events": events,
+            ]
+            let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data()
+            return String(decoding: data, as: UTF8.self)
+        }
+        let time = Date(timeIntervalSince1970: Double(batch.timeMs) / 1000)
+        let formatter = DateFormatter()
+        formatter.dateFormat = "HH:mm:ss.SSS"
+        var lines = ["#\(batch.sequence) \(formatter.string(from: time)) \(origin): \(command)"]
+        lines += events.map { "    → \($0)" }
+        return lines.joined(separator: "\n")
+    }
+}
+
+/// Writes a line straight to stdout (unbuffered), so a pipe or file sees each event as it happens.
+func emit(_ line: String) {
+    FileHandle.standardOutput.write(Data((line + "\n").utf8))
+}

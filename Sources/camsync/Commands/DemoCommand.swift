@@ -1,0 +1,185 @@
+import ArgumentParser
+import CamsyncClient
+import CamsyncCluster
+import CamsyncNode
+import CamsyncPolicy
+import CamsyncScenario
+import CamsyncWire
+import Foundation
+
+struct DemoCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "demo",
+        abstract: "Start a local cluster and play the seeds' story step by step, narrated (this is `make run`).",
+        discussion: """
+            A coordinator, two iPads (ipad-1 on iPadOS 16 with multitasking camera access, ipad-2 on
+            iPadOS 15) and an external display attached to ipad-1 run as separate processes in a temp
+            dir. Each step prints the `camsync ctl act` command it runs and the events apps see.
+            """)
+
+    @Flag(help: "One JSON object per step instead of narration.") var json = false
+    @Option(help: "Keep the run directory (logs, journal) here instead of a temp dir removed at the end.") var runDir: String?
+    @Option(help: "Pause between steps, in milliseconds (to read along).") var pauseMs = 0
+
+    struct Step {
+        var narration: String
+        var rules: String
+        var node: String
+        var action: String
+    }
+
+    static let steps: [Step] = [
+        Step(narration: "A video call starts on ipad-1 (iPadOS 16): its capture session holds the front camera.",
+             rules: "C1 C8", node: "ipad-1", action: "open com.example.videocall"),
+        Step(narration: "…it configures its session with multitasking camera access, which iPadOS 16 supports.",
+             rules: "C3", node: "ipad-1", action: "session configure com.example.videocall --camera front --multitasking"),
+        Step(narration: "…and sets up a video-call PiP controller that may start automatically.",
+             rules: "P1 P3", node: "ipad-1", action: "pip setup com.example.videocall video-call --auto-from-inline"),
+        Step(narration: "The call's session starts: the coordinator grants the camera with token 1.",
+             rules: "C1 C8", node: "ipad-1", action: "session start com.example.videocall"),
+        Step(narration: "The user goes home: the call enters Picture in Picture and keeps the camera.",
+             rules: "P3 C2 C3", node: "ipad-1", action: "home"),
+        Step(narration: "The user opens Camera.app: it takes the camera; the call is interrupted with reason 3.",
+             rules: "C4 C5 C7", node: "ipad-1", action: "open com.apple.camera"),
+        Step(narration: "Camera.app closes: the camera returns to the call, which resumes (interruptionEnded).",
+             rules: "C6 C7", node: "ipad-1", action: "terminate com.apple.camera"),
+        Step(narration: "On ipad-2 (iPadOS 15) a video call runs full screen with its camera…",
+             rules: "C1", node: "ipad-2", action: "open com.example.videocall"),
+        Step(narration: "…configured on the front camera…", rules: "C3", node: "ipad-2",
+             action: "session configure com.example.videocall --camera front"),
+        Step(narration: "…and started.", rules: "C1 C8", node: "ipad-2", action: "session start com.example.videocall"),
+        Step(narration: "The user puts Notes beside it in Split View: on iPadOS 15 the call is interrupted with reason 4.",
+             rules: "L1 L2 L6 C2 C3", node: "ipad-2", action: "split com.example.notes right"),
+        Step(narration: "On ipad-1, Notes opens as a Stage Manager window on the iPad screen…",
+             rules: "L3", node: "ipad-1", action: "stage-open com.example.notes --screen ipad-1 --frame 0,0,800,600"),
+        Step(narration: "…and the user drags it to the external display.",
+             rules: "L3", node: "ipad-1", action: "stage-move com.example.notes --screen display-1 --frame 100,100,1200,800"),
+        Step(narration: "ipad-1's camera system reports serious pressure: the holder is advised to throttle.",
+             rules: "S1 S2", node: "ipad-1", action: "pressure serious"),
+        Step(narration: "Pressure reaches shutdown: the call is interrupted with reason 5.",
+             rules: "S3 C2", node: "ipad-1", action: "pressure shutdown"),
+        Step(narration: "Pressure falls back to nominal: the interruption ends and the call runs again.",
+             rules: "S3 C6", node: "ipad-1", action: "pressure nominal"),
+        Step(narration: "The call records a movie while ipad-1 is multitasking (PiP + a Stage Manager window)…",
+             rules: "R1 L6", node: "ipad-1", action: "record start com.example.videocall movie"),
+        Step(narration: "…and stops: the lower-quality alert is shown, once for this device.",
+             rules: "R1", node: "ipad-1", action: "record stop com.example.videocall"),
+        Step(narration: "A second recording while multitasking: no alert this time (once per device, ever).",
+             rules: "R1", node: "ipad-1", action: "record start com.example.videocall movie"),
+        Step(narration: "…stopped. Still no second alert.", rules: "R1", node: "ipad-1", action: "record stop com.example.videocall"),
+    ]
+
+    static let topologyYAML = """
+        name: demo
+        coordinator: { commands: COMMANDS, events: EVENTS }
+        settings: { heartbeatMs: 250, liveness: 4 }
+        nodes:
+          - id: ipad-1
+            kind: device
+            device:
+              model: iPad Pro (iPadOS 16)
+              os: 16
+              stageManagerEnabled: true
+              cameras: [ { name: front, position: front }, { name: back, position: back } ]
+              apps:
+                - { bundleID: com.apple.camera, systemCameraApp: true, audioSessionCategory: playAndRecord }
+                - { bundleID: com.example.videocall, backgroundModePiP: true, audioSessionCategory: playAndRecord }
+                - { bundleID: com.example.notes }
+          - id: ipad-2
+            kind: device
+            device:
+              model: iPad Air (iPadOS 15)
+              os: 15
+              multitaskingCameraSupported: false
+              stageManagerSupported: false
+              cameras: [ { name: front, position: front } ]
+              apps:
+                - { bundleID: com.example.videocall, deploymentTarget: 15, backgroundModePiP: true, audioSessionCategory: playAndRecord }
+                - { bundleID: com.example.notes }
+          - id: display-1
+            kind: display
+            display: { name: Studio Display, attachedTo: ipad-1, cameras: [ { name: center-stage, position: external } ] }
+        """
+
+    func run() throws {
+        let directory = runDir ?? FileManager.default.temporaryDirectory
+            .appendingPathComponent("camsync-demo-\(UUID().uuidString.prefix(8))").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let yaml = Self.topologyYAML.replacingOccurrences(of: "COMMANDS", with: "ipc://\(directory)/commands.sock")
+            .replacingOccurrences(of: "EVENTS", with: "ipc://\(directory)/events.sock")
+        let topology = try Topology(yaml: yaml)
+        let cluster = try LocalCluster(topology: topology, runDirectory: directory, executable: currentExecutable())
+        defer {
+            cluster.stop(grace: 5)
+            if runDir == nil { try? FileManager.default.removeItem(atPath: directory) }
+        }
+        say("camsync demo: starting a coordinator, ipad-1 (iPadOS 16), ipad-2 (iPadOS 15) and display-1 in \(directory)")
+        try cluster.start(timeout: 30) { say("  … \($0)") }
+        try cluster.waitUntil(timeout: 10, what: "display-1 to attach to ipad-1") {
+            try cluster.coordinatorState().state.nodes["display-1"]?.attachedTo == "ipad-1"
+        }
+        say("  cluster up: every node registered and synced.\n")
+
+        var seen: [String: UInt64] = [:]
+        for (index, step) in Self.steps.enumerated() {
+            if !json {
+                say("\(index + 1). \(step.narration)  [\(step.rules)]")
+                say("   $ camsync ctl act \(step.node) \(step.action)")
+            }
+            let command = try ActionVerbs.parse(node: NodeID(step.node), line: step.action)
+            let control = try cluster.controlClient(step.node)
+            defer { control.close() }
+            var outcome = ""
+            do {
+                let sequence = try control.act(command)
+                outcome = "sequence \(sequence)"
+            } catch {
+                outcome = "refused: \(error)"
+            }
+            try waitForAgreement(cluster)
+            let events = try newAppEvents(cluster, since: &seen)
+            if json {
+                let object: [String: Any] = ["step": index + 1, "narration": step.narration, "rules": step.rules,
+                                             "node": step.node, "action": step.action, "outcome": outcome, "events": events]
+                let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
+                say(String(decoding: data, as: UTF8.self))
+            } else {
+                say("   → \(outcome)")
+                for event in events { say("     \(event)") }
+                say("")
+            }
+            if pauseMs > 0 { usleep(UInt32(pauseMs) * 1000) }
+        }
+        if !json {
+            let snapshot = try cluster.coordinatorState()
+            say("Final status (camsync ctl status):")
+            say(CtlStatusCommand.render(StatusReport(state: snapshot.state, sequence: snapshot.sequence,
+                                                     term: snapshot.term, silence: snapshot.silence)))
+            say("Shutting down the cluster (SIGTERM to every process)…")
+        }
+    }
+
+    private func waitForAgreement(_ cluster: LocalCluster) throws {
+        try cluster.waitUntil(timeout: 10, what: "every replica to catch up") {
+            let (coordinator, nodes) = try cluster.replicas()
+            return nodes.values.allSatisfy { $0.synced && $0.sequence == coordinator.sequence }
+        }
+    }
+
+    /// App-facing events every node logged since the last call, as readable lines.
+    private func newAppEvents(_ cluster: LocalCluster, since seen: inout [String: UInt64]) throws -> [String] {
+        var lines: [(UInt64, String)] = []
+        for node in cluster.topology.nodes.map(\.id) {
+            let status = try cluster.status(node, after: seen[node] ?? 0)
+            for event in status.appEvents {
+                let details = event.details.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
+                lines.append((event.sequence, "\(node) \(event.app.bundleID): \(event.name)\(details.isEmpty ? "" : " " + details)"))
+            }
+            seen[node] = status.sequence
+        }
+        return lines.sorted { $0.0 < $1.0 }.map(\.1)
+    }
+
+    private func say(_ line: String) { emit(line) }
+}
+

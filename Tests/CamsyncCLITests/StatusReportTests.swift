@@ -1,0 +1,41 @@
+import CamsyncClient
+import CamsyncPolicy
+import Testing
+@testable import camsync
+
+@Suite struct StatusReportTests {
+    /// A small cluster built through the engine itself.
+    static func state() throws -> ClusterState {
+        var engine = PolicyEngine()
+        let apps = [AppSpec(bundleID: "com.apple.camera", isSystemCameraApp: true),
+                    AppSpec(bundleID: "com.example.call", backgroundModeAudioAirPlayPiP: true, audioSessionCategory: .playAndRecord),
+                    AppSpec(bundleID: "com.example.notes")]
+        let device = DeviceAttributes(model: "iPad", osMajor: 15, multitaskingCameraSupported: false,
+                                      cameras: [CameraSpec(name: "front", position: .front)], apps: apps)
+        let call = AppID(device: "ipad-1", bundleID: "com.example.call")
+        let notes = AppID(device: "ipad-1", bundleID: "com.example.notes")
+        let commands: [Command] = [
+            .registerNode(NodeRegistration(node: "ipad-1", attributes: .device(device))),
+            .openFullScreen(call, trigger: .user),
+            .configureSession(call, SessionConfiguration(camera: CameraID(host: "ipad-1", name: "front"))),
+            .startSession(call),
+            .split(notes, side: .right),
+        ]
+        for (index, command) in commands.enumerated() {
+            _ = try engine.apply(command, at: Instant(milliseconds: Int64(index))).get()
+        }
+        return engine.state
+    }
+
+    @Test("sessions show the reason name and its AVFoundation raw value (C2, C7)")
+    func sessionRows() throws {
+        let report = StatusReport(state: try Self.state(), sequence: 5, term: 1, silence: ["ipad-1": 120])
+        #expect(report.sessions == [["ipad-1/com.example.call", "ipad-1/front", "interrupted",
+                                     "videoDeviceNotAvailableWithMultipleForegroundApps", "4", "off", "-"]])
+        #expect(report.nodes == [["ipad-1", "device", "15", "yes", "120 ms ago", "-"]])
+        #expect(report.layout.contains(["ipad-1", "com.example.notes", "split (secondary)", "secondary"]))
+        let text = CtlStatusCommand.render(report)
+        #expect(text.contains("coordinator term 1, sequence 5"))
+        #expect(text.contains("videoDeviceNotAvailableWithMultipleForegroundApps  4"))
+    }
+}
