@@ -10,7 +10,7 @@ PROTOS := $(shell find proto -name '*.proto' | sort)
 # types need `public import SwiftProtobuf`.
 SWIFT_OPTS := --swift_opt=Visibility=Public --swift_opt=FileNaming=PathToUnderscores --swift_opt=UseAccessLevelOnImports=true
 
-.PHONY: deps build test run proto proto-check bench clean plugin multihost-test
+.PHONY: deps build test run proto proto-check bench clean plugin multihost-test soak
 
 deps:
 	@missing=""; for p in $(APT_PACKAGES); do \
@@ -33,6 +33,12 @@ test: deps
 multihost-test: deps
 	@if deploy/netns/lab.sh check; then deploy/netns/selftest.sh && $(SWIFT) test --filter MultiHostTests; \
 	else echo "multihost-test: skipped (network namespaces need root and iproute2)"; fi
+
+# A longer soak with faults and the history checker (the short one runs in `make test`).
+SOAK_SECONDS ?= 300
+SOAK_SEED ?= 1
+soak: build
+	"$$($(SWIFT) build --show-bin-path)/camsync" soak --duration $(SOAK_SECONDS) --seed $(SOAK_SEED)
 
 # The main job: the narrated demo on a local multi-process cluster.
 run: build

@@ -90,10 +90,16 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        .target(
+            name: "CamsyncSoakDriver",
+            dependencies: ["CamsyncSoak", "CamsyncCluster", "CamsyncClient", "CamsyncCoordinator", "CamsyncNode",
+                           "CamsyncWire", "CamsyncPolicy", "CamsyncRuntime", "ZeroMQ"],
+            swiftSettings: swiftSettings
+        ),
         .executableTarget(
             name: "camsync",
             dependencies: [
-                "ZeroMQ", "CamsyncPolicy", "CamsyncWire", "CamsyncCoordinator", "CamsyncNode", "CamsyncClient", "CamsyncRuntime", "CamsyncCluster", "CamsyncScenario",
+                "ZeroMQ", "CamsyncPolicy", "CamsyncWire", "CamsyncCoordinator", "CamsyncNode", "CamsyncClient", "CamsyncRuntime", "CamsyncCluster", "CamsyncScenario", "CamsyncSoakDriver", "CamsyncSoak",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -102,11 +108,11 @@ let package = Package(
         ),
         .testTarget(name: "ZeroMQTests", dependencies: ["ZeroMQ"], swiftSettings: swiftSettings),
         .testTarget(name: "CamsyncPolicyTests", dependencies: ["CamsyncPolicy"], swiftSettings: swiftSettings),
-        .testTarget(name: "CamsyncCoordinatorTests", dependencies: ["CamsyncCoordinator", "CamsyncPolicy", "CamsyncWire"], swiftSettings: swiftSettings),
+        .testTarget(name: "CamsyncCoordinatorTests", dependencies: ["CamsyncCoordinator", "CamsyncPolicy", "CamsyncWire", "CamsyncClient", "ZeroMQ", .product(name: "Logging", package: "swift-log")], swiftSettings: swiftSettings),
         .testTarget(name: "CamsyncNodeTests", dependencies: ["CamsyncNode", "CamsyncPolicy"], swiftSettings: swiftSettings),
         .testTarget(
             name: "IntegrationTests",
-            dependencies: ["camsync", "CamsyncCluster", "CamsyncClient", "CamsyncPolicy", "CamsyncWire", "ZeroMQ"],
+            dependencies: ["camsync", "CamsyncCluster", "CamsyncClient", "CamsyncPolicy", "CamsyncWire", "ZeroMQ", "CamsyncSoak", "CamsyncSoakDriver"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

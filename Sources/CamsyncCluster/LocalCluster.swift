@@ -20,6 +20,8 @@ public final class LocalCluster: @unchecked Sendable {
     public private(set) var nodes: [String: ManagedProcess] = [:]
     /// Extra arguments for the coordinator (benchmarks: `--durability off`, …).
     public var coordinatorArguments: [String] = []
+    /// When true, nodes append their history (fence decisions, app events) to `historyPath(node)`.
+    public var recordsNodeHistory = false
     /// When false, processes outlive this object (`camsync cluster up` leaves the cluster running).
     public var stopsProcessesOnDeinit = true
 
@@ -45,6 +47,7 @@ public final class LocalCluster: @unchecked Sendable {
     public func configPath(_ node: String) -> String { "\(runDirectory)/\(node).yaml" }
     public func logPath(_ name: String) -> String { "\(runDirectory)/\(name).log" }
     public func pidPath(_ name: String) -> String { "\(runDirectory)/\(name).pid" }
+    public func historyPath(_ node: String) -> String { "\(runDirectory)/\(node).history.jsonl" }
     public var dataDirectory: String {
         let dir = topology.coordinator.dataDir ?? "data"
         return dir.hasPrefix("/") ? dir : "\(runDirectory)/\(dir)"
@@ -113,6 +116,7 @@ public final class LocalCluster: @unchecked Sendable {
         if let keys {
             arguments += ["--secret-key", keys.path("\(id).key"), "--coordinator-key", keys.path("coordinator.pub")]
         }
+        if recordsNodeHistory { arguments += ["--history", historyPath(id)] }
         nodes[id] = try launch(id, host: node.host, arguments: arguments)
     }
 

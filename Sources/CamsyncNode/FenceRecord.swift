@@ -14,12 +14,13 @@ public struct FenceRecord: Sendable, Equatable, CustomStringConvertible {
     }
 
     public var description: String {
-        switch decision {
-        case .allowed(let app, let token): "fence allow app=\(app) token=\(token.value) seq=\(sequence)"
-        case .refusedStale(let app, let token, let highest):
-            "fence refuse app=\(app) token=\(token.value) highest=\(highest.value) seq=\(sequence)"
-        case .released(let app, let token): "fence release app=\(app) token=\(token.value) seq=\(sequence)"
-        case .ignored: "fence ignored seq=\(sequence)"
+        let d = decision
+        let source = d.fromSnapshot ? " source=snapshot" : ""
+        switch d.kind {
+        case .allowed: return "fence allow system=\(d.system) app=\(d.app) token=\(d.token.value) seq=\(sequence)\(source)"
+        case .refusedStale(let highest):
+            return "fence refuse system=\(d.system) app=\(d.app) token=\(d.token.value) highest=\(highest.value) seq=\(sequence)\(source)"
+        case .released: return "fence release system=\(d.system) app=\(d.app) token=\(d.token.value) seq=\(sequence)\(source)"
         }
     }
 }

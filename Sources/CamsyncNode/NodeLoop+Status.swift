@@ -13,7 +13,7 @@ extension NodeLoop {
         status.coordinatorReachable = isCoordinatorReachable
         status.replica = Camsync_V1_ClusterState(replica.state)
         status.appEvents = appEvents.elements.filter { $0.sequence > afterSequence }.map(Camsync_V1_AppEventRecord.init)
-        status.fenceLog = fenceLog.elements.filter { $0.sequence > afterSequence }.compactMap(Camsync_V1_FenceRecord.init)
+        status.fenceLog = fenceLog.elements.filter { $0.sequence > afterSequence }.map(Camsync_V1_FenceRecord.init)
         status.holders = fence.capturing.sorted { $0.key < $1.key }.map { system, holder in
             var wire = Camsync_V1_FenceHolder()
             wire.system = Camsync_V1_CameraSystemRef(system)
@@ -41,26 +41,20 @@ extension Camsync_V1_AppEventRecord {
 }
 
 extension Camsync_V1_FenceRecord {
-    init?(_ record: FenceRecord) {
+    init(_ record: FenceRecord) {
         self.init()
         sequence = record.sequence
         wallTimeMs = record.wallMilliseconds
-        switch record.decision {
-        case .allowed(let app, let token):
-            decision = .allowed
-            self.app = Camsync_V1_AppRef(app)
-            self.token = token.value
-        case .refusedStale(let app, let token, let highest):
+        system = Camsync_V1_CameraSystemRef(record.decision.system)
+        app = Camsync_V1_AppRef(record.decision.app)
+        token = record.decision.token.value
+        fromSnapshot = record.decision.fromSnapshot
+        switch record.decision.kind {
+        case .allowed: decision = .allowed
+        case .refusedStale(let highest):
             decision = .refusedStale
-            self.app = Camsync_V1_AppRef(app)
-            self.token = token.value
             self.highest = highest.value
-        case .released(let app, let token):
-            decision = .released
-            self.app = Camsync_V1_AppRef(app)
-            self.token = token.value
-        case .ignored:
-            return nil
+        case .released: decision = .released
         }
     }
 }

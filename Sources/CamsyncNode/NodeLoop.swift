@@ -23,6 +23,7 @@ final class NodeLoop {
     var fence: CameraFence
     var appEvents: RingBuffer<AppFacingEvent>
     var fenceLog: RingBuffer<FenceRecord>
+    private let history: NodeHistoryFile?
     /// K2: what this node runs, as of the last state in which it was alive in the cluster.
     var assertions: [AppAssertion] = []
     private(set) var registered = false
@@ -63,6 +64,8 @@ final class NodeLoop {
         fence = CameraFence(host: settings.config.id)
         appEvents = RingBuffer(capacity: settings.historyLimit)
         fenceLog = RingBuffer(capacity: settings.historyLimit)
+        history = try settings.historyPath.map { try NodeHistoryFile(path: $0) }
+        history?.append(NodeHistoryEntry(kind: .start, node: settings.config.id.rawValue, ms: Clock.wallMilliseconds()))
         // Request ids must not repeat across restarts of this node (K5 windows live in the coordinator).
         nextRequestID = UInt64(Clock.wallMilliseconds()) << 16
         reconnectDelay = settings.heartbeatIntervalMilliseconds
@@ -369,8 +372,7 @@ final class NodeLoop {
 
     private func applied(_ batch: PublishedBatch) {
         for event in batch.events {
-            let decision = fence.observe(event)
-            if decision != .ignored { record(decision, sequence: batch.sequence) }
+            if let decision = fence.observe(event) { record(decision, sequence: batch.sequence) }
             switch event {
             case .nodeJoined(let node, _), .nodeRejoined(let node, _):
                 // Our device (re)joined: attach again, as a display plugged into a rebooted iPad would.
@@ -401,6 +403,7 @@ final class NodeLoop {
 
     private func record(_ event: AppFacingEvent) {
         appEvents.append(event)
+        history?.append(NodeHistoryEntry(app: event, node: id, ms: Clock.wallMilliseconds()))
         logger.notice("\(event.description)", metadata: ["node": "\(id)"])
     }
 
@@ -408,7 +411,8 @@ final class NodeLoop {
         let entry = FenceRecord(decision: decision, sequence: sequence ?? replica.sequence,
                                 wallMilliseconds: Clock.wallMilliseconds())
         fenceLog.append(entry)
-        if case .refusedStale = decision {
+        history?.append(NodeHistoryEntry(fence: entry, node: id))
+        if case .refusedStale = decision.kind {
             logger.warning("\(entry.description)", metadata: ["node": "\(id)"])
         } else {
             logger.info("\(entry.description)", metadata: ["node": "\(id)"])

@@ -16,11 +16,14 @@ public struct NodeSettings: Sendable {
     /// How many app-facing events and fence decisions the node keeps for `ctl` queries.
     public var historyLimit: Int
     public var security: NodeSecurity?
+    /// Where to append the node's history (fence decisions, app events) as JSON lines; nil = none.
+    public var historyPath: String?
 
     public init(config: NodeConfig, coordinatorCommandEndpoint: String, coordinatorEventEndpoint: String,
                 controlEndpoint: String, heartbeatIntervalMilliseconds: Int64 = 500, liveness: Int64 = 3,
                 requestRetryMilliseconds: Int64 = 1000, requestAttempts: Int = 10, historyLimit: Int = 10_000,
-                security: NodeSecurity? = nil) {
+                security: NodeSecurity? = nil, historyPath: String? = nil) {
+        self.historyPath = historyPath
         self.config = config
         self.coordinatorCommandEndpoint = coordinatorCommandEndpoint
         self.coordinatorEventEndpoint = coordinatorEventEndpoint

@@ -106,6 +106,19 @@ public nonisolated struct Camsync_V1_FenceRecord: Sendable {
 
   public var wallTimeMs: Int64 = 0
 
+  /// The camera system the decision is about.
+  public var system: Camsync_V1_CameraSystemRef {
+    get {_system ?? Camsync_V1_CameraSystemRef()}
+    set {_system = newValue}
+  }
+  /// Returns true if `system` has been explicitly set.
+  public var hasSystem: Bool {self._system != nil}
+  /// Clears the value of `system`. Subsequent reads from it will return its default value.
+  public mutating func clearSystem() {self._system = nil}
+
+  /// True when the decision came from adopting a snapshot (not from an event of the stream).
+  public var fromSnapshot: Bool = false
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public nonisolated enum Decision: SwiftProtobuf.Enum, Swift.CaseIterable {
@@ -159,6 +172,7 @@ public nonisolated struct Camsync_V1_FenceRecord: Sendable {
   public init() {}
 
   fileprivate var _app: Camsync_V1_AppRef? = nil
+  fileprivate var _system: Camsync_V1_CameraSystemRef? = nil
 }
 
 /// Who may capture on each camera system this node hosts, right now.
@@ -356,7 +370,7 @@ nonisolated extension Camsync_V1_AppEventRecord.Detail: SwiftProtobuf.Message, S
 
 nonisolated extension Camsync_V1_FenceRecord: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".FenceRecord"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}decision\0\u{1}app\0\u{1}token\0\u{1}highest\0\u{1}sequence\0\u{3}wall_time_ms\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}decision\0\u{1}app\0\u{1}token\0\u{1}highest\0\u{1}sequence\0\u{3}wall_time_ms\0\u{1}system\0\u{3}from_snapshot\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -370,6 +384,8 @@ nonisolated extension Camsync_V1_FenceRecord: SwiftProtobuf.Message, SwiftProtob
       case 4: try { try decoder.decodeSingularUInt64Field(value: &self.highest) }()
       case 5: try { try decoder.decodeSingularUInt64Field(value: &self.sequence) }()
       case 6: try { try decoder.decodeSingularInt64Field(value: &self.wallTimeMs) }()
+      case 7: try { try decoder.decodeSingularMessageField(value: &self._system) }()
+      case 8: try { try decoder.decodeSingularBoolField(value: &self.fromSnapshot) }()
       default: break
       }
     }
@@ -398,6 +414,12 @@ nonisolated extension Camsync_V1_FenceRecord: SwiftProtobuf.Message, SwiftProtob
     if self.wallTimeMs != 0 {
       try visitor.visitSingularInt64Field(value: self.wallTimeMs, fieldNumber: 6)
     }
+    try { if let v = self._system {
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 7)
+    } }()
+    if self.fromSnapshot != false {
+      try visitor.visitSingularBoolField(value: self.fromSnapshot, fieldNumber: 8)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -408,6 +430,8 @@ nonisolated extension Camsync_V1_FenceRecord: SwiftProtobuf.Message, SwiftProtob
     if lhs.highest != rhs.highest {return false}
     if lhs.sequence != rhs.sequence {return false}
     if lhs.wallTimeMs != rhs.wallTimeMs {return false}
+    if lhs._system != rhs._system {return false}
+    if lhs.fromSnapshot != rhs.fromSnapshot {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

@@ -20,6 +20,7 @@ struct NodeCommand: AsyncParsableCommand {
     @Option(help: "Control endpoint for `camsync ctl` (ipc:// path or tcp://127.0.0.1:PORT).") var control: String?
     @Option(help: "Heartbeat interval in milliseconds (K1).") var heartbeatMs: Int64 = 500
     @Option(help: "Missed coordinator heartbeats before reconnecting.") var liveness: Int64 = 3
+    @Option(help: "Append fence decisions and app events as JSON lines to this file (soak history).") var history: String?
     @OptionGroup var keys: NodeKeyOptions
 
     func run() async throws {
@@ -35,7 +36,7 @@ struct NodeCommand: AsyncParsableCommand {
         let settings = NodeSettings(
             config: nodeConfig, coordinatorCommandEndpoint: coordinator, coordinatorEventEndpoint: events,
             controlEndpoint: controlEndpoint, heartbeatIntervalMilliseconds: heartbeatMs, liveness: liveness,
-            security: try keys.security())
+            security: try keys.security(), historyPath: history)
         let server = try NodeServer(settings: settings, logger: logger)
         let service = ServerService(name: "node", start: { try server.start() }, stop: { server.stop() })
         do {

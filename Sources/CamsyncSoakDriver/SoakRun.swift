@@ -1,0 +1,275 @@
+public import CamsyncCluster
+import CamsyncCoordinator
+import CamsyncClient
+import CamsyncNode
+public import CamsyncPolicy
+import CamsyncRuntime
+public import CamsyncSoak
+import CamsyncWire
+import Foundation
+import ZeroMQ
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// How a soak runs.
+public struct SoakOptions: Sendable {
+    public var duration: Double
+    public var seed: UInt64
+    /// Concurrent workload clients (each a DEALER through the faulty proxy).
+    public var clients: Int
+    /// Seconds between injected faults.
+    public var faultEvery: Double
+    public var heartbeatMilliseconds: Int64
+    public var liveness: Int64
+    /// After the faults stop, how long replicas may take to converge (the bound the checker enforces).
+    public var convergenceTimeout: Double
+    public var executable: String
+    public var runDirectory: String
+
+    public init(duration: Double, seed: UInt64, clients: Int = 2, faultEvery: Double = 3, heartbeatMilliseconds: Int64 = 200,
+                liveness: Int64 = 4, convergenceTimeout: Double = 20, executable: String, runDirectory: String) {
+        self.duration = duration
+        self.seed = seed
+        self.clients = clients
+        self.faultEvery = faultEvery
+        self.heartbeatMilliseconds = heartbeatMilliseconds
+        self.liveness = liveness
+        self.convergenceTimeout = convergenceTimeout
+        self.executable = executable
+        self.runDirectory = runDirectory
+    }
+}
+
+/// What a soak did and what the checker said.
+public struct SoakResult: Sendable {
+    public var report: CheckReport
+    public var history: History
+    public var operations: Int
+    public var acknowledged: Int
+    public var faults: [FaultCount]
+    public var proxy: FaultyProxy.Counts
+    public var seconds: Double
+    public var runDirectory: String
+
+    public var summary: String {
+        var lines = ["soak: \(operations) operations (\(acknowledged) acknowledged) in \(String(format: "%.1f", seconds)) s",
+                     "faults: " + faults.map { "\($0.kind) \($0.count)" }.joined(separator: ", "),
+                     "proxy: forwarded \(proxy.forwarded), dropped requests \(proxy.droppedRequests), duplicated \(proxy.duplicated), "
+                        + "delayed \(proxy.delayed), dropped replies \(proxy.droppedReplies)",
+                     "run directory: \(runDirectory)"]
+        lines.append(report.summary)
+        return lines.joined(separator: "\n")
+    }
+}
+
+/// A real cluster under a seeded workload and a schedule of faults (kill -9 of nodes and of the
+/// coordinator, SIGSTOP pauses longer than the liveness timeout, dropped/duplicated/delayed
+/// messages through a faulty proxy), recorded from the resources' side and checked (CamsyncSoak).
+public final class SoakRun: @unchecked Sendable {
+    public let options: SoakOptions
+    private let acks = Locked<[AcknowledgedCommand]>([])
+    private let operations = Locked(0)
+    private let stops = Locked<[NodeStopped]>([])
+    private let faultCounts = Locked<[String: Int]>([:])
+    private let requestIDs: Locked<UInt64>
+
+    public init(options: SoakOptions) {
+        self.options = options
+        requestIDs = Locked(UInt64(Clock.wallMilliseconds()) << 16)
+    }
+
+    public func run(progress: @escaping @Sendable (String) -> Void = { _ in }) throws -> SoakResult {
+        let started = Date()
+        let dir = options.runDirectory
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        let topology = try Topology(yaml: SoakTopology.yaml(
+            commands: "ipc://\(dir)/coordinator.sock", events: "ipc://\(dir)/events.sock",
+            heartbeatMs: options.heartbeatMilliseconds, liveness: options.liveness))
+        let cluster = try LocalCluster(topology: topology, runDirectory: dir, executable: options.executable)
+        cluster.recordsNodeHistory = true
+        defer { cluster.stop(grace: 3) }
+        progress("starting coordinator and \(topology.nodes.count) nodes in \(dir)")
+        try cluster.start(timeout: 30)
+
+        let context = try ZMQContext()
+        let proxy = FaultyProxy(context: context, frontend: "ipc://\(dir)/proxy.sock", backend: cluster.commandEndpoint,
+                                seed: options.seed ^ 0xFA17)
+        try proxy.start()
+        defer { proxy.stop() }
+
+        let deadline = Date().addingTimeInterval(options.duration)
+        let workers = try (0..<options.clients).map { index in
+            let seed = options.seed &+ UInt64(index) &* 7919
+            return try JoinableThread { [self] in self.workload(seed: seed, proxy: "ipc://\(dir)/proxy.sock", until: deadline) }
+        }
+        progress("workload: \(options.clients) clients for \(Int(options.duration)) s, a fault every \(options.faultEvery) s")
+        injectFaults(cluster: cluster, proxy: proxy, until: deadline, progress: progress)
+        workers.forEach { $0.join() }
+        proxy.setFaults(.none)
+
+        // Faults stop: everything runs again, and every replica must converge within the bound.
+        for node in topology.nodes.map(\.id) {
+            cluster.signalNode(node, SIGCONT)
+            if cluster.nodes[node]?.isRunning != true { try cluster.startNode(node) }
+        }
+        if cluster.coordinator?.isRunning != true { try cluster.startCoordinator() }
+        progress("faults stopped; waiting up to \(Int(options.convergenceTimeout)) s for every replica to converge")
+        var converged = true
+        do {
+            try cluster.waitUntilJoined(timeout: options.convergenceTimeout)
+            try cluster.waitUntil(timeout: options.convergenceTimeout, what: "replicas to converge") {
+                let (coordinator, nodes) = try cluster.replicas()
+                return nodes.values.allSatisfy { $0.synced && $0.sequence == coordinator.sequence }
+            }
+        } catch {
+            converged = false
+            progress("replicas did not converge: \(error)")
+        }
+        let (snapshot, statuses) = try cluster.replicas()
+        let replicas = try statuses.sorted { $0.key < $1.key }.map { node, status in
+            ReplicaState(node: NodeID(node), state: try ClusterState(wire: status.replica), sequence: status.sequence)
+        }
+        let endedAt = Instant(milliseconds: Clock.wallMilliseconds())
+        cluster.stop(grace: 5)
+        for node in topology.nodes.map(\.id) { stops.withLock { $0.append(NodeStopped(node: NodeID(node), at: endedAt)) } }
+        if !converged { faultCounts.withLock { $0["no convergence", default: 0] += 1 } }
+
+        let history = try collect(cluster: cluster, coordinator: snapshot, replicas: replicas, endedAt: endedAt)
+        let report = HistoryChecker.check(history, settings: snapshot.settings)
+        return SoakResult(report: report, history: history, operations: operations.withLock { $0 },
+                          acknowledged: acks.withLock { $0.count }, faults: history.faults, proxy: proxy.currentCounts,
+                          seconds: Date().timeIntervalSince(started), runDirectory: dir)
+    }
+
+    // MARK: Workload
+
+    private func workload(seed: UInt64, proxy endpoint: String, until deadline: Date) {
+        guard let context = try? ZMQContext(), let socket = try? ZMQSocket(context, .dealer) else { return }
+        defer { socket.close() }
+        try? socket.set(.linger(milliseconds: 0))
+        guard (try? socket.connect(endpoint)) != nil else { return }
+        let poller = Poller()
+        poller.register(socket, for: .readable)
+        var workload = Workload(seed: seed)
+        while Date() < deadline {
+            let (node, command) = workload.next()
+            let requestID = requestIDs.withLock { id -> UInt64 in id += 1; return id }
+            let bytes = Envelope.request(command, sender: node.rawValue, requestID: requestID).serializedBytes()
+            operations.withLock { $0 += 1 }
+            // Retry with the same request id (K5) until answered: through drops, delays and coordinator restarts.
+            attempts: for _ in 0..<20 {
+                guard (try? socket.send([bytes], dontWait: true)) == true else { usleep(50_000); continue }
+                let until = Clock.monotonicMilliseconds() + 400
+                while Clock.monotonicMilliseconds() < until {
+                    guard let ready = try? poller.poll(timeoutMs: 50), !ready.isEmpty else { continue }
+                    while let message = try? socket.receive(dontWait: true) {
+                        guard message.frames.count == 1, let reply = try? Envelope.decode(message.frames[0]),
+                              reply.requestID == requestID else { continue }
+                        if case .ack(let ack)? = reply.body {
+                            acks.withLock {
+                                $0.append(AcknowledgedCommand(node: node, requestID: requestID, sequence: ack.sequence,
+                                                              command: command, ackedAt: Instant(milliseconds: Clock.wallMilliseconds())))
+                            }
+                        }
+                        break attempts
+                    }
+                }
+            }
+        }
+    }
+
+    // MARK: Faults
+
+    private func injectFaults(cluster: LocalCluster, proxy: FaultyProxy, until deadline: Date,
+                              progress: @Sendable (String) -> Void) {
+        var rng = SplitMix64(seed: options.seed ^ 0xFA_017)
+        let nodes = cluster.topology.nodes.map(\.id)
+        let livenessMs = options.heartbeatMilliseconds * options.liveness
+        func count(_ kind: String) { faultCounts.withLock { $0[kind, default: 0] += 1 } }
+        func sleepMs(_ ms: Int64) { usleep(UInt32(max(0, ms)) * 1000) }
+        while Date().addingTimeInterval(options.faultEvery) < deadline {
+            sleepMs(Int64(options.faultEvery * 1000))
+            let node = nodes[Int(rng.next() % UInt64(nodes.count))]
+            switch rng.next() % 4 {
+            case 0:
+                progress("fault: kill -9 \(node), restart after a pause")
+                cluster.signalNode(node, SIGKILL)
+                stops.withLock { $0.append(NodeStopped(node: NodeID(node), at: Instant(milliseconds: Clock.wallMilliseconds()))) }
+                count("kill -9 node")
+                sleepMs(livenessMs / 2 + Int64(rng.next() % UInt64(livenessMs * 2)))
+                try? cluster.startNode(node)
+            case 1:
+                progress("fault: kill -9 coordinator, restart on the same data dir")
+                cluster.signalCoordinator(SIGKILL)
+                count("kill -9 coordinator")
+                sleepMs(200 + Int64(rng.next() % 800))
+                try? cluster.startCoordinator()
+            case 2:
+                progress("fault: SIGSTOP \(node) beyond the liveness timeout, then SIGCONT")
+                cluster.signalNode(node, SIGSTOP)
+                count("SIGSTOP pause")
+                sleepMs(livenessMs + 300 + Int64(rng.next() % 500))
+                cluster.signalNode(node, SIGCONT)
+            default:
+                progress("fault: the proxy drops, duplicates and delays messages for 2 s")
+                proxy.setFaults(.hostile)
+                count("message faults (proxy)")
+                sleepMs(2000)
+                proxy.setFaults(.none)
+            }
+        }
+    }
+
+    // MARK: History
+
+    private func collect(cluster: LocalCluster, coordinator: CoordinatorClient.Snapshot,
+                         replicas: [ReplicaState], endedAt: Instant) throws -> History {
+        var fence: [FenceObservation] = []
+        var grants: [GrantObservation] = []
+        var alerts: [AlertObservation] = []
+        for node in cluster.topology.nodes.map(\.id) {
+            for entry in NodeHistoryEntry.read(path: cluster.historyPath(node)) {
+                let at = Instant(milliseconds: entry.ms)
+                let sequence = entry.seq ?? 0
+                switch entry.kind {
+                case .fence:
+                    guard let system = entry.system.flatMap(NodeHistoryEntry.cameraSystem),
+                          let app = entry.app.flatMap(NodeHistoryEntry.appID), let token = entry.token else { continue }
+                    let decision: FenceObservation.Decision
+                    switch entry.decision {
+                    case "allowed":
+                        decision = .allowed(app: app, token: GrantToken(token))
+                        grants.append(GrantObservation(node: NodeID(node), system: system, app: app, token: GrantToken(token),
+                                                       sequence: sequence, source: entry.snapshot == true ? .snapshot : .event))
+                    case "released": decision = .released(app: app, token: GrantToken(token))
+                    default: decision = .refusedStale(app: app, token: GrantToken(token), highest: GrantToken(entry.highest ?? 0))
+                    }
+                    fence.append(FenceObservation(node: NodeID(node), system: system, decision: decision, sequence: sequence, at: at))
+                case .app where entry.name == "recordingQualityAlert":
+                    guard let app = entry.app.flatMap(NodeHistoryEntry.appID) else { continue }
+                    alerts.append(AlertObservation(node: NodeID(node), device: app.device, app: app, sequence: sequence))
+                default:
+                    continue
+                }
+            }
+        }
+        let journal = try Journal(directory: cluster.dataDirectory, durability: .full)
+        let entries = try journal.entries(after: 0)
+        let snapshot = try journal.latestSnapshot()
+        let base = try snapshot.map { try WireCodec.decodeState($0.state) }
+        let baseSequence = snapshot?.sequence ?? 0
+        let replay = ReplayInput(baseState: base, baseSequence: baseSequence, commands: try entries
+            .filter { $0.sequence > baseSequence }
+            .map { ReplayCommand(sequence: $0.sequence, command: try WireCodec.decodeCommand($0.command),
+                                 at: Instant(milliseconds: $0.timeMilliseconds)) })
+        let final = FinalState(
+            coordinatorState: coordinator.state, coordinatorSequence: coordinator.sequence,
+            journal: entries.map { JournalRow(sequence: $0.sequence, node: NodeID($0.node), requestID: $0.requestID) },
+            journalCompactedThrough: (entries.first?.sequence ?? 1) - 1, replicas: replicas)
+        let faults = faultCounts.withLock { $0 }.sorted { $0.key < $1.key }.map { FaultCount(kind: $0.key, count: $0.value) }
+        return History(fence: fence, nodeStops: stops.withLock { $0 }, grants: grants, acks: acks.withLock { $0 },
+                       alerts: alerts, replay: replay, final: final, operations: operations.withLock { $0 },
+                       faults: faults, endedAt: endedAt)
+    }
+}

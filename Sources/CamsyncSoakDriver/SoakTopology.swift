@@ -1,0 +1,43 @@
+import CamsyncCluster
+import CamsyncPolicy
+
+/// The soak's cluster: three iPads (two on iPadOS 16, one on 15) and three displays with cameras,
+/// so that several apps contend for each camera system, including display cameras and PiP apps.
+enum SoakTopology {
+    static let devices: [String] = ["ipad-1", "ipad-2", "ipad-3"]
+    static let displays: [(id: String, device: String)] = [("display-1", "ipad-1"), ("display-2", "ipad-2"), ("display-3", "ipad-1")]
+    static let apps: [String] = [
+        "com.apple.camera", "com.example.videocall", "com.example.recorder", "com.example.scanner",
+        "com.example.player", "com.example.notes",
+    ]
+
+    static func yaml(commands: String, events: String, heartbeatMs: Int64, liveness: Int64) -> String {
+        var lines = [
+            "name: soak",
+            "coordinator: { commands: \(commands), events: \(events), durability: full }",
+            "settings: { heartbeatMs: \(heartbeatMs), liveness: \(liveness), pipRestoreDeadlineMs: 500 }",
+            "nodes:",
+        ]
+        for (index, device) in devices.enumerated() {
+            let os = index == 2 ? 15 : 16
+            lines += [
+                "  - id: \(device)", "    kind: device", "    device:", "      os: \(os)",
+                "      multitaskingCameraSupported: \(os >= 16)", "      stageManagerSupported: \(os >= 16)",
+                "      stageManagerEnabled: \(os >= 16)",
+                "      cameras: [ { name: front, position: front }, { name: back, position: back } ]",
+                "      apps:",
+                "        - { bundleID: com.apple.camera, systemCameraApp: true, audioSessionCategory: playAndRecord }",
+                "        - { bundleID: com.example.videocall, backgroundModePiP: true, audioSessionCategory: playAndRecord }",
+                "        - { bundleID: com.example.recorder, deploymentTarget: 15, multitaskingCameraAccessEntitlement: true }",
+                "        - { bundleID: com.example.scanner }",
+                "        - { bundleID: com.example.player, backgroundModePiP: true, audioSessionCategory: playback, memoryMB: 150 }",
+                "        - { bundleID: com.example.notes }",
+            ]
+        }
+        for display in displays {
+            lines += ["  - id: \(display.id)", "    kind: display",
+                      "    display: { attachedTo: \(display.device), cameras: [ { name: cam, position: external } ] }"]
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+}

@@ -1,0 +1,58 @@
+import CamsyncPolicy
+
+/// Seeded random user/app actions over the soak topology. Many are refused by the engine
+/// (that is part of the test: a refusal is an answer and must change nothing).
+struct Workload {
+    var rng: SplitMix64
+
+    init(seed: UInt64) {
+        rng = SplitMix64(seed: seed)
+    }
+
+    mutating func pick<T>(_ items: [T]) -> T { items[Int(rng.next() % UInt64(items.count))] }
+    mutating func chance(_ percent: UInt64) -> Bool { rng.next() % 100 < percent }
+
+    /// The next action: the node that issues it (the subject) and the command.
+    mutating func next() -> (node: NodeID, command: Command) {
+        if chance(8) {
+            let display = pick(SoakTopology.displays)
+            let level = pick(SystemPressureLevel.allCases)
+            return (NodeID(display.id), .setPressure(.external(CameraID(host: NodeID(display.id), name: "cam")), level))
+        }
+        let device = NodeID(pick(SoakTopology.devices))
+        let app = AppID(device: device, bundleID: pick(SoakTopology.apps))
+        let frame = Frame(x: Int(rng.next() % 400), y: Int(rng.next() % 300), width: 600, height: 400)
+        let screens = [device] + SoakTopology.displays.filter { $0.device == device.rawValue }.map { NodeID($0.id) }
+        let command: Command
+        switch rng.next() % 24 {
+        case 0, 1: command = .openFullScreen(app, trigger: chance(20) ? .notification : .user)
+        case 2: command = .goHome(device: device)
+        case 3: command = .split(app, side: chance(50) ? .left : .right)
+        case 4: command = .slideOver(app)
+        case 5: command = .stageOpen(app, StageWindow(screen: pick(screens), frame: frame))
+        case 6: command = .stageMove(app, StageWindow(screen: pick(screens), frame: frame))
+        case 7: command = .stageClose(app)
+        case 8: command = .terminate(app)
+        case 9, 10:
+            let cameras = [CameraID(host: device, name: "front"), CameraID(host: device, name: "back")]
+                + SoakTopology.displays.filter { $0.device == device.rawValue }.map { CameraID(host: NodeID($0.id), name: "cam") }
+            command = .configureSession(app, SessionConfiguration(
+                camera: pick(cameras), multitaskingCameraAccessEnabled: chance(60),
+                outputs: chance(50) ? [.videoData, .movieFile] : [.videoData],
+                resolution: pick([.hd720, .hd1080, .uhd4K]), frameRate: pick([30, 60])))
+        case 11, 12, 13: command = .startSession(app)
+        case 14: command = .stopSession(app)
+        case 15: command = chance(50) ? .startRecording(app, .movieFile) : .stopRecording(app)
+        case 16: command = .setupPiP(app, PiPControllerSetup(kind: chance(50) ? .videoCall : .playback,
+                                                             canStartAutomaticallyFromInline: chance(50)))
+        case 17: command = .startPiP(app, trigger: chance(85) ? .user : .programmatic)
+        case 18: command = chance(50) ? .stashPiP(app) : .unstashPiP(app)
+        case 19: command = chance(50) ? .closePiP(app) : .restorePiP(app)
+        case 20: command = .completePiPRestore(app)
+        case 21: command = .setPressure(.builtIn(device: device), pick(SystemPressureLevel.allCases))
+        case 22: command = .reportMemory(app, megabytes: pick([80, 150, 250]))
+        default: command = .sendToBackground(app, cause: pick(BackgroundCause.allCases))
+        }
+        return (device, command)
+    }
+}

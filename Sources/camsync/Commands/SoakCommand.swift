@@ -1,0 +1,39 @@
+import ArgumentParser
+import CamsyncSoakDriver
+import Foundation
+
+struct SoakCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "soak",
+        abstract: "Run a real cluster under a seeded workload and faults, record the history, and check it.",
+        discussion: """
+            Checks: no two sessions capture one camera at overlapping times (C1, at the resource); tokens
+            strictly increase per camera system (C8); every acknowledged command survives restarts (K3, K5);
+            the R1 alert at most once per device; replicas converge after the faults stop; every C2 reason
+            matches the engine's model. Exit status 1 on any violation.
+            Example: camsync soak --duration 120 --seed 7
+            """)
+
+    @Option(help: "Seconds of workload and faults.") var duration: Double = 60
+    @Option(help: "Seed of the workload and the fault schedule.") var seed: UInt64 = 1
+    @Option(help: "Concurrent workload clients.") var clients = 2
+    @Option(help: "Seconds between faults.") var faultEvery: Double = 3
+    @Option(help: "Keep the run directory (logs, journal, histories) here.") var runDir: String?
+    @Flag(help: "Print the history as JSON to RUNDIR/history.json too.") var saveHistory = false
+
+    func run() throws {
+        let directory = runDir ?? FileManager.default.temporaryDirectory
+            .appendingPathComponent("camsync-soak-\(UUID().uuidString.prefix(8))").path
+        let soak = SoakRun(options: SoakOptions(duration: duration, seed: seed, clients: clients, faultEvery: faultEvery,
+                                                executable: currentExecutable(), runDirectory: directory))
+        let result = try soak.run { emit("  \($0)") }
+        if saveHistory {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys]
+            try encoder.encode(result.history).write(to: URL(fileURLWithPath: "\(directory)/history.json"))
+        }
+        emit(result.summary)
+        if !result.report.passed { throw ExitCode(1) }
+        if runDir == nil { try? FileManager.default.removeItem(atPath: directory) }
+    }
+}

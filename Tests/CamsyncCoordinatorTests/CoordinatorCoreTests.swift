@@ -1,0 +1,80 @@
+import CamsyncPolicy
+import Testing
+@testable import CamsyncCoordinator
+
+@Suite struct CoordinatorCoreTests {
+    static let device = DeviceAttributes(model: "iPad", osMajor: 16, cameras: [CameraSpec(name: "front", position: .front)],
+                                         apps: [AppSpec(bundleID: "com.example.notes")])
+    static func register(_ node: NodeID) -> Command { .registerNode(NodeRegistration(node: node, attributes: .device(device))) }
+    static let notes1 = AppID(device: "ipad-1", bundleID: "com.example.notes")
+
+    func core() -> CoordinatorCore {
+        CoordinatorCore(engine: PolicyEngine(), sequence: 0, term: 1, livenessTimeoutMilliseconds: 1_000, retryWindow: 4)
+    }
+
+    @Test("authorisation: register only as yourself, act only for yourself, unknown nodes refused, admin may do anything")
+    func authorisation() {
+        var core = core()
+        let t = Instant(milliseconds: 1)
+        #expect(core.handle(Self.register("ipad-2"), from: "ipad-1", requestID: 1, isAdmin: false, at: t).outcome
+                == .refused(.forbidden, message: "node 'ipad-1' cannot register as 'ipad-2'", rejection: nil))
+        guard case .accepted(1, _) = core.handle(Self.register("ipad-1"), from: "ipad-1", requestID: 2, isAdmin: false, at: t).outcome
+        else { Issue.record("registration refused"); return }
+        guard case .accepted(2, _) = core.handle(Self.register("ipad-2"), from: "ipad-2", requestID: 1, isAdmin: false, at: t).outcome
+        else { Issue.record("registration refused"); return }
+        guard case .refused(.forbidden, _, _) = core.handle(.openFullScreen(Self.notes1, trigger: .user), from: "ipad-2",
+                                                             requestID: 2, isAdmin: false, at: t).outcome
+        else { Issue.record("ipad-2 acted for ipad-1's app"); return }
+        guard case .refused(.unknownNode, _, _) = core.handle(.goHome(device: "ipad-9"), from: "ipad-9", requestID: 1,
+                                                               isAdmin: false, at: t).outcome
+        else { Issue.record("an unknown node was served"); return }
+        guard case .refused(.forbidden, _, _) = core.handle(.declareNodeDead("ipad-1"), from: "ipad-2", requestID: 3,
+                                                             isAdmin: false, at: t).outcome
+        else { Issue.record("a node declared another dead"); return }
+        guard case .accepted(3, _) = core.handle(.openFullScreen(Self.notes1, trigger: .user), from: "admin", requestID: 1,
+                                                  isAdmin: true, at: t).outcome
+        else { Issue.record("admin refused"); return }
+        #expect(core.sequence == 3, "refusals do not take sequence numbers")
+    }
+
+    @Test("K5: a retry gets the original reply and is applied once; the window is bounded")
+    func retries() {
+        var core = core()
+        let t = Instant(milliseconds: 1)
+        let first = core.handle(Self.register("ipad-1"), from: "ipad-1", requestID: 7, isAdmin: false, at: t)
+        let again = core.handle(Self.register("ipad-1"), from: "ipad-1", requestID: 7, isAdmin: false, at: t)
+        #expect(!first.isRetry && again.isRetry)
+        #expect(first.outcome == again.outcome)
+        #expect(core.sequence == 1)
+        for id in 100..<110 as Range<UInt64> {
+            _ = core.handle(.goHome(device: "ipad-1"), from: "ipad-1", requestID: id, isAdmin: false, at: t)
+        }
+        #expect(!core.handle(Self.register("ipad-1"), from: "ipad-1", requestID: 7, isAdmin: false, at: t).isRetry,
+                "request 7 fell out of a window of 4")
+    }
+
+    @Test("K1: a node silent longer than the timeout is reported, with grace after a restart")
+    func liveness() {
+        var core = core()
+        _ = core.handle(Self.register("ipad-1"), from: "ipad-1", requestID: 1, isAdmin: false, at: Instant(milliseconds: 0))
+        _ = core.handle(Self.register("ipad-2"), from: "ipad-2", requestID: 1, isAdmin: false, at: Instant(milliseconds: 0))
+        core.noteTraffic(from: "ipad-1", at: 10_000)
+        #expect(core.silentNodes(at: 10_500, graceStart: 10_000).isEmpty)
+        core.noteTraffic(from: "ipad-1", at: 10_900)
+        #expect(core.silentNodes(at: 11_200, graceStart: 10_000) == ["ipad-2"])
+        #expect(core.nextLivenessDeadline(graceStart: 10_000) == 11_001)
+    }
+}
+
+@Suite struct RetryWindowTests {
+    @Test func evictsOldestFirst() {
+        var window = RetryWindow<Int>(capacity: 2)
+        window.remember(1, for: .init(node: "a", requestID: 1))
+        window.remember(2, for: .init(node: "a", requestID: 2))
+        window.remember(3, for: .init(node: "a", requestID: 3))
+        #expect(window.reply(for: .init(node: "a", requestID: 1)) == nil)
+        #expect(window.reply(for: .init(node: "a", requestID: 2)) == 2)
+        #expect(window.reply(for: .init(node: "a", requestID: 3)) == 3)
+        #expect(window.count == 2)
+    }
+}

@@ -1,0 +1,22 @@
+import CamsyncSoak
+import CamsyncSoakDriver
+import Foundation
+import Testing
+
+/// A short seeded soak (issue: "A short seeded run (≤ 2 min) is part of make test"): a real
+/// cluster, a random workload, faults, and the history checker. `make soak` runs longer.
+@Suite(.serialized, .timeLimit(.minutes(3)))
+struct SoakTests {
+    @Test("seeded soak with kill -9, SIGSTOP and message faults: no violations")
+    func shortSoak() async throws {
+        let seconds = Double(ProcessInfo.processInfo.environment["CAMSYNC_SOAK_SECONDS"] ?? "") ?? 30
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("camsync-soak-\(UUID().uuidString.prefix(8))").path
+        let soak = SoakRun(options: SoakOptions(duration: seconds, seed: 20261121, faultEvery: 2.5,
+                                                executable: try camsyncBinary(), runDirectory: directory))
+        let result = try soak.run()
+        #expect(result.report.passed, "\(result.summary)")
+        #expect(result.acknowledged > 100, "the workload made progress: \(result.acknowledged) acknowledged")
+        #expect(!result.faults.isEmpty, "faults were injected")
+        if result.report.passed { try? FileManager.default.removeItem(atPath: directory) }
+    }
+}
