@@ -10,6 +10,6 @@ struct Camsync: AsyncParsableCommand {
             external displays. Start with `camsync demo`, or see README.md for running your own cluster.
             """,
         version: "0.1.0",
-        subcommands: [CoordinatorCommand.self, NodeCommand.self, KeygenCommand.self]
+        subcommands: [CoordinatorCommand.self, NodeCommand.self, KeygenCommand.self, BenchCommand.self]
     )
 }
