@@ -187,7 +187,7 @@ enum BenchWait {
             }
             if trip.ack != 0 && trip.batch != 0 { break }
             let now = MonotonicClock.nanoseconds()
-            guard now < deadline else { throw BenchError("\(command): no ack and batch within \(timeoutMilliseconds) ms") }
+            guard now < deadline else { throw BenchError("\(command): no \(trip.ack == 0 ? "ack" : "batch") within \(timeoutMilliseconds) ms") }
             _ = try poller.poll(timeoutMs: Int((deadline - now) / 1_000_000) + 1)
         }
         return trip

@@ -37,7 +37,9 @@ public enum SimulatedNode {
 /// (lab mode trusts the envelope's sender). Confined to one thread.
 public final class ProtocolDealer {
     public let socket: ZMQSocket
-    private var nextRequestID: UInt64 = 1
+    /// Random start: request ids must be unique per sender (K5 retry window, also across
+    /// coordinator restarts), and several dealers may speak as the same simulated node.
+    private var nextRequestID = UInt64.random(in: 1...(UInt64.max >> 8))
 
     public init(context: ZMQContext, endpoint: String) throws {
         socket = try ZMQSocket(context, .dealer)
