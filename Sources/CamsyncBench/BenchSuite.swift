@@ -9,7 +9,8 @@ public enum BenchSuite {
                                  startedAt: formatter.string(from: Date()))
         for name in names {
             let started = MonotonicClock.nanoseconds()
-            settings.progress("== \(name.rawValue)")
+            let load = BenchSystem.loadAverage()
+            settings.progress("== \(name.rawValue) (load average \(load))")
             var result: BenchmarkResult
             do {
                 result = try run(name, settings)
@@ -18,6 +19,7 @@ public enum BenchSuite {
                 settings.progress("\(name.rawValue) FAILED: \(error)")
             }
             result.seconds = Double(MonotonicClock.nanoseconds() - started) / 1e9
+            result.loadAverage = load
             settings.progress(String(format: "== %@ done in %.1f s", name.rawValue, result.seconds))
             report.results.append(result)
         }

@@ -2,6 +2,9 @@ import CamsyncPolicy
 import CamsyncWire
 import Foundation
 import ZeroMQ
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// `memory`: the coordinator's VmRSS (`/proc/PID/status`) empty, after registering N nodes with
 /// A apps each (default 1,000 × 10 = 10,000 apps, each node's app 0 claiming its camera), and after
@@ -96,6 +99,21 @@ public enum MicroBenchmarks {
         result.rows.append(BenchRow(benchmark: "micro", scenario: "decode + map start_session envelope",
                                     throughputPerSecond: Double(count) / seconds))
         if sink == 42 { result.notes.append("") }
+
+        // The disk under the journal: 4 KiB append + fdatasync (what each group commit waits for at least once).
+        let path = try settings.directory("micro") + "/fsync.bin"
+        let fd = open(path, O_CREAT | O_WRONLY | O_APPEND, 0o644)
+        guard fd >= 0 else { throw BenchError("cannot open \(path)") }
+        defer { close(fd) }
+        let block = [UInt8](repeating: 7, count: 4096)
+        var syncs = LatencyRecorder()
+        for _ in 0..<settings.pick(500, quick: 100) {
+            let t = MonotonicClock.nanoseconds()
+            _ = block.withUnsafeBytes { write(fd, $0.baseAddress, 4096) }
+            fdatasync(fd)
+            syncs.record(from: t, to: MonotonicClock.nanoseconds())
+        }
+        result.rows.append(BenchRow(benchmark: "micro", scenario: "disk: 4 KiB append + fdatasync (work dir)", latency: syncs.summary))
         return result
     }
 }

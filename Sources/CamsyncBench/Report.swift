@@ -65,6 +65,8 @@ public struct BenchmarkResult: Codable, Sendable, Equatable {
     public var notes: [String]
     public var seconds: Double
     public var error: String?
+    /// 1-minute load average when the benchmark started (the machine may be shared).
+    public var loadAverage: Double?
 
     public init(name: String, rows: [BenchRow] = [], targets: [TargetCheck] = [], notes: [String] = [],
                 seconds: Double = 0, error: String? = nil) {
@@ -131,15 +133,15 @@ public enum ReportFormatter {
         }
     }
 
-    /// Left-aligns the first `leftColumns` columns and right-aligns the rest.
-    public static func table(_ header: [String], _ rows: [[String]], leftColumns: Int = 2) -> String {
+    /// Left-aligns the first `leftColumns` columns (and those in `alsoLeft`) and right-aligns the rest.
+    public static func table(_ header: [String], _ rows: [[String]], leftColumns: Int = 2, alsoLeft: Set<Int> = []) -> String {
         let all = [header] + rows
         var widths = [Int](repeating: 0, count: header.count)
         for row in all { for (i, cell) in row.enumerated() where i < widths.count { widths[i] = max(widths[i], cell.count) } }
         func line(_ row: [String]) -> String {
             row.enumerated().map { i, cell in
                 let pad = String(repeating: " ", count: max(0, widths[i] - cell.count))
-                return i < leftColumns ? cell + pad : pad + cell
+                return i < leftColumns || alsoLeft.contains(i) ? cell + pad : pad + cell
             }.joined(separator: "  ").replacingOccurrences(of: "\\s+$", with: "", options: .regularExpression)
         }
         let rule = widths.map { String(repeating: "-", count: $0) }.joined(separator: "  ")
@@ -171,13 +173,15 @@ public enum ReportFormatter {
         let checks = report.results.flatMap(\.targets)
         if !checks.isEmpty {
             out += "targets (docs/DESIGN.md \"Performance targets\")\n"
-            out += table(["figure", "measured", "target", "basis", "verdict"], checks.map { check in
+            out += table(["figure", "measured", "target", "verdict", "basis"], checks.map { check in
                 [check.figure, value(check.measured, unit: check.unit),
                  "\(check.comparison == .atMost ? "≤" : "≥") \(value(check.target, unit: check.unit))",
-                 check.basis, check.met ? "met" : "MISSED"]
-            }, leftColumns: 1) + "\n\n"
+                 check.met ? "met" : "MISSED", check.basis]
+            }, leftColumns: 1, alsoLeft: [3, 4]) + "\n\n"
         }
+        let loads = report.results.compactMap { r in r.loadAverage.map { "\(r.name) \($0)" } }
         let notes = report.results.flatMap { r in r.notes.map { "[\(r.name)] \($0)" } }
+            + (loads.isEmpty ? [] : ["1-minute load average at the start of each benchmark: " + loads.joined(separator: ", ")])
         if !notes.isEmpty { out += "notes\n" + notes.map { "- \($0)" }.joined(separator: "\n") + "\n" }
         return out
     }

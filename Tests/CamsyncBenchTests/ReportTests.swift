@@ -7,7 +7,7 @@ import Testing
 
     static func sample() -> BenchReport {
         let floor = LatencySummary(microseconds: [80, 85, 90])
-        let claim = LatencySummary(microseconds: [150, 170, 400])
+        let claim = LatencySummary(microseconds: [150, 160, 400])
         return BenchReport(command: "camsync bench --quick", quick: true, machine: machine, startedAt: "2025-01-01T00:00:00Z", results: [
             BenchmarkResult(name: "latency",
                 rows: [BenchRow(benchmark: "latency", scenario: "claim", latency: claim, rssMB: 12.5, floorP50: floor.p50)],
@@ -50,7 +50,7 @@ import Testing
         #expect(text.contains("p99.9"))
         #expect(text.contains("12.5 MB"))
         #expect(text.contains("MISSED"))
-        #expect(text.contains(" met"))
+        #expect(text.contains("  met"))
         #expect(text.contains("FAILED: subscribers not ready"))
         #expect(text.contains("- [latency] a note"))
         let lines = text.split(separator: "\n")
