@@ -1,8 +1,8 @@
-public import CamsyncCluster
+import CamsyncCluster
 import CamsyncPolicy
 import CamsyncWire
 import Foundation
-public import ZeroMQ
+import ZeroMQ
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -17,64 +17,122 @@ public enum FanoutBenchmark {
     public static func run(_ settings: BenchSettings) throws -> BenchmarkResult {
         var result = BenchmarkResult(name: "fanout")
         let dir = try settings.directory("fanout")
-        let trials = settings.pick(1000, quick: 150)
-        let warmup = settings.pick(100, quick: 30)
-        let processes = max(1, min(settings.subscriberProcesses, settings.subscribers))
-        let perProcess = (0..<processes).map { settings.subscribers / processes + ($0 < settings.subscribers % processes ? 1 : 0) }
+        let k = settings.subscribers
+        let processes = max(1, min(settings.subscriberProcesses, k))
+        let context = try ZMQContext(ioThreads: 1)
+        let node = SimulatedNode.id(0)
+
+        // The floor: the same batch bytes from a plain PUB in this process to the same subscriber processes.
+        let sample = Envelope.eventBatch(Camsync_V1_EventBatch(
+            sequence: 1, term: 1, time: Instant(milliseconds: 1_700_000_000_000), originNode: NodeID(node),
+            originRequestID: 1 << 40, command: SimulatedNode.start(node),
+            events: [.cameraGranted(.builtIn(device: NodeID(node)), SimulatedNode.app(node), GrantToken(7)),
+                     .sessionStarted(SimulatedNode.app(node))]))
+        let raw = try ZMQSocket(context, .pub)
+        defer { raw.close() }
+        try raw.set([.linger(milliseconds: 0), .sendHighWaterMark(100_000)])
+        let rawEndpoint = BenchSystem.loopbackEndpoint()
+        try raw.bind(rawEndpoint)
+        var rawSequence: UInt64 = 0
+        let topic = Array("ev.\(node)".utf8)
+        settings.progress("fanout: floor, raw PUB → \(k) SUB sockets in \(processes) processes")
+        let floor = try measure(settings, dir: dir, label: "raw", events: rawEndpoint, context: context) {
+            rawSequence += 1
+            var envelope = sample
+            if case .eventBatch(var batch)? = envelope.body {
+                batch.sequence = rawSequence
+                envelope.body = .eventBatch(batch)
+            }
+            let bytes = envelope.serializedBytes()
+            let sent = MonotonicClock.nanoseconds()
+            _ = try raw.send([topic, bytes])
+            return (sent, rawSequence, nil)
+        }
+        raw.close()
 
         let coordinator = try CoordinatorProcess(executable: settings.executable, directory: dir,
             options: .init(durability: "off", heartbeatMs: 600_000, liveness: 3, prefix: settings.coordinatorPrefix))
         try coordinator.launch()
         defer { coordinator.stop() }
-        let context = try ZMQContext(ioThreads: 1)
         let dealer = try ProtocolDealer(context: context, endpoint: coordinator.commandEndpoint)
+        defer { dealer.close() }
+        try BenchWait.serving(dealer, coordinator: coordinator)
+        try SimulatedCluster.setUp(dealer: dealer, nodes: 0..<1, apps: 3, claim: true)
+        var holding = true
+        settings.progress("fanout: coordinator → \(k) SUB sockets in \(processes) processes")
+        let real = try measure(settings, dir: dir, label: "coordinator", events: coordinator.eventEndpoint, context: context) {
+            holding.toggle()
+            let sent = MonotonicClock.nanoseconds()
+            let id = try dealer.send(holding ? SimulatedNode.start(node) : SimulatedNode.stop(node), as: node)
+            let sequence = try BenchWait.reply(dealer, requestID: id)
+            return (sent, sequence, MonotonicClock.nanoseconds())
+        }
+        let sampleSize = sample.serializedBytes().count
+        result.rows = [
+            BenchRow(benchmark: "floor", scenario: "raw PUB → all \(k) SUBs, \(sampleSize) B batch", latency: floor.all.summary,
+                     floorP50: floor.all.summary.p50),
+            BenchRow(benchmark: "floor", scenario: "raw PUB: first SUB → last SUB (spread)", latency: floor.spread.summary),
+            BenchRow(benchmark: "fanout", scenario: "command → batch on all \(k) SUBs (\(processes) procs)", latency: real.all.summary,
+                     rssMB: coordinator.rssMB, floorP50: floor.all.summary.p50),
+            BenchRow(benchmark: "fanout", scenario: "command → batch on the first SUB", latency: real.first.summary),
+            BenchRow(benchmark: "fanout", scenario: "first SUB → last SUB (spread)", latency: real.spread.summary),
+            BenchRow(benchmark: "fanout", scenario: "command → ack (same trials)", latency: real.ack.summary),
+        ]
+        result.targets.append(TargetCheck(figure: "event reaches all \(k) nodes, p99", measured: real.all.summary.p99, .atMost, 10_000,
+                                          unit: .microseconds, basis: "command sent → last SUB, journal off; raw PUB floor p99 "
+                                              + ReportFormatter.duration(microseconds: floor.all.summary.p99)))
+        result.notes.append("fan-out figures start when the command is sent (an upper bound on publish → all received); "
+            + "subscribers subscribe to \"ev.\" and \"hb\" like full replicas and decode every envelope; the floor sends the "
+            + "same batch bytes from a bare PUB socket to the same subscriber processes; all of it shares the machine's cores")
+        return result
+    }
+
+    struct Distributions {
+        var all = LatencyRecorder(), first = LatencyRecorder(), spread = LatencyRecorder(), ack = LatencyRecorder()
+    }
+
+    /// Starts the subscriber processes on `events`, publishes (with `publish`) until every process
+    /// has heard on each socket, then measures trials; always stops the processes.
+    static func measure(_ settings: BenchSettings, dir: String, label: String, events: String, context: ZMQContext,
+                        publish: () throws -> (sent: UInt64, sequence: UInt64, acked: UInt64?)) throws -> Distributions {
+        let trials = settings.pick(2000, quick: 150)
+        let warmup = settings.pick(100, quick: 30)
+        let processes = max(1, min(settings.subscriberProcesses, settings.subscribers))
+        let perProcess = (0..<processes).map { settings.subscribers / processes + ($0 < settings.subscribers % processes ? 1 : 0) }
         let reports = try ZMQSocket(context, .pull)
-        defer { dealer.close(); reports.close() }
+        defer { reports.close() }
         try reports.set([.linger(milliseconds: 0), .receiveHighWaterMark(1_000_000)])
         let reportEndpoint = BenchSystem.loopbackEndpoint()
         try reports.bind(reportEndpoint)
-        try BenchWait.serving(dealer, coordinator: coordinator)
-        let node = SimulatedNode.id(0)
-        try SimulatedCluster.setUp(dealer: dealer, nodes: 0..<1, apps: 3, claim: true)
-
-        settings.progress("fanout: \(settings.subscribers) SUB sockets in \(processes) processes")
         var children: [ManagedProcess] = []
         defer { for c in children { c.stop(grace: 1) } }
         for (k, count) in perProcess.enumerated() {
             children.append(try ManagedProcess(name: "subscribers-\(k)", executable: settings.executable,
-                arguments: ["bench", "subscribers", "--events", coordinator.eventEndpoint, "--report", reportEndpoint,
+                arguments: ["bench", "subscribers", "--events", events, "--report", reportEndpoint,
                             "--count", "\(count)", "--id", "\(k)"],
-                logPath: "\(dir)/subscribers-\(k).log"))
+                logPath: "\(dir)/subscribers-\(label)-\(k).log"))
         }
-        // Publish until every process says each of its sockets has received something.
         var ready = Set<Int>()
-        var starting = true
         let deadline = MonotonicClock.nanoseconds() + 60_000_000_000
         while ready.count < processes {
             guard MonotonicClock.nanoseconds() < deadline else {
                 throw BenchError("subscribers not ready (\(ready.count)/\(processes)): \(children.first?.logTail(5) ?? "")")
             }
-            starting.toggle()
-            try BenchWait.reply(dealer, requestID: try dealer.send(starting ? SimulatedNode.start(node) : SimulatedNode.stop(node), as: node))
+            _ = try publish()
+            BenchSystem.sleep(milliseconds: 20)
             while let message = try reports.receive(dontWait: true) {
                 if let report = SubscriberReport(message.frames[0]), report.kind == .ready { ready.insert(report.process) }
             }
-            BenchSystem.sleep(milliseconds: 20)
         }
-        if starting { try BenchWait.reply(dealer, requestID: try dealer.send(SimulatedNode.stop(node), as: node)) }
         BenchSystem.sleep(milliseconds: 100)
         while try reports.receive(dontWait: true) != nil {}
 
-        settings.progress("fanout: \(warmup) warm-up + \(trials) measured batches")
-        var all = LatencyRecorder(), first = LatencyRecorder(), acks = LatencyRecorder(), spread = LatencyRecorder()
+        settings.progress("fanout(\(label)): \(warmup) warm-up + \(trials) measured batches")
+        var d = Distributions()
         let poller = Poller()
         poller.register(reports, for: .readable)
         for i in 0..<(warmup + trials) {
-            let command = i % 2 == 0 ? SimulatedNode.start(node) : SimulatedNode.stop(node)
-            let sent = MonotonicClock.nanoseconds()
-            let id = try dealer.send(command, as: node)
-            let sequence = try BenchWait.reply(dealer, requestID: id)
-            let acked = MonotonicClock.nanoseconds()
+            let (sent, sequence, acked) = try publish()
             var seen = 0
             var earliest = UInt64.max, latest: UInt64 = 0
             let trialDeadline = sent + 10_000_000_000
@@ -91,25 +149,13 @@ public enum FanoutBenchmark {
                 }
             }
             if i >= warmup {
-                all.record(from: sent, to: latest)
-                first.record(from: sent, to: earliest)
-                acks.record(from: sent, to: acked)
-                spread.record(from: earliest, to: latest)
+                d.all.record(from: sent, to: latest)
+                d.first.record(from: sent, to: earliest)
+                d.spread.record(from: earliest, to: latest)
+                if let acked { d.ack.record(from: sent, to: acked) }
             }
         }
-        let k = settings.subscribers
-        result.rows = [
-            BenchRow(benchmark: "fanout", scenario: "command → batch on all \(k) SUBs (\(processes) procs)", latency: all.summary,
-                     rssMB: coordinator.rssMB),
-            BenchRow(benchmark: "fanout", scenario: "command → batch on the first SUB", latency: first.summary),
-            BenchRow(benchmark: "fanout", scenario: "first SUB → last SUB (spread)", latency: spread.summary),
-            BenchRow(benchmark: "fanout", scenario: "command → ack (same trials)", latency: acks.summary),
-        ]
-        result.targets.append(TargetCheck(figure: "event reaches all \(k) nodes, p99", measured: all.summary.p99, .atMost, 10_000,
-                                          unit: .microseconds, basis: "command sent → last SUB, journal off"))
-        result.notes.append("fan-out figures start when the command is sent (an upper bound on publish → all received); "
-            + "subscribers subscribe to \"ev.\" and \"hb\" like full replicas and decode every envelope")
-        return result
+        return d
     }
 }
 

@@ -1,6 +1,6 @@
-public import CamsyncCluster
+import CamsyncCluster
 import Foundation
-public import ZeroMQ
+import ZeroMQ
 #if canImport(Glibc)
 import Glibc
 #endif

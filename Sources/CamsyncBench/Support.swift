@@ -46,6 +46,33 @@ public enum BenchSystem {
         return nil
     }
 
+    /// CPU seconds (user + system) each thread of a process has used, by thread id.
+    public static func threadCPUSeconds(pid: Int32) -> [Int32: Double] {
+        let ticks = Double(sysconf(Int32(_SC_CLK_TCK)))
+        var result: [Int32: Double] = [:]
+        for task in (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? [] {
+            guard let tid = Int32(task),
+                  let stat = try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/stat", encoding: .utf8),
+                  let close = stat.lastIndex(of: ")") else { continue }
+            let fields = stat[stat.index(after: close)...].split(separator: " ")
+            guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { continue }
+            result[tid] = (user + system) / ticks
+        }
+        return result
+    }
+
+    /// CPU use of a process between two `threadCPUSeconds` readings over `seconds` of wall time:
+    /// the whole process and its busiest thread, as fractions of one core.
+    public static func cpuShare(before: [Int32: Double], after: [Int32: Double], seconds: Double) -> (process: Double, busiestThread: Double) {
+        var total = 0.0, busiest = 0.0
+        for (tid, value) in after {
+            let used = value - (before[tid] ?? 0)
+            total += used
+            busiest = max(busiest, used)
+        }
+        return (total / seconds, busiest / seconds)
+    }
+
     /// Resident set size of a process in MiB.
     public static func rssMegabytes(pid: Int32) -> Double? {
         procStatusKilobytes(pid: pid, field: "VmRSS").map { Double($0) / 1024 }

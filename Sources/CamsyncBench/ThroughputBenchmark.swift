@@ -46,12 +46,16 @@ public enum ThroughputBenchmark {
             try SimulatedCluster.setUp(dealer: setup, nodes: 0..<maxClients, apps: 3, claim: true)
             for m in clients {
                 settings.progress("throughput(journal \(durability)): \(m) clients × window \(window), \(seconds) s")
+                var cpu: (process: Double, busiestThread: Double) = (0, 0)
                 let point = try measure(context: context, endpoint: coordinator.commandEndpoint, clients: m, window: window,
-                                        warmupSeconds: settings.pick(0.5, quick: 0.3), seconds: seconds)
+                                        warmupSeconds: settings.pick(0.5, quick: 0.3), seconds: seconds,
+                                        pid: coordinator.pid) { cpu = $0 }
                 result.rows.append(BenchRow(benchmark: "throughput",
                     scenario: "journal \(durability), \(m) client\(m == 1 ? "" : "s") × \(window) in flight",
                     latency: point.latency, throughputPerSecond: point.commandsPerSecond, rssMB: coordinator.rssMB,
                     floorP50: floor.p50))
+                result.notes.append(String(format: "journal %@, %d clients: coordinator used %.0f%% of a core (busiest thread %.0f%%)",
+                                           durability, m, cpu.process * 100, cpu.busiestThread * 100))
                 if point.errors > 0 { result.notes.append("journal \(durability), \(m) clients: \(point.errors) error replies") }
                 if durability == "full" {
                     points.append(point)
@@ -72,7 +76,8 @@ public enum ThroughputBenchmark {
 
     /// One sweep point: `clients` DEALERs, each speaking as `sim-<i>`, `window` requests in flight each.
     static func measure(context: ZMQContext, endpoint: String, clients: Int, window: Int,
-                        warmupSeconds: Double, seconds: Double) throws -> Point {
+                        warmupSeconds: Double, seconds: Double, pid: Int32 = 0,
+                        cpu: ((process: Double, busiestThread: Double)) -> Void = { _ in }) throws -> Point {
         final class Client {
             let dealer: ProtocolDealer
             let node: String
@@ -104,10 +109,19 @@ public enum ThroughputBenchmark {
         var recorder = LatencyRecorder()
         var completed = 0, errors = 0
         var sending = true
+        var cpuBefore: [Int32: Double]?
         while true {
+            if cpuBefore == nil && MonotonicClock.nanoseconds() >= measureFrom { cpuBefore = BenchSystem.threadCPUSeconds(pid: pid) }
+
             let ready = try poller.poll(timeoutMs: 1000)
             let now0 = MonotonicClock.nanoseconds()
-            if now0 >= measureTo { sending = false }
+            if now0 >= measureTo && sending {
+                sending = false
+                if let before = cpuBefore {
+                    cpu(BenchSystem.cpuShare(before: before, after: BenchSystem.threadCPUSeconds(pid: pid),
+                                             seconds: Double(now0 - measureFrom) / 1e9))
+                }
+            }
             if ready.isEmpty && list.allSatisfy({ $0.outstanding == 0 }) { break }
             if ready.isEmpty && now0 > measureTo + 30_000_000_000 { throw BenchError("replies stopped coming") }
             for item in ready {

@@ -1,6 +1,9 @@
 import CamsyncBench
 import Histogram
 import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
 
 @Suite struct StatsTests {
     @Test("percentiles of 1…1000 µs are the ranks within HdrHistogram's 3 significant digits")
@@ -50,5 +53,22 @@ import Testing
         #expect(abs(s.p50 - 2) < 0.01)
         #expect(s.value("p99.9") == s.p999)
         #expect(s.value("p42") == nil)
+    }
+}
+
+@Suite struct SystemTests {
+    @Test("thread CPU seconds of this process grow while it computes; VmRSS is readable")
+    func cpuAndMemory() {
+        let pid = getpid()
+        let before = BenchSystem.threadCPUSeconds(pid: pid)
+        #expect(!before.isEmpty)
+        var x: UInt64 = 1
+        let start = MonotonicClock.nanoseconds()
+        while MonotonicClock.nanoseconds() - start < 300_000_000 { x = x &* 6364136223846793005 &+ 1 }
+        let share = BenchSystem.cpuShare(before: before, after: BenchSystem.threadCPUSeconds(pid: pid), seconds: 0.3)
+        #expect(x != 0)
+        #expect(share.busiestThread > 0.3)
+        #expect(share.process >= share.busiestThread)
+        #expect((BenchSystem.rssMegabytes(pid: pid) ?? 0) > 1)
     }
 }
