@@ -20,7 +20,7 @@ public enum FailoverBenchmark {
 
     public static func run(_ settings: BenchSettings) throws -> BenchmarkResult {
         var result = BenchmarkResult(name: "failover")
-        let cases: [(Int64, Int64, Int)] = [(500, 3, settings.pick(8, quick: 3)), (100, 3, settings.pick(12, quick: 4))]
+        let cases: [(Int64, Int64, Int)] = [(500, 3, settings.pick(20, quick: 3)), (100, 3, settings.pick(30, quick: 4))]
         for (interval, liveness, trials) in cases {
             let (rows, check, notes) = try runOne(settings, interval: interval, liveness: liveness, trials: trials)
             result.rows += rows

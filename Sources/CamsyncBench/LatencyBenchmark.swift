@@ -25,8 +25,8 @@ public enum LatencyBenchmark {
 
     static func runOne(_ settings: BenchSettings, durability: String) throws -> ([BenchRow], [TargetCheck], [String]) {
         let dir = try settings.directory("latency-\(durability)")
-        let count = settings.pick(5000, quick: 800)
-        let warmup = settings.pick(500, quick: 200)
+        let count = settings.pick(20_000, quick: 800)
+        let warmup = settings.pick(1000, quick: 200)
         let measured = SimulatedNode.id(0)
         let startBytes = Envelope.request(SimulatedNode.start(measured), sender: measured, requestID: 1 << 40).serializedBytes()
 

@@ -54,27 +54,33 @@ public enum MemoryBenchmark {
 public enum MicroBenchmarks {
     public static func run(_ settings: BenchSettings) throws -> BenchmarkResult {
         var result = BenchmarkResult(name: "micro")
-        let nodes = 50
-        var engine = PolicyEngine()
-        var time: Int64 = 1_700_000_000_000
-        for i in 0..<nodes {
-            let id = SimulatedNode.id(i)
-            for command in [.registerNode(SimulatedNode.registration(id, apps: 3))] + SimulatedNode.claim(id) {
-                guard case .success = engine.apply(command, at: Instant(milliseconds: time)) else { throw BenchError("engine setup refused") }
+        for (nodes, apps) in settings.pick([(50, 3), (1000, 10)], quick: [(50, 3), (200, 10)]) {
+            var engine = PolicyEngine()
+            var time: Int64 = 1_700_000_000_000
+            for i in 0..<nodes {
+                let id = SimulatedNode.id(i)
+                for command in [.registerNode(SimulatedNode.registration(id, apps: apps))] + SimulatedNode.claim(id) {
+                    time += 1
+                    guard case .success = engine.apply(command, at: Instant(milliseconds: time)) else { throw BenchError("engine setup refused") }
+                }
             }
+            let count = settings.pick(nodes > 100 ? 20_000 : 200_000, quick: nodes > 100 ? 4000 : 40_000)
+            var holding = [Bool](repeating: true, count: nodes)
+            let start = MonotonicClock.nanoseconds()
+            for k in 0..<count {
+                let i = k % nodes, id = SimulatedNode.id(i)
+                time += 1
+                _ = engine.apply(holding[i] ? SimulatedNode.stop(id) : SimulatedNode.start(id), at: Instant(milliseconds: time))
+                holding[i].toggle()
+            }
+            let seconds = Double(MonotonicClock.nanoseconds() - start) / 1e9
+            result.rows.append(BenchRow(benchmark: "micro",
+                scenario: "engine apply start/stop_session, \(nodes) nodes × \(apps) apps, in memory",
+                throughputPerSecond: Double(count) / seconds))
         }
         let count = settings.pick(200_000, quick: 40_000)
-        var holding = [Bool](repeating: true, count: nodes)
-        var start = MonotonicClock.nanoseconds()
-        for k in 0..<count {
-            let i = k % nodes, id = SimulatedNode.id(i)
-            time += 1
-            _ = engine.apply(holding[i] ? SimulatedNode.stop(id) : SimulatedNode.start(id), at: Instant(milliseconds: time))
-            holding[i].toggle()
-        }
-        var seconds = Double(MonotonicClock.nanoseconds() - start) / 1e9
-        result.rows.append(BenchRow(benchmark: "micro", scenario: "engine apply start/stop_session, \(nodes) nodes, in memory",
-                                    throughputPerSecond: Double(count) / seconds))
+        var start: UInt64
+        var seconds: Double
 
         let envelope = Envelope.request(SimulatedNode.start(SimulatedNode.id(0)), sender: SimulatedNode.id(0), requestID: 1 << 40)
         var bytes = envelope.serializedBytes()

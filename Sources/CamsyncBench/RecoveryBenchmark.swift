@@ -16,7 +16,7 @@ import Glibc
 public enum RecoveryBenchmark {
     public static func run(_ settings: BenchSettings) throws -> BenchmarkResult {
         var result = BenchmarkResult(name: "recovery")
-        let restarts = settings.pick(3, quick: 1)
+        let restarts = settings.pick(5, quick: 1)
         let n = settings.recoveryCommands
         let cases: [(String, UInt64?, Int)] = [
             ("empty journal (process start floor)", nil, 0),

@@ -21,7 +21,7 @@ public enum ThroughputBenchmark {
         var result = BenchmarkResult(name: "throughput")
         let sweep = settings.pick([1, 2, 4, 8, 16, 32, 64], quick: [1, 8, 64])
         let window = 32
-        let seconds = settings.pick(2.0, quick: 0.7)
+        let seconds = settings.pick(3.0, quick: 0.7)
         let floorSize = Envelope.request(SimulatedNode.start(SimulatedNode.id(0)), sender: SimulatedNode.id(0),
                                          requestID: 1 << 40).serializedBytes().count
         let floor = try Floor.measure(executable: settings.executable, directory: try settings.directory("throughput-floor"),
