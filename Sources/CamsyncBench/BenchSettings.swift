@@ -5,7 +5,7 @@ public struct BenchSettings: Sendable {
     public var executable: String
     public var workDirectory: String
     public var quick: Bool
-    /// Wraps the coordinator process, e.g. `valgrind --tool=callgrind` (profiling runs).
+    /// Wraps the coordinator process, e.g. `taskset -c 1` (pinning).
     public var coordinatorPrefix: [String]
     /// Simulated nodes registered for `latency` (DESIGN: 50).
     public var nodes: Int

@@ -11,7 +11,7 @@ public final class CoordinatorProcess {
         public var heartbeatMs: Int64 = 500
         public var liveness: Int64 = 3
         public var snapshotEvery: UInt64?
-        /// e.g. ["valgrind", "--tool=callgrind", "--callgrind-out-file=…"] to profile the coordinator.
+        /// e.g. ["taskset", "-c", "1"] to pin the coordinator to one core.
         public var prefix: [String] = []
         public init(durability: String = "full", heartbeatMs: Int64 = 500, liveness: Int64 = 3,
                     snapshotEvery: UInt64? = nil, prefix: [String] = []) {
@@ -58,7 +58,7 @@ public final class CoordinatorProcess {
         process = try ManagedProcess(name: "coordinator", executable: exe, arguments: arguments, logPath: logPath)
     }
 
-    /// The pid of the coordinator itself (with a prefix such as valgrind, the prefix's process).
+    /// The pid of the coordinator (with a prefix that does not exec, such as valgrind, the prefix's process).
     public var pid: Int32 { process?.pid ?? 0 }
 
     public var rssMB: Double? { BenchSystem.rssMegabytes(pid: pid) }

@@ -10,13 +10,16 @@ struct BenchCommand: ParsableCommand {
         commandName: "bench",
         abstract: "Run the performance benchmarks against real coordinator and node processes.",
         discussion: """
-            Each benchmark starts its own `camsync coordinator` (and nodes or helper processes) on
-            loopback TCP, warms up, measures with HdrHistogram and prints p50/p90/p99/p99.9/max,
-            rates and RSS next to the raw ZeroMQ round trip measured in the same run, then checks
-            the targets of DESIGN.md. See docs/PERFORMANCE.md.
-            Examples: camsync bench            (everything, a few minutes)
-                      camsync bench --quick latency fanout
-                      camsync bench --json-file bench.json
+            Each benchmark starts its own `camsync coordinator` (and nodes or helper processes) on \
+            loopback TCP, warms up, measures with HdrHistogram and prints p50/p90/p99/p99.9/max, \
+            rates and RSS next to a raw ZeroMQ floor measured in the same run, then checks the \
+            targets of DESIGN.md. See docs/PERFORMANCE.md.
+
+            Examples:
+              camsync bench                          (everything, about 3–4 minutes)
+              camsync bench --quick latency fanout
+              camsync bench --json-file bench.json
+
             """,
         subcommands: [BenchRunCommand.self, BenchEchoCommand.self, BenchSubscribersCommand.self],
         defaultSubcommand: BenchRunCommand.self)
@@ -40,7 +43,7 @@ struct BenchRunCommand: ParsableCommand {
     @Option(help: "recovery: journaled commands (default 100000, 20000 with --quick).") var recoveryCommands: Int?
     @Option(help: "memory: registered nodes.") var memoryNodes = 1000
     @Option(help: "memory: apps per node.") var memoryApps = 10
-    @Option(help: ArgumentHelp("Command the coordinator runs under, e.g. \"valgrind --tool=callgrind --callgrind-out-file=/tmp/cg.%p\".",
+    @Option(help: ArgumentHelp("Command the coordinator runs under, e.g. \"taskset -c 1\" to pin it to one core.",
                                valueName: "command"))
     var coordinatorPrefix: String?
     @Flag(help: "No progress lines on stderr.") var silent = false
