@@ -56,6 +56,7 @@ public final class CoordinatorProcess {
             exe = first.hasPrefix("/") ? first : Self.which(first) ?? first
         }
         process = try ManagedProcess(name: "coordinator", executable: exe, arguments: arguments, logPath: logPath)
+        ChildProcesses.register(pid)
     }
 
     /// The pid of the coordinator (with a prefix that does not exec, such as valgrind, the prefix's process).
@@ -65,6 +66,7 @@ public final class CoordinatorProcess {
 
     public func stop(signal: Int32 = 15) {
         guard let process else { return }
+        defer { ChildProcesses.unregister(process.pid) }
         if signal == SIGKILL {
             process.signal(SIGKILL)
             process.wait(timeout: 10)

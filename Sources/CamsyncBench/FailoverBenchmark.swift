@@ -59,7 +59,15 @@ public enum FailoverBenchmark {
                                        executable: settings.executable)
         defer { cluster.stop(grace: 3) }
         settings.progress("failover \(interval) ms × \(liveness): starting coordinator and 2 nodes")
-        try cluster.start(timeout: 60)
+        defer { for pid in [cluster.coordinator?.pid] + cluster.nodes.values.map(\.pid) { if let pid { ChildProcesses.unregister(pid) } } }
+        func track() {
+            for pid in [cluster.coordinator?.pid] + cluster.nodes.values.map(\.pid) { if let pid { ChildProcesses.register(pid) } }
+        }
+        try cluster.startCoordinator()
+        try cluster.startNode(victim)
+        try cluster.startNode(observer)
+        track()
+        try cluster.waitUntilJoined(timeout: 60)
         let context = try ZMQContext(ioThreads: 1)
         let subscriber = try BatchSubscriber(context: context, endpoint: cluster.eventEndpoint, topics: ["ev.cluster"])
         defer { subscriber.close() }
@@ -71,6 +79,7 @@ public enum FailoverBenchmark {
             settings.progress("failover \(interval) ms × \(liveness): trial \(trial + 1)/\(trials)")
             if trial > 0 {
                 try cluster.startNode(victim)
+                track()
                 try cluster.waitUntilJoined(timeout: 60)
             }
             let control = try cluster.controlClient(victim)
@@ -87,6 +96,7 @@ public enum FailoverBenchmark {
             try subscriber.drain()
             let killed = MonotonicClock.nanoseconds()
             cluster.signalNode(victim, SIGKILL)
+            if let pid = cluster.nodes[victim]?.pid { ChildProcesses.unregister(pid) }
             var batchSequence: UInt64 = 0
             var released = false
             while batchSequence == 0 {

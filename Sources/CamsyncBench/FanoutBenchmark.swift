@@ -105,12 +105,13 @@ public enum FanoutBenchmark {
         let reportEndpoint = BenchSystem.loopbackEndpoint()
         try reports.bind(reportEndpoint)
         var children: [ManagedProcess] = []
-        defer { for c in children { c.stop(grace: 1) } }
+        defer { for c in children { c.stop(grace: 1); ChildProcesses.unregister(c.pid) } }
         for (k, count) in perProcess.enumerated() {
             children.append(try ManagedProcess(name: "subscribers-\(k)", executable: settings.executable,
                 arguments: ["bench", "subscribers", "--events", events, "--report", reportEndpoint,
                             "--count", "\(count)", "--id", "\(k)"],
                 logPath: "\(dir)/subscribers-\(label)-\(k).log"))
+            ChildProcesses.register(children.last!.pid)
         }
         var ready = Set<Int>()
         let deadline = MonotonicClock.nanoseconds() + 60_000_000_000

@@ -14,9 +14,14 @@ public enum Floor {
         let context = try ZMQContext(ioThreads: 1)
         let router = try ZMQSocket(context, .router)
         try router.set([.linger(milliseconds: 0), .sendHighWaterMark(100_000), .receiveHighWaterMark(100_000)])
+        try router.set(.receiveTimeout(milliseconds: 1000))
         try router.bind(endpoint)
+        let parent = getppid()
         while true {
-            guard let message = try router.receive() else { continue }
+            guard let message = try router.receive() else {
+                if getppid() != parent { exit(0) }
+                continue
+            }
             _ = try router.send(message.frames, dontWait: true)
         }
     }
@@ -26,7 +31,8 @@ public enum Floor {
         let endpoint = BenchSystem.loopbackEndpoint()
         let echo = try ManagedProcess(name: "echo", executable: executable, arguments: ["bench", "echo", "--bind", endpoint],
                                       logPath: directory + "/echo-\(size).log")
-        defer { echo.stop(grace: 1) }
+        ChildProcesses.register(echo.pid)
+        defer { echo.stop(grace: 1); ChildProcesses.unregister(echo.pid) }
         let context = try ZMQContext(ioThreads: 1)
         let dealer = try ZMQSocket(context, .dealer)
         defer { dealer.close() }

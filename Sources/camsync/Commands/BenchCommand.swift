@@ -82,6 +82,7 @@ struct BenchRunCommand: ParsableCommand {
         let directory = workDir ?? "\(NSTemporaryDirectory())camsync-bench-\(getpid())"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { if !keep && workDir == nil { try? FileManager.default.removeItem(atPath: directory) } }
+        ChildProcesses.installSignalHandlers()
         let settings = settings(executable: BenchSystem.currentExecutable(), workDirectory: directory)
         let command = (["camsync"] + CommandLine.arguments.dropFirst()).joined(separator: " ")
         let report = BenchSuite.run(selected, settings: settings, command: command)
