@@ -64,9 +64,12 @@ proto-check: plugin
 	if diff -r $$tmp $(PROTO_OUT) >/dev/null; then echo "proto-check: generated code is up to date"; \
 	else diff -r $$tmp $(PROTO_OUT) | head -40; echo "proto-check: committed code differs; run 'make proto'"; exit 1; fi
 
-bench: build
+# The whole benchmark suite in release (< 10 min on 2 cores): `make bench BENCH_ARGS="--quick latency"`.
+BENCH_ARGS ?=
+BENCH_JSON ?= .build/bench-report.json
+bench: deps
 	$(SWIFT) build -c release --product camsync
-	@echo "bench: benchmarks arrive with the benchmarks issue"
+	$$($(SWIFT) build -c release --show-bin-path)/camsync bench --json-file $(BENCH_JSON) $(BENCH_ARGS)
 
 clean:
 	rm -rf .build .build-* .build_*

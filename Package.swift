@@ -24,6 +24,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
+        .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
     ],
     targets: [
         .systemLibrary(
@@ -96,10 +97,19 @@ let package = Package(
                            "CamsyncWire", "CamsyncPolicy", "CamsyncRuntime", "ZeroMQ"],
             swiftSettings: swiftSettings
         ),
+        .target(
+            name: "CamsyncBench",
+            dependencies: [
+                "ZeroMQ", "CamsyncPolicy", "CamsyncWire", "CamsyncClient", "CamsyncCluster", "CamsyncNode", "CamsyncRuntime",
+                .product(name: "Histogram", package: "hdrhistogram-swift"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .executableTarget(
             name: "camsync",
             dependencies: [
                 "ZeroMQ", "CamsyncPolicy", "CamsyncWire", "CamsyncCoordinator", "CamsyncNode", "CamsyncClient", "CamsyncRuntime", "CamsyncCluster", "CamsyncScenario", "CamsyncSoakDriver", "CamsyncSoak",
+                "CamsyncBench", .product(name: "Histogram", package: "hdrhistogram-swift"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -123,6 +133,11 @@ let package = Package(
         .testTarget(
             name: "CamsyncCLITests",
             dependencies: ["camsync", "CamsyncClient", "CamsyncPolicy", "CamsyncScenario"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "CamsyncBenchTests",
+            dependencies: ["CamsyncBench", "camsync", .product(name: "Histogram", package: "hdrhistogram-swift")],
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "CamsyncWireTests", dependencies: ["CamsyncWire", "CamsyncPolicy"], swiftSettings: swiftSettings),

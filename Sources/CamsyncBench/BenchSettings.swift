@@ -1,0 +1,54 @@
+import Foundation
+
+/// Sizes and durations of a run (`--quick` shrinks them) and where things go.
+public struct BenchSettings: Sendable {
+    public var executable: String
+    public var workDirectory: String
+    public var quick: Bool
+    /// Wraps the coordinator process, e.g. `taskset -c 1` (pinning).
+    public var coordinatorPrefix: [String]
+    /// Simulated nodes registered for `latency` (DESIGN: 50).
+    public var nodes: Int
+    /// SUB sockets for `fanout` (DESIGN: 500) and how many processes they are spread over.
+    public var subscribers: Int
+    public var subscriberProcesses: Int
+    /// Journaled commands for `recovery` (DESIGN: 100,000).
+    public var recoveryCommands: Int
+    /// `memory`: nodes and apps per node (DESIGN: 1,000 nodes / 10,000 apps).
+    public var memoryNodes: Int
+    public var memoryAppsPerNode: Int
+    public var progress: @Sendable (String) -> Void
+
+    public init(executable: String, workDirectory: String, quick: Bool = false, coordinatorPrefix: [String] = [],
+                nodes: Int = 50, subscribers: Int = 500, subscriberProcesses: Int = 4, recoveryCommands: Int? = nil,
+                memoryNodes: Int = 1000, memoryAppsPerNode: Int = 10,
+                progress: @escaping @Sendable (String) -> Void = { _ in }) {
+        self.executable = executable
+        self.workDirectory = workDirectory
+        self.quick = quick
+        self.coordinatorPrefix = coordinatorPrefix
+        self.nodes = nodes
+        self.subscribers = subscribers
+        self.subscriberProcesses = subscriberProcesses
+        self.recoveryCommands = recoveryCommands ?? (quick ? 20_000 : 100_000)
+        self.memoryNodes = memoryNodes
+        self.memoryAppsPerNode = memoryAppsPerNode
+        self.progress = progress
+    }
+
+    /// `full` when not quick, else `quick`.
+    public func pick<T>(_ full: T, quick: T) -> T { self.quick ? quick : full }
+
+    /// A fresh directory for one benchmark.
+    public func directory(_ name: String) throws -> String {
+        let path = "\(workDirectory)/\(name)"
+        try? FileManager.default.removeItem(atPath: path)
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        return path
+    }
+}
+
+/// The benchmarks `camsync bench` knows, in the order a full run does them.
+public enum BenchmarkName: String, CaseIterable, Sendable {
+    case latency, throughput, fanout, failover, recovery, memory, micro
+}

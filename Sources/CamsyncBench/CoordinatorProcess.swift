@@ -1,0 +1,87 @@
+public import CamsyncCluster
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A real `camsync coordinator` child process on loopback TCP, with its own data directory.
+public final class CoordinatorProcess {
+    public struct Options: Sendable {
+        public var durability = "full"
+        public var heartbeatMs: Int64 = 500
+        public var liveness: Int64 = 3
+        public var snapshotEvery: UInt64?
+        /// e.g. ["taskset", "-c", "1"] to pin the coordinator to one core.
+        public var prefix: [String] = []
+        public init(durability: String = "full", heartbeatMs: Int64 = 500, liveness: Int64 = 3,
+                    snapshotEvery: UInt64? = nil, prefix: [String] = []) {
+            self.durability = durability
+            self.heartbeatMs = heartbeatMs
+            self.liveness = liveness
+            self.snapshotEvery = snapshotEvery
+            self.prefix = prefix
+        }
+    }
+
+    public let executable: String
+    public let directory: String
+    public let commandEndpoint: String
+    public let eventEndpoint: String
+    public var options: Options
+    public private(set) var process: ManagedProcess?
+    private var launches = 0
+
+    public init(executable: String, directory: String, options: Options) throws {
+        self.executable = executable
+        self.directory = directory
+        self.options = options
+        commandEndpoint = BenchSystem.loopbackEndpoint()
+        eventEndpoint = BenchSystem.loopbackEndpoint()
+        try FileManager.default.createDirectory(atPath: directory + "/data", withIntermediateDirectories: true)
+    }
+
+    public var logPath: String { "\(directory)/coordinator-\(launches).log" }
+
+    /// Starts the process; does not wait (see `waitUntilServing`).
+    public func launch() throws {
+        launches += 1
+        var arguments = ["coordinator", "--data-dir", directory + "/data", "--commands", commandEndpoint,
+                         "--events", eventEndpoint, "--durability", options.durability,
+                         "--heartbeat-ms", "\(options.heartbeatMs)", "--liveness", "\(options.liveness)",
+                         "--log-level", "warning"]
+        if let every = options.snapshotEvery { arguments += ["--snapshot-every", "\(every)"] }
+        var exe = executable
+        if let first = options.prefix.first {
+            arguments = Array(options.prefix.dropFirst()) + [executable] + arguments
+            exe = first.hasPrefix("/") ? first : Self.which(first) ?? first
+        }
+        process = try ManagedProcess(name: "coordinator", executable: exe, arguments: arguments, logPath: logPath)
+        ChildProcesses.register(pid)
+    }
+
+    /// The pid of the coordinator (with a prefix that does not exec, such as valgrind, the prefix's process).
+    public var pid: Int32 { process?.pid ?? 0 }
+
+    public var rssMB: Double? { BenchSystem.rssMegabytes(pid: pid) }
+
+    public func stop(signal: Int32 = 15) {
+        guard let process else { return }
+        defer { ChildProcesses.unregister(process.pid) }
+        if signal == SIGKILL {
+            process.signal(SIGKILL)
+            process.wait(timeout: 10)
+        }
+        process.stop(grace: 30)
+        self.process = nil
+    }
+
+    public func logTail() -> String { process?.logTail(10) ?? ((try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "") }
+
+    static func which(_ name: String) -> String? {
+        for dir in (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":") {
+            let path = "\(dir)/\(name)"
+            if FileManager.default.isExecutableFile(atPath: path) { return path }
+        }
+        return nil
+    }
+}

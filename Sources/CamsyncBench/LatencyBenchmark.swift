@@ -1,0 +1,195 @@
+import CamsyncPolicy
+import CamsyncWire
+import Foundation
+import ZeroMQ
+
+/// `latency`: camera claim → grant round trip. A simulated node sends `start_session` for its
+/// app; the round trip ends when both its `ack` (DEALER) and the batch with the `camera_granted`
+/// event (SUB, topic `ev.<node>`) have arrived. `stop_session` (not measured) releases the camera
+/// in between. N simulated nodes are registered, each holding its own camera, and heartbeat every
+/// interval/2, against a coordinator with the default 500 ms × 3 liveness.
+public enum LatencyBenchmark {
+    public static func run(_ settings: BenchSettings) throws -> BenchmarkResult {
+        var result = BenchmarkResult(name: "latency")
+        for durability in ["off", "full"] {
+            let (rows, checks, notes) = try runOne(settings, durability: durability)
+            result.rows += rows
+            result.targets += checks
+            result.notes += notes
+        }
+        result.notes.append("a claim = start_session of an app whose session is configured and in full screen; measured from "
+            + "send to the later of the ack and the camera_granted batch on SUB; the floor is a raw DEALER/ROUTER echo "
+            + "between two processes with a message of the request's size")
+        return result
+    }
+
+    static func runOne(_ settings: BenchSettings, durability: String) throws -> ([BenchRow], [TargetCheck], [String]) {
+        let dir = try settings.directory("latency-\(durability)")
+        let count = settings.pick(20_000, quick: 800)
+        let warmup = settings.pick(1000, quick: 200)
+        let measured = SimulatedNode.id(0)
+        let startBytes = Envelope.request(SimulatedNode.start(measured), sender: measured, requestID: 1 << 40).serializedBytes()
+
+        settings.progress("latency(\(durability)): floor, \(startBytes.count)-byte round trips")
+        let floor = try Floor.measure(executable: settings.executable, directory: dir, size: startBytes.count,
+                                      count: count, warmup: warmup)
+
+        let coordinator = try CoordinatorProcess(executable: settings.executable, directory: dir,
+            options: .init(durability: durability, heartbeatMs: 500, liveness: 3, prefix: settings.coordinatorPrefix))
+        try coordinator.launch()
+        defer { coordinator.stop() }
+        let context = try ZMQContext(ioThreads: 1)
+        let setup = try ProtocolDealer(context: context, endpoint: coordinator.commandEndpoint)
+        let dealer = try ProtocolDealer(context: context, endpoint: coordinator.commandEndpoint)
+        let subscriber = try BatchSubscriber(context: context, endpoint: coordinator.eventEndpoint, topics: ["ev.\(measured)"])
+        defer { setup.close(); dealer.close(); subscriber.close() }
+        try BenchWait.serving(setup, coordinator: coordinator)
+        settings.progress("latency(\(durability)): registering \(settings.nodes) simulated nodes, each claiming its camera")
+        try SimulatedCluster.setUp(dealer: setup, nodes: 0..<settings.nodes, apps: 3, claim: true)
+
+        var heartbeats = Heartbeats(dealer: setup, nodes: (0..<settings.nodes).map(SimulatedNode.id), intervalMs: 250)
+        // The SUB is live once it sees a batch: release and re-claim until it does.
+        var toggle = false
+        var live = false
+        for _ in 0..<200 where !live {
+            toggle.toggle()
+            let id = try dealer.send(toggle ? SimulatedNode.stop(measured) : SimulatedNode.start(measured), as: measured)
+            _ = try BenchWait.reply(dealer, requestID: id)
+            live = try subscriber.next(timeoutMilliseconds: 20) != nil
+        }
+        guard live else { throw BenchError("the SUB socket never received a batch") }
+        if !toggle { _ = try BenchWait.roundTrip(dealer, subscriber, SimulatedNode.stop(measured), as: measured) }
+        try subscriber.drain()
+
+        settings.progress("latency(\(durability)): \(warmup) warm-up + \(count) measured claim → grant round trips")
+        var claim = LatencyRecorder(), ack = LatencyRecorder()
+        var missingGrant = 0
+        for i in 0..<(warmup + count) {
+            heartbeats.tick()
+            let t = try BenchWait.roundTrip(dealer, subscriber, SimulatedNode.start(measured), as: measured)
+            if !t.granted { missingGrant += 1 }
+            if i >= warmup {
+                claim.record(from: t.sent, to: max(t.ack, t.batch))
+                ack.record(from: t.sent, to: t.ack)
+            }
+            heartbeats.tick()
+            _ = try BenchWait.roundTrip(dealer, subscriber, SimulatedNode.stop(measured), as: measured)
+        }
+        let rss = coordinator.rssMB
+        let label = durability == "off" ? "journal off" : "journal \(durability)"
+        let rows = [
+            BenchRow(benchmark: "floor", scenario: "raw DEALER/ROUTER echo, \(startBytes.count) B, 2 processes",
+                     latency: floor, floorP50: floor.p50),
+            BenchRow(benchmark: "latency", scenario: "claim → ack + grant, \(label), \(settings.nodes) nodes",
+                     latency: claim.summary, rssMB: rss, floorP50: floor.p50),
+            BenchRow(benchmark: "latency", scenario: "claim → ack only, \(label)", latency: ack.summary, floorP50: floor.p50),
+        ]
+        var checks: [TargetCheck] = []
+        let s = claim.summary
+        if durability == "off" {
+            checks.append(TargetCheck(figure: "claim→grant p50, journal off", measured: s.p50, .atMost, 2 * floor.p50,
+                                      unit: .microseconds, basis: "2 × floor p50 \(ReportFormatter.duration(microseconds: floor.p50))"))
+            checks.append(TargetCheck(figure: "claim→grant p99, journal off", measured: s.p99, .atMost, 1000, unit: .microseconds))
+        } else {
+            checks.append(TargetCheck(figure: "claim→grant p99, journal \(durability)", measured: s.p99, .atMost, 5000, unit: .microseconds))
+        }
+        var notes: [String] = []
+        if missingGrant > 0 { notes.append("\(label): \(missingGrant) start_session batches had no camera_granted event") }
+        return (rows, checks, notes)
+    }
+}
+
+/// Keeps simulated nodes alive (K1): a `node_heartbeat` per node every `intervalMs`.
+struct Heartbeats {
+    let dealer: ProtocolDealer
+    let nodes: [String]
+    let intervalMs: UInt64
+    var next: UInt64 = 0
+
+    init(dealer: ProtocolDealer, nodes: [String], intervalMs: UInt64) {
+        self.dealer = dealer
+        self.nodes = nodes
+        self.intervalMs = intervalMs
+    }
+
+    mutating func tick() {
+        let now = MonotonicClock.nanoseconds()
+        guard now >= next else { return }
+        next = now + intervalMs * 1_000_000
+        let wall = Int64(Date().timeIntervalSince1970 * 1000)
+        for node in nodes { try? dealer.heartbeat(as: node, timeMilliseconds: wall) }
+    }
+}
+
+/// Waiting for replies and batches.
+enum BenchWait {
+    struct RoundTrip {
+        var sent: UInt64
+        var ack: UInt64
+        var batch: UInt64
+        var sequence: UInt64
+        var granted: Bool
+    }
+
+    /// Until the coordinator answers a snapshot request.
+    static func serving(_ dealer: ProtocolDealer, coordinator: CoordinatorProcess, timeoutSeconds: Double = 60) throws {
+        let deadline = MonotonicClock.nanoseconds() + UInt64(timeoutSeconds * 1e9)
+        while MonotonicClock.nanoseconds() < deadline {
+            if try dealer.snapshot(timeoutMilliseconds: 200) != nil { return }
+            if coordinator.process?.isRunning == false { break }
+        }
+        throw BenchError("coordinator not serving: \(coordinator.logTail())")
+    }
+
+    /// The reply to `requestID`; throws on an error reply or a timeout.
+    @discardableResult
+    static func reply(_ dealer: ProtocolDealer, requestID: UInt64, timeoutMilliseconds: Int = 10_000) throws -> UInt64 {
+        let deadline = MonotonicClock.nanoseconds() + UInt64(timeoutMilliseconds) * 1_000_000
+        while MonotonicClock.nanoseconds() < deadline {
+            guard let reply = try dealer.receive(timeoutMilliseconds: 100) else { continue }
+            guard reply.requestID == requestID else { continue }
+            switch reply.body {
+            case .ack(let ack)?: return ack.sequence
+            case .error(let error)?: throw BenchError("refused: \(error.code) \(error.message)")
+            default: throw BenchError("unexpected reply")
+            }
+        }
+        throw BenchError("no reply within \(timeoutMilliseconds) ms")
+    }
+
+    /// Sends `command` as `sender` and waits for both its ack and its batch on `subscriber`.
+    static func roundTrip(_ dealer: ProtocolDealer, _ subscriber: BatchSubscriber, _ command: Command, as sender: String,
+                          timeoutMilliseconds: Int = 10_000) throws -> RoundTrip {
+        let poller = Poller()
+        poller.register(dealer.socket, for: .readable)
+        poller.register(subscriber.socket, for: .readable)
+        let sent = MonotonicClock.nanoseconds()
+        let requestID = try dealer.send(command, as: sender)
+        var trip = RoundTrip(sent: sent, ack: 0, batch: 0, sequence: 0, granted: false)
+        let deadline = sent + UInt64(timeoutMilliseconds) * 1_000_000
+        while trip.ack == 0 || trip.batch == 0 {
+            while trip.ack == 0, let message = try dealer.socket.receive(dontWait: true) {
+                let reply = try ProtocolDealer.decode(message)
+                guard reply.requestID == requestID else { continue }
+                trip.ack = MonotonicClock.nanoseconds()
+                switch reply.body {
+                case .ack(let ack)?: trip.sequence = ack.sequence
+                case .error(let error)?: throw BenchError("\(command) refused: \(error.code) \(error.message)")
+                default: throw BenchError("unexpected reply")
+                }
+            }
+            while trip.batch == 0, let message = try subscriber.socket.receive(dontWait: true) {
+                guard message.frames.count == 2, let envelope = try? Envelope.decode(message.frames[1]),
+                      case .eventBatch(let batch)? = envelope.body,
+                      batch.originNode == sender, batch.originRequestID == requestID else { continue }
+                trip.batch = MonotonicClock.nanoseconds()
+                trip.granted = batch.events.contains { if case .cameraGranted? = $0.kind { true } else { false } }
+            }
+            if trip.ack != 0 && trip.batch != 0 { break }
+            let now = MonotonicClock.nanoseconds()
+            guard now < deadline else { throw BenchError("\(command): no \(trip.ack == 0 ? "ack" : "batch") within \(timeoutMilliseconds) ms") }
+            _ = try poller.poll(timeoutMs: Int((deadline - now) / 1_000_000) + 1)
+        }
+        return trip
+    }
+}

@@ -1,0 +1,125 @@
+import CamsyncPolicy
+import CamsyncWire
+import Foundation
+import ZeroMQ
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `memory`: the coordinator's VmRSS (`/proc/PID/status`) empty, after registering N nodes with
+/// A apps each (default 1,000 × 10 = 10,000 apps, each node's app 0 claiming its camera), and after
+/// serving 10 full snapshots of that state (what N joining nodes would ask for). VmHWM is the peak.
+/// `--heartbeat-ms 600000`: liveness is not under test.
+public enum MemoryBenchmark {
+    public static func run(_ settings: BenchSettings) throws -> BenchmarkResult {
+        var result = BenchmarkResult(name: "memory")
+        let dir = try settings.directory("memory")
+        let coordinator = try CoordinatorProcess(executable: settings.executable, directory: dir,
+            options: .init(durability: "full", heartbeatMs: 600_000, liveness: 3, prefix: settings.coordinatorPrefix))
+        try coordinator.launch()
+        defer { coordinator.stop() }
+        let context = try ZMQContext(ioThreads: 1)
+        let setup = try ProtocolDealer(context: context, endpoint: coordinator.commandEndpoint)
+        defer { setup.close() }
+        try BenchWait.serving(setup, coordinator: coordinator)
+        let empty = coordinator.rssMB ?? 0
+        let n = settings.memoryNodes, a = settings.memoryAppsPerNode
+        settings.progress("memory: registering \(n) nodes × \(a) apps")
+        let started = MonotonicClock.nanoseconds()
+        try SimulatedCluster.setUp(dealer: setup, nodes: 0..<n, apps: a, claim: true)
+        let setupSeconds = Double(MonotonicClock.nanoseconds() - started) / 1e9
+        let registered = coordinator.rssMB ?? 0
+        var snapshotBytes = 0
+        for _ in 0..<10 {
+            guard let snapshot = try setup.snapshot(timeoutMilliseconds: 30_000) else { throw BenchError("no snapshot") }
+            snapshotBytes = (try? snapshot.serializedBytes() as [UInt8])?.count ?? 0
+        }
+        let afterSnapshots = coordinator.rssMB ?? 0
+        let peak = BenchSystem.procStatusKilobytes(pid: coordinator.pid, field: "VmHWM").map { Double($0) / 1024 } ?? 0
+        result.rows = [
+            BenchRow(benchmark: "memory", scenario: "coordinator empty", rssMB: empty),
+            BenchRow(benchmark: "memory", scenario: "\(n) nodes / \(n * a) apps registered",
+                     throughputPerSecond: Double(n * 4) / setupSeconds, rssMB: registered),
+            BenchRow(benchmark: "memory", scenario: "after 10 snapshots (\(snapshotBytes / 1024) KiB each)", rssMB: afterSnapshots),
+            BenchRow(benchmark: "memory", scenario: "peak (VmHWM)", rssMB: peak),
+        ]
+        result.targets.append(TargetCheck(figure: "coordinator RSS, \(n) nodes / \(n * a) apps", measured: max(registered, afterSnapshots),
+                                          .atMost, 100, unit: .megabytes, basis: "VmRSS after registration and snapshots"))
+        result.notes.append("the rate column of the registration row is setup commands/s (register + 3 claim commands per node, journal full)")
+        return result
+    }
+}
+
+/// Optional micro-benchmarks, in this process: the policy engine in memory, and envelope encode/decode.
+public enum MicroBenchmarks {
+    public static func run(_ settings: BenchSettings) throws -> BenchmarkResult {
+        var result = BenchmarkResult(name: "micro")
+        for (nodes, apps) in settings.pick([(50, 3), (1000, 10)], quick: [(50, 3), (200, 10)]) {
+            var engine = PolicyEngine()
+            var time: Int64 = 1_700_000_000_000
+            for i in 0..<nodes {
+                let id = SimulatedNode.id(i)
+                for command in [.registerNode(SimulatedNode.registration(id, apps: apps))] + SimulatedNode.claim(id) {
+                    time += 1
+                    guard case .success = engine.apply(command, at: Instant(milliseconds: time)) else { throw BenchError("engine setup refused") }
+                }
+            }
+            let count = settings.pick(nodes > 100 ? 20_000 : 200_000, quick: nodes > 100 ? 4000 : 40_000)
+            var holding = [Bool](repeating: true, count: nodes)
+            let start = MonotonicClock.nanoseconds()
+            for k in 0..<count {
+                let i = k % nodes, id = SimulatedNode.id(i)
+                time += 1
+                _ = engine.apply(holding[i] ? SimulatedNode.stop(id) : SimulatedNode.start(id), at: Instant(milliseconds: time))
+                holding[i].toggle()
+            }
+            let seconds = Double(MonotonicClock.nanoseconds() - start) / 1e9
+            result.rows.append(BenchRow(benchmark: "micro",
+                scenario: "engine apply start/stop_session, \(nodes) nodes × \(apps) apps, in memory",
+                throughputPerSecond: Double(count) / seconds))
+        }
+        let count = settings.pick(200_000, quick: 40_000)
+        var start: UInt64
+        var seconds: Double
+
+        let envelope = Envelope.request(SimulatedNode.start(SimulatedNode.id(0)), sender: SimulatedNode.id(0), requestID: 1 << 40)
+        var bytes = envelope.serializedBytes()
+        var sink = 0
+        start = MonotonicClock.nanoseconds()
+        for k in 0..<count {
+            var e = envelope
+            e.requestID = UInt64(k)
+            bytes = e.serializedBytes()
+            sink &+= bytes.count
+        }
+        seconds = Double(MonotonicClock.nanoseconds() - start) / 1e9
+        result.rows.append(BenchRow(benchmark: "micro", scenario: "encode start_session envelope (\(bytes.count) B)",
+                                    throughputPerSecond: Double(count) / seconds))
+        start = MonotonicClock.nanoseconds()
+        for _ in 0..<count {
+            let decoded = try Envelope.decode(bytes)
+            let command = try decoded.domainCommand()
+            if case .startSession = command { sink &+= 1 }
+        }
+        seconds = Double(MonotonicClock.nanoseconds() - start) / 1e9
+        result.rows.append(BenchRow(benchmark: "micro", scenario: "decode + map start_session envelope",
+                                    throughputPerSecond: Double(count) / seconds))
+        if sink == 42 { result.notes.append("") }
+
+        // The disk under the journal: 4 KiB append + fdatasync (what each group commit waits for at least once).
+        let path = try settings.directory("micro") + "/fsync.bin"
+        let fd = open(path, O_CREAT | O_WRONLY | O_APPEND, 0o644)
+        guard fd >= 0 else { throw BenchError("cannot open \(path)") }
+        defer { close(fd) }
+        let block = [UInt8](repeating: 7, count: 4096)
+        var syncs = LatencyRecorder()
+        for _ in 0..<settings.pick(500, quick: 100) {
+            let t = MonotonicClock.nanoseconds()
+            _ = block.withUnsafeBytes { write(fd, $0.baseAddress, 4096) }
+            fdatasync(fd)
+            syncs.record(from: t, to: MonotonicClock.nanoseconds())
+        }
+        result.rows.append(BenchRow(benchmark: "micro", scenario: "disk: 4 KiB append + fdatasync (work dir)", latency: syncs.summary))
+        return result
+    }
+}

@@ -1,0 +1,66 @@
+import ArgumentParser
+@testable import camsync
+import CamsyncBench
+import CamsyncPolicy
+import Testing
+
+@Suite struct CommandTests {
+    @Test("`camsync bench` defaults to run with every benchmark")
+    func defaults() throws {
+        let command = try Camsync.parseAsRoot(["bench"])
+        let run = try #require(command as? BenchRunCommand)
+        #expect(!run.quick && !run.json)
+        #expect(run.selected == BenchmarkName.allCases)
+        #expect(run.nodes == 50 && run.subscribers == 500 && run.memoryNodes == 1000 && run.memoryApps == 10)
+    }
+
+    @Test("benchmarks and options after `bench`, without naming `run`")
+    func selection() throws {
+        let command = try Camsync.parseAsRoot(["bench", "--quick", "latency", "fanout", "--subscribers", "40", "--json",
+                                               "--coordinator-prefix", "valgrind --tool=callgrind"])
+        let run = try #require(command as? BenchRunCommand)
+        #expect(run.quick && run.json)
+        #expect(run.selected == [.latency, .fanout])
+        #expect(run.subscribers == 40)
+        let settings = run.settings(executable: "/bin/true", workDirectory: "/tmp/x")
+        #expect(settings.coordinatorPrefix == ["valgrind", "--tool=callgrind"])
+        #expect(settings.quick && settings.recoveryCommands == 20_000)
+        #expect(settings.pick(1, quick: 2) == 2)
+    }
+
+    @Test("unknown benchmarks and bad sizes are refused")
+    func refused() {
+        #expect(throws: (any Error).self) { try Camsync.parseAsRoot(["bench", "latncy"]) }
+        #expect(throws: (any Error).self) { try Camsync.parseAsRoot(["bench", "--nodes", "0"]) }
+        #expect(throws: (any Error).self) { try Camsync.parseAsRoot(["bench", "--recovery-commands", "10"]) }
+    }
+
+    @Test("the hidden helper subcommands parse")
+    func helpers() throws {
+        let echo = try #require(try Camsync.parseAsRoot(["bench", "echo", "--bind", "tcp://127.0.0.1:1"]) as? BenchEchoCommand)
+        #expect(echo.bind == "tcp://127.0.0.1:1")
+        let subs = try #require(try Camsync.parseAsRoot(["bench", "subscribers", "--events", "e", "--report", "r",
+                                                         "--count", "125", "--id", "3"]) as? BenchSubscribersCommand)
+        #expect(subs.count == 125 && subs.id == 3)
+    }
+
+    @Test("subscriber reports round-trip; garbage is ignored")
+    func reports() {
+        let report = SubscriberReport(kind: .batch, process: 2, sequence: 77, first: 10, last: 20)
+        #expect(SubscriberReport(report.bytes) == report)
+        #expect(SubscriberReport(SubscriberReport(kind: .ready, process: 1).bytes)?.kind == .ready)
+        #expect(SubscriberReport(Array("batch 1 x".utf8)) == nil)
+        #expect(SubscriberReport(Array("hello".utf8)) == nil)
+    }
+
+    @Test("simulated nodes: ids, registration and claim commands")
+    func simulated() {
+        #expect(SimulatedNode.id(7) == "sim-0007")
+        #expect(SimulatedNode.id(12345) == "sim-12345")
+        let registration = SimulatedNode.registration("sim-0001", apps: 10)
+        guard case .device(let device) = registration.attributes else { Issue.record("not a device"); return }
+        #expect(device.apps.count == 10 && device.cameras.count == 2)
+        #expect(SimulatedNode.claim("sim-0001").count == 3)
+        #expect(SimulatedNode.start("sim-0001") == .startSession(AppID(device: "sim-0001", bundleID: "com.bench.app0")))
+    }
+}
