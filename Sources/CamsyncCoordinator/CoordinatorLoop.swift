@@ -149,7 +149,7 @@ final class CoordinatorLoop {
                 reply(to: identity, .error(Camsync_V1_Error(error), requestID: envelope.requestID, term: core.term))
                 return
             }
-            apply(command, from: sender, requestID: envelope.requestID, isAdmin: isAdmin, replyTo: identity)
+            apply(command, wire: envelope.command, from: sender, requestID: envelope.requestID, isAdmin: isAdmin, replyTo: identity)
         case .snapshotRequest:
             var snapshot = Envelope.snapshot(core.state, sequence: core.sequence, term: core.term,
                                              requestID: envelope.requestID, settings: settings.policy)
@@ -174,7 +174,9 @@ final class CoordinatorLoop {
     }
 
     /// Runs a command through the core; accepted ones are journaled and published at the end of the turn.
-    private func apply(_ command: Command, from sender: String, requestID: UInt64, isAdmin: Bool, replyTo identity: [UInt8]?) {
+    /// `wire`: the command as it arrived (reused for the journal and the batch); nil for the coordinator's own.
+    private func apply(_ command: Command, wire: Camsync_V1_Command? = nil, from sender: String, requestID: UInt64,
+                       isAdmin: Bool, replyTo identity: [UInt8]?) {
         let time = engineTime()
         let (outcome, isRetry) = core.handle(command, from: sender, requestID: requestID, isAdmin: isAdmin,
                                              at: Instant(milliseconds: time))
@@ -188,13 +190,14 @@ final class CoordinatorLoop {
                     metrics.declaredDead()
                     logger.warning("node declared dead", metadata: ["node": "\(node)", "sequence": "\(sequence)"])
                 }
+                let wireCommand = wire ?? Camsync_V1_Command(command)
                 pendingEntries.append(JournalEntry(
                     sequence: sequence, term: core.term, timeMilliseconds: time, node: sender, requestID: requestID,
-                    command: WireCodec.encode(command)))
+                    command: WireCodec.encode(wireCommand)))
                 let batch = Camsync_V1_EventBatch(
                     sequence: sequence, term: core.term, time: Instant(milliseconds: time),
                     originNode: sender == CoordinatorCore.selfSender ? nil : NodeID(sender),
-                    originRequestID: requestID, command: command, events: events)
+                    originRequestID: requestID, wireCommand: wireCommand, events: events)
                 pendingPublications.append((EventTopic.topic(for: command, in: core.state), .eventBatch(batch)))
             }
             if let identity { reply(to: identity, .ack(sequence: sequence, requestID: requestID, term: core.term)) }

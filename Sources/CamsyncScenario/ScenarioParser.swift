@@ -187,7 +187,7 @@ struct StepParser {
             guard let ms = mapping["sleep_ms"]!.int, ms >= 0, ms <= 60_000 else { throw fail("sleep_ms", "must be 0…60000 milliseconds") }
             action = .sleep(milliseconds: ms)
         case "wait_for": action = .waitFor(try parseWaitFor(mapping["wait_for"]!))
-        default: fatalError("unreachable")
+        default: throw fail(actions.first ?? "step", "is not a step kind this runner knows")
         }
         var within = 5_000
         if let w = mapping["within_ms"] {

@@ -35,6 +35,20 @@ extension Camsync_V1_EventBatch {
         self.events = events.map(Camsync_V1_Event.init)
     }
 
+    /// The same batch from a command already in wire form (the coordinator reuses the request's
+    /// decoded message instead of mapping the command back).
+    public init(sequence: UInt64, term: UInt64, time: Instant, originNode: NodeID?, originRequestID: UInt64,
+                wireCommand: Camsync_V1_Command, events: [Event]) {
+        self.init()
+        self.sequence = sequence
+        self.term = term
+        timeMs = time.milliseconds
+        self.originNode = originNode?.rawValue ?? ""
+        self.originRequestID = originRequestID
+        self.command = wireCommand
+        self.events = events.map(Camsync_V1_Event.init)
+    }
+
     /// The instant the engine applied the command at.
     public var time: Instant { Instant(milliseconds: timeMs) }
 

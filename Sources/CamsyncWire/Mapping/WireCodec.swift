@@ -8,6 +8,10 @@ public enum WireCodec {
         encodeMessage(Camsync_V1_Command(command))
     }
 
+    public static func encode(_ command: Camsync_V1_Command) -> [UInt8] {
+        encodeMessage(command)
+    }
+
     public static func decodeCommand(_ bytes: [UInt8]) throws -> Command {
         try Command(wire: Camsync_V1_Command(serializedBytes: bytes))
     }
