@@ -71,11 +71,11 @@ public struct CoordinatorCore: Sendable {
             let node = NodeID(sender)
             if case .registerNode(let registration) = command {
                 guard registration.node == node else {
-                    return .refused(.forbidden, message: "node '\(sender)' cannot register as '\(registration.node)'", rejection: nil)
+                    return .refused(.forbidden, message: Self.bounded("node '\(sender)' cannot register as '\(registration.node)'"), rejection: nil)
                 }
             } else {
                 guard let record = engine.state.nodes[node] else {
-                    return .refused(.unknownNode, message: "node '\(sender)' is not registered: send registerNode first", rejection: nil)
+                    return .refused(.unknownNode, message: Self.bounded("node '\(sender)' is not registered: send registerNode first"), rejection: nil)
                 }
                 guard record.alive else {
                     return .refused(.notRegistered, message: "node '\(sender)' was declared dead: register again (K2)", rejection: nil)
@@ -84,7 +84,7 @@ public struct CoordinatorCore: Sendable {
                     return .refused(.forbidden, message: "only the coordinator or an admin can declare a node dead", rejection: nil)
                 }
                 if let subject = command.subjectNode, subject != node, !isDisplayAction(command, display: subject, by: node) {
-                    return .refused(.forbidden, message: "node '\(sender)' cannot act for '\(subject)'", rejection: nil)
+                    return .refused(.forbidden, message: Self.bounded("node '\(sender)' cannot act for '\(subject)'"), rejection: nil)
                 }
             }
         }
@@ -92,7 +92,8 @@ public struct CoordinatorCore: Sendable {
         case .success(let events):
             sequence += 1
             return .accepted(sequence: sequence, events: events)
-        case .failure(let rejection):
+        case .failure(var rejection):
+            rejection.message = Self.bounded(rejection.message)
             return .refused(.rejected, message: rejection.message, rejection: rejection)
         }
     }
@@ -106,6 +107,11 @@ public struct CoordinatorCore: Sendable {
         case .detachDisplay: return engine.state.nodes[display]?.attachedTo == device
         default: return false
         }
+    }
+
+    /// Refusal texts are kept in the retry window and sent back: keep them short whatever the input.
+    static func bounded(_ message: String, limit: Int = 512) -> String {
+        message.count <= limit ? message : String(message.prefix(limit)) + "…"
     }
 
     // MARK: Liveness (K1)

@@ -231,6 +231,9 @@ final class CoordinatorLoop {
     /// the sender is trusted and only the sender name "admin" is an admin.
     private func authenticate(sender: String, userID: String?) -> Result<Bool, Refusal> {
         guard !sender.isEmpty else { return .failure(Refusal(message: "envelope has no sender")) }
+        guard sender.utf8.count <= maxIdentifierBytes else {
+            return .failure(Refusal(message: "sender is longer than \(maxIdentifierBytes) bytes"))
+        }
         guard let security = settings.security else {
             return .success(sender == "admin")
         }

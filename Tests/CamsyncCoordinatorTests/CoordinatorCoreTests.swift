@@ -78,3 +78,18 @@ import Testing
         #expect(window.count == 2)
     }
 }
+
+@Suite struct BoundedRefusalTests {
+    @Test("refusal texts stay short whatever the input (they live in the retry window)")
+    func refusalsAreBounded() {
+        var core = CoordinatorCore(engine: PolicyEngine(), sequence: 0, term: 1, livenessTimeoutMilliseconds: 1_000)
+        let huge = String(repeating: "x", count: 100_000)
+        let (outcome, _) = core.handle(.goHome(device: NodeID(huge)), from: huge, requestID: 1, isAdmin: false,
+                                       at: Instant(milliseconds: 0))
+        guard case .refused(_, let message, _) = outcome else {
+            Issue.record("expected a refusal")
+            return
+        }
+        #expect(message.count <= 513)
+    }
+}

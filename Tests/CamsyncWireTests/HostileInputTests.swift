@@ -222,3 +222,23 @@ private func exerciseMapping(_ envelope: Envelope) {
 extension WireMappingError {
     func prefixedForTest(_ prefix: String) -> WireMappingError { WireMappingError("\(prefix).\(field)", problem) }
 }
+
+@Suite struct IdentifierLimitTests {
+    @Test("ids longer than 255 bytes are refused as malformed, naming the field")
+    func longIdsRefused() throws {
+        let long = String(repeating: "a", count: 256)
+        var envelope = Envelope.request(.goHome(device: "ipad-1"), sender: "ipad-1", requestID: 1)
+        guard case .command(var command)? = envelope.body, case .goHome(var home)? = command.kind else {
+            Issue.record("unexpected sample shape")
+            return
+        }
+        home.device = long
+        command.kind = .goHome(home)
+        envelope.body = .command(command)
+        #expect(throws: WireMappingError.self) { _ = try envelope.domainCommand() }
+        home.device = String(repeating: "a", count: 255)
+        command.kind = .goHome(home)
+        envelope.body = .command(command)
+        #expect(try envelope.domainCommand() == .goHome(device: NodeID(String(repeating: "a", count: 255))))
+    }
+}

@@ -3,15 +3,21 @@ internal import SwiftProtobuf
 
 // MARK: - Validation helpers
 
-/// A node id from a required string field: non-empty.
+/// The longest id (node id, bundle id, camera name) the protocol accepts, in UTF-8 bytes. Longer ids
+/// are refused as MALFORMED so a hostile peer cannot grow state, journal or replies with huge strings.
+public let maxIdentifierBytes = 255
+
+/// A node id from a required string field: non-empty, at most `maxIdentifierBytes`.
 func nodeID(_ raw: String, _ field: @autoclosure () -> String) throws(WireMappingError) -> NodeID {
-    if raw.isEmpty { throw WireMappingError(field(), .empty) }
-    return NodeID(raw)
+    NodeID(try nonEmpty(raw, field()))
 }
 
-/// A required non-empty string.
+/// A required non-empty string of at most `maxIdentifierBytes`.
 func nonEmpty(_ raw: String, _ field: @autoclosure () -> String) throws(WireMappingError) -> String {
     if raw.isEmpty { throw WireMappingError(field(), .empty) }
+    if raw.utf8.count > maxIdentifierBytes {
+        throw WireMappingError(field(), .inconsistent("longer than \(maxIdentifierBytes) bytes"))
+    }
     return raw
 }
 
