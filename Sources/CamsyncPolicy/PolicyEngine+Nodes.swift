@@ -56,9 +56,17 @@ extension PolicyEngine {
                 record.stageManagerEnabled = false
             }
         }
+        let stageManagerTurnedOff = existing?.stageManagerEnabled == true && !record.stageManagerEnabled
         state.nodes[id] = record
         tx.affect(id)
         tx.emit(isNew ? .nodeJoined(id, registration.kind) : .nodeRejoined(id, registration.kind))
+        if stageManagerTurnedOff {
+            // L3: a device that no longer supports Stage Manager keeps no stage windows (as setStageManager(off)).
+            tx.emit(.deviceSettingsChanged(id))
+            for app in index.apps(of: id) {
+                if case .stageWindow = state.apps[app]?.scene { moveToBackground(app, cause: nil, &tx) }
+            }
+        }
 
         switch registration.attributes {
         case .device(let device):

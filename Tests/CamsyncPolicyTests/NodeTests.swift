@@ -111,3 +111,23 @@ import Testing
         #expect(Command.goHome(device: ipad).subjectNode == ipad)
     }
 }
+
+/// Found by libFuzzer (docs/HOSTILE.md): re-registering a live device without Stage Manager support
+/// must not leave stage windows behind (L3, K2).
+@Suite struct ReRegistrationStageManagerTests {
+    @Test("K2/L3: re-registration that drops Stage Manager support sends stage windows to the background")
+    func stageWindowsLeaveWhenStageManagerGoesAway() throws {
+        var engine = PolicyEngine()
+        let notes = AppID(device: "ipad-1", bundleID: "notes")
+        var device = DeviceAttributes(model: "iPad", osMajor: 16, stageManagerSupported: true, stageManagerEnabled: true,
+                                      apps: [AppSpec(bundleID: "notes")])
+        _ = try engine.apply(.registerNode(NodeRegistration(node: "ipad-1", attributes: .device(device))), at: .zero).get()
+        _ = try engine.apply(.stageOpen(notes, StageWindow(screen: "ipad-1", frame: Frame(x: 0, y: 0, width: 500, height: 400))),
+                             at: .zero).get()
+        device.stageManagerSupported = false
+        let events = try engine.apply(.registerNode(NodeRegistration(node: "ipad-1", attributes: .device(device))), at: .zero).get()
+        #expect(engine.state.apps[notes]?.scene == .background)
+        #expect(events.contains(.deviceSettingsChanged("ipad-1")))
+        #expect(engine.state.invariantViolations(settings: engine.settings).isEmpty)
+    }
+}
