@@ -10,6 +10,7 @@ struct Camsync: AsyncParsableCommand {
             external displays. Start with `camsync demo`, or see README.md for running your own cluster.
             """,
         version: "0.1.0",
-        subcommands: [DemoCommand.self, CoordinatorCommand.self, NodeCommand.self, CtlCommand.self, ClusterCommand.self, KeygenCommand.self]
+        subcommands: [DemoCommand.self, CoordinatorCommand.self, NodeCommand.self, CtlCommand.self, ClusterCommand.self, KeygenCommand.self,
+                      FloodCommand.self]
     )
 }
