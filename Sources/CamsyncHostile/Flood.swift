@@ -29,6 +29,9 @@ public struct FloodOptions: Sendable {
         .unexpectedBody: 6,
     ]
     public var seed: UInt64 = 0xF100D
+    /// Bundle id size of the `huge-reference` kind, and its weight (0 = not sent, the default).
+    public var hugeReferenceBytes = 0
+    public var hugeReferenceWeight = 0
 
     public init() {}
 }
@@ -169,7 +172,8 @@ public enum Flood {
     public static func run(endpoint: String, coordinatorPID: Int32, context: ZMQContext, options: FloodOptions,
                            realNode: NodeID = "ipad-1", otherNode: NodeID = "ipad-2",
                            progress: @escaping @Sendable (String) -> Void = { _ in }) throws -> FloodReport {
-        let frames = FloodFrames(realNode: realNode, otherNode: otherNode, seed: options.seed)
+        let frames = FloodFrames(realNode: realNode, otherNode: otherNode, seed: options.seed,
+                                 hugeReferenceBytes: options.hugeReferenceBytes)
         var report = FloodReport()
         report.frames = options.frames
         report.senders = options.senders
@@ -297,6 +301,7 @@ public enum Flood {
             var rng = SplitMix64(seed: options.seed &+ UInt64(index) &* 7919)
             var schedule: [FloodKind] = []
             for kind in FloodKind.allCases { schedule += Array(repeating: kind, count: options.weights[kind] ?? 0) }
+            if options.hugeReferenceBytes > 0 { schedule += Array(repeating: .hugeReference, count: options.hugeReferenceWeight) }
             let pools = FloodKind.allCases.map { frames.templates[$0] ?? [] }
             schedule = schedule.filter { !pools[$0.rawValue - 1].isEmpty }
             var sent = 0, received = 0, reported = 0

@@ -30,6 +30,9 @@ public enum FloodKind: Int, CaseIterable, Sendable, Codable, CustomStringConvert
     case emptySender
     /// Bodies the coordinator does not take: ack, error, snapshot, event batch, coordinator heartbeat.
     case unexpectedBody
+    /// Off by default (`--huge-reference-bytes`): a real node naming an unknown app whose bundle id
+    /// is huge. The refusal's message embeds the id and the retry window keeps it (see docs/HOSTILE.md).
+    case hugeReference
 
     public var description: String {
         switch self {
@@ -45,6 +48,7 @@ public enum FloodKind: Int, CaseIterable, Sendable, Codable, CustomStringConvert
         case .impersonation: "impersonation"
         case .emptySender: "empty-sender"
         case .unexpectedBody: "unexpected-body"
+        case .hugeReference: "huge-reference"
         }
     }
 
@@ -63,6 +67,7 @@ public enum FloodKind: Int, CaseIterable, Sendable, Codable, CustomStringConvert
         case .wrongVersion: [.unsupportedVersion]
         case .multiFrame, .invalidCommand: [.malformed]
         case .impossibleReference: [.rejected, .forbidden]
+        case .hugeReference: [.rejected]
         case .unknownSender: [.unknownNode]
         case .impersonation, .emptySender: [.forbidden]
         case .unexpectedBody: [.unexpectedMessage]
@@ -84,7 +89,7 @@ public struct FloodFrames: Sendable {
     public static func requestID(kind: FloodKind, serial: UInt64) -> UInt64 { UInt64(kind.rawValue) << 56 | (serial & (1 << 56 - 1)) }
     public static func kind(ofRequestID id: UInt64) -> FloodKind? { FloodKind(rawValue: Int(id >> 56)) }
 
-    public init(realNode: NodeID, otherNode: NodeID, seed: UInt64 = 0xF100D) {
+    public init(realNode: NodeID, otherNode: NodeID, seed: UInt64 = 0xF100D, hugeReferenceBytes: Int = 0) {
         var rng = SplitMix64(seed: seed)
         let app = AppID(device: realNode, bundleID: "com.example.notes")
         let good: [Envelope] = [
@@ -195,6 +200,12 @@ public struct FloodFrames: Sendable {
                                            sender: realNode.rawValue, requestID: 0))])
         add(.emptySender, [noID(.request(.goHome(device: realNode), sender: "", requestID: 0))])
         add(.emptySender, [noID(.snapshotRequest(sender: "", requestID: 0))])
+        if hugeReferenceBytes > 0 {
+            for index in 0..<16 {
+                let ghost = AppID(device: realNode, bundleID: String(repeating: "x", count: hugeReferenceBytes) + "\(index)")
+                add(.hugeReference, [noID(.request(.openFullScreen(ghost, trigger: .user), sender: realNode.rawValue, requestID: 0))])
+            }
+        }
         for envelope in HostileCorpus.envelopes {
             switch envelope.body {
             case .ack?, .error?, .snapshot?, .eventBatch?, .coordinatorHeartbeat?:

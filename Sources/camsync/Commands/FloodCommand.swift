@@ -24,6 +24,9 @@ struct FloodCommand: ParsableCommand {
     @Option(help: "Most unanswered frames per sender.") var window = 10_000
     @Option(help: "Pause between the good client's requests, in milliseconds.") var goodIntervalMs = 10
     @Option(help: "Seconds the good client runs alone before and after the flood.") var quietSeconds = 3.0
+    @Option(help: "Also send the huge-reference kind: unknown apps with bundle ids of this many bytes (0 = off).")
+    var hugeReferenceBytes = 0
+    @Option(help: "Weight of the huge-reference kind (the other kinds weigh 1–12, 100 in all).") var hugeReferenceWeight = 10
     @Option(help: "Write the report as JSON to this file too.") var json: String?
     @Flag(help: "Keep the run directory (logs, journal).") var keep = false
 
@@ -41,6 +44,8 @@ struct FloodCommand: ParsableCommand {
         options.window = window
         options.goodIntervalMilliseconds = goodIntervalMs
         options.quietSeconds = quietSeconds
+        options.hugeReferenceBytes = hugeReferenceBytes
+        options.hugeReferenceWeight = hugeReferenceWeight
         let report = try Flood.runLocal(executable: currentExecutable(), options: options, keepRunDirectory: keep) { line in
             FileHandle.standardError.write(Data("flood: \(line)\n".utf8))
         }
