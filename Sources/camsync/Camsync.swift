@@ -11,6 +11,6 @@ struct Camsync: AsyncParsableCommand {
             """,
         version: "0.1.0",
         subcommands: [DemoCommand.self, CoordinatorCommand.self, NodeCommand.self, CtlCommand.self, ClusterCommand.self, KeygenCommand.self,
-                      FloodCommand.self]
+                      FloodCommand.self, FuzzCommand.self]
     )
 }
