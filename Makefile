@@ -10,7 +10,7 @@ PROTOS := $(shell find proto -name '*.proto' | sort)
 # types need `public import SwiftProtobuf`.
 SWIFT_OPTS := --swift_opt=Visibility=Public --swift_opt=FileNaming=PathToUnderscores --swift_opt=UseAccessLevelOnImports=true
 
-.PHONY: deps build test run proto proto-check bench clean plugin multihost-test soak
+.PHONY: deps build test run proto proto-check bench clean plugin multihost-test soak fuzz flood
 
 deps:
 	@missing=""; for p in $(APT_PACKAGES); do \
@@ -73,3 +73,24 @@ bench: deps
 
 clean:
 	rm -rf .build .build-* .build_*
+
+# Hostile input (docs/HOSTILE.md).
+# libFuzzer over one frame at the coordinator: decode → map → authorise → apply, invariants checked.
+# The fuzzer target only exists when CAMSYNC_FUZZ is set (never in the normal build); it is built
+# in its own scratch path with -sanitize=fuzzer. FUZZ_SECONDS bounds the run; crashes land in .build-fuzz/crashes.
+FUZZ_SECONDS ?= 60
+FUZZ_SCRATCH := .build-fuzz
+fuzz: build
+	"$$($(SWIFT) build --show-bin-path)/camsync" fuzz --inputs 20000
+	"$$($(SWIFT) build --show-bin-path)/camsync" fuzz --write-corpus $(FUZZ_SCRATCH)/seeds
+	CAMSYNC_FUZZ=1 $(SWIFT) build -c release --scratch-path $(FUZZ_SCRATCH) --product camsync-fuzz \
+	  -Xswiftc -sanitize=fuzzer -Xswiftc -parse-as-library
+	mkdir -p $(FUZZ_SCRATCH)/corpus $(FUZZ_SCRATCH)/crashes
+	SWIFT_BACKTRACE=enable=no $(FUZZ_SCRATCH)/release/camsync-fuzz $(FUZZ_SCRATCH)/corpus $(FUZZ_SCRATCH)/seeds \
+	  -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -timeout=10 -rss_limit_mb=2048 \
+	  -artifact_prefix=$(FUZZ_SCRATCH)/crashes/ -print_final_stats=1
+
+# A million adversarial frames at a real coordinator (FLOOD_FRAMES to change; FLOOD_ARGS for more flags).
+FLOOD_FRAMES ?= 1000000
+flood: build
+	"$$($(SWIFT) build --show-bin-path)/camsync" flood --frames $(FLOOD_FRAMES) $(FLOOD_ARGS)

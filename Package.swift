@@ -84,6 +84,14 @@ let package = Package(
         ),
         .target(name: "CamsyncSoak", dependencies: ["CamsyncPolicy"], swiftSettings: swiftSettings),
         .target(
+            name: "CamsyncHostile",
+            dependencies: [
+                "CamsyncPolicy", "CamsyncWire", "CamsyncCoordinator", "CamsyncClient", "CamsyncCluster", "CamsyncNode",
+                "ZeroMQ",
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
             name: "CamsyncScenario",
             dependencies: [
                 "CamsyncPolicy", "CamsyncWire", "CamsyncClient", "CamsyncCluster", "ZeroMQ",
@@ -109,7 +117,7 @@ let package = Package(
             name: "camsync",
             dependencies: [
                 "ZeroMQ", "CamsyncPolicy", "CamsyncWire", "CamsyncCoordinator", "CamsyncNode", "CamsyncClient", "CamsyncRuntime", "CamsyncCluster", "CamsyncScenario", "CamsyncSoakDriver", "CamsyncSoak",
-                "CamsyncBench", .product(name: "Histogram", package: "hdrhistogram-swift"),
+                "CamsyncBench", .product(name: "Histogram", package: "hdrhistogram-swift"), "CamsyncHostile",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -142,5 +150,22 @@ let package = Package(
         ),
         .testTarget(name: "CamsyncWireTests", dependencies: ["CamsyncWire", "CamsyncPolicy"], swiftSettings: swiftSettings),
         .testTarget(name: "CamsyncSoakTests", dependencies: ["CamsyncSoak", "CamsyncPolicy"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "CamsyncHostileTests",
+            dependencies: ["camsync", "CamsyncHostile", "CamsyncCoordinator", "CamsyncCluster", "CamsyncPolicy", "CamsyncWire"],
+            swiftSettings: swiftSettings
+        ),
     ]
 )
+
+// libFuzzer driver (`make fuzz`): only when CAMSYNC_FUZZ is set, so it never takes part in the
+// normal `swift build` / `swift test`. Built with `-sanitize=fuzzer -parse-as-library`; libFuzzer
+// supplies `main`.
+if Context.environment["CAMSYNC_FUZZ"] != nil {
+    package.targets.append(.executableTarget(
+        name: "camsync-fuzz",
+        dependencies: ["CamsyncHostile"],
+        path: "Fuzz/camsync-fuzz",
+        swiftSettings: swiftSettings
+    ))
+}

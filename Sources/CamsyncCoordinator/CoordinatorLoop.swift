@@ -101,11 +101,15 @@ final class CoordinatorLoop {
 
     // MARK: Requests
 
+    /// Takes up to `batchLimit` requests, or what arrives within 20 ms, whichever ends first, so one
+    /// turn (and the replies waiting for its group commit) stays short whatever the frames are.
     private func drainRequests() throws {
         var handled = 0
+        let started = Clock.monotonicMilliseconds()
         while handled < settings.batchLimit, let message = try router.receive(dontWait: true) {
             handled += 1
             handle(message)
+            if handled % 64 == 0, Clock.monotonicMilliseconds() - started > 20 { break }
         }
     }
 

@@ -11,6 +11,6 @@ struct Camsync: AsyncParsableCommand {
             """,
         version: "0.1.0",
         subcommands: [DemoCommand.self, CoordinatorCommand.self, NodeCommand.self, CtlCommand.self, ClusterCommand.self,
-                      BenchCommand.self, SoakCommand.self, KeygenCommand.self]
+                      BenchCommand.self, SoakCommand.self, FloodCommand.self, FuzzCommand.self, KeygenCommand.self]
     )
 }

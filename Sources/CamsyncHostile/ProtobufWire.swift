@@ -1,0 +1,116 @@
+/// A schema-less view of protobuf's wire format, for structure-aware mutations: fields are
+/// parsed as (number, wire type, value); length-delimited values that parse completely as
+/// fields are kept as a nested tree too (strings may parse by accident: harmless, since an
+/// unmodified tree serializes back to the same bytes).
+public struct WireField: Sendable, Hashable {
+    public enum Value: Sendable, Hashable {
+        case varint(UInt64)
+        case fixed64(UInt64)
+        case fixed32(UInt32)
+        case bytes([UInt8], nested: [WireField]?)
+    }
+
+    public var number: UInt64
+    public var value: Value
+
+    public init(number: UInt64, value: Value) {
+        self.number = number
+        self.value = value
+    }
+
+    public var wireType: UInt64 {
+        switch value {
+        case .varint: 0
+        case .fixed64: 1
+        case .bytes: 2
+        case .fixed32: 5
+        }
+    }
+}
+
+public enum ProtobufWire {
+    /// The fields of `bytes`, or nil when they are not a complete sequence of well-formed fields
+    /// (groups are not parsed). Nested messages are looked into up to `depth` levels.
+    public static func parse(_ bytes: [UInt8], depth: Int = 12) -> [WireField]? {
+        var fields: [WireField] = []
+        var index = 0
+        while index < bytes.count {
+            guard let tag = readVarint(bytes, &index) else { return nil }
+            let number = tag >> 3
+            guard number > 0 else { return nil }
+            switch tag & 7 {
+            case 0:
+                guard let value = readVarint(bytes, &index) else { return nil }
+                fields.append(WireField(number: number, value: .varint(value)))
+            case 1:
+                guard index + 8 <= bytes.count else { return nil }
+                var value: UInt64 = 0
+                for i in 0..<8 { value |= UInt64(bytes[index + i]) << (8 * UInt64(i)) }
+                index += 8
+                fields.append(WireField(number: number, value: .fixed64(value)))
+            case 2:
+                guard let length = readVarint(bytes, &index), length <= UInt64(bytes.count - index) else { return nil }
+                let body = Array(bytes[index..<(index + Int(length))])
+                index += Int(length)
+                let nested = depth > 0 && !body.isEmpty ? parse(body, depth: depth - 1) : nil
+                fields.append(WireField(number: number, value: .bytes(body, nested: nested)))
+            case 5:
+                guard index + 4 <= bytes.count else { return nil }
+                var value: UInt32 = 0
+                for i in 0..<4 { value |= UInt32(bytes[index + i]) << (8 * UInt32(i)) }
+                index += 4
+                fields.append(WireField(number: number, value: .fixed32(value)))
+            default:
+                return nil
+            }
+        }
+        return fields
+    }
+
+    public static func serialize(_ fields: [WireField]) -> [UInt8] {
+        var out: [UInt8] = []
+        for field in fields { append(field, to: &out) }
+        return out
+    }
+
+    public static func append(_ field: WireField, to out: inout [UInt8]) {
+        writeVarint(field.number << 3 | field.wireType, to: &out)
+        switch field.value {
+        case .varint(let v): writeVarint(v, to: &out)
+        case .fixed64(let v): for i in 0..<8 { out.append(UInt8(truncatingIfNeeded: v >> (8 * UInt64(i)))) }
+        case .fixed32(let v): for i in 0..<4 { out.append(UInt8(truncatingIfNeeded: v >> (8 * UInt32(i)))) }
+        case .bytes(let body, let nested):
+            let payload = nested.map(serialize) ?? body
+            writeVarint(UInt64(payload.count), to: &out)
+            out += payload
+        }
+    }
+
+    public static func readVarint(_ bytes: [UInt8], _ index: inout Int) -> UInt64? {
+        var value: UInt64 = 0
+        var shift: UInt64 = 0
+        while index < bytes.count, shift < 64 {
+            let byte = bytes[index]
+            index += 1
+            value |= UInt64(byte & 0x7F) << shift
+            if byte & 0x80 == 0 { return value }
+            shift += 7
+        }
+        return nil
+    }
+
+    public static func writeVarint(_ value: UInt64, to out: inout [UInt8]) {
+        var v = value
+        while v >= 0x80 {
+            out.append(UInt8(v & 0x7F) | 0x80)
+            v >>= 7
+        }
+        out.append(UInt8(v))
+    }
+
+    public static func varint(_ value: UInt64) -> [UInt8] {
+        var out: [UInt8] = []
+        writeVarint(value, to: &out)
+        return out
+    }
+}
