@@ -1,4 +1,5 @@
 import Foundation
+import CamsyncCluster
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -16,23 +17,8 @@ public enum MonotonicClock {
 
 /// Small helpers for the processes a benchmark starts.
 public enum BenchSystem {
-    /// An unused loopback TCP port (bound and released by the kernel's ephemeral allocator).
-    public static func freeTCPPort() -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) }
-        }
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-        }
-        return Int(UInt16(bigEndian: address.sin_port))
-    }
+    /// An unused loopback TCP port.
+    public static func freeTCPPort() -> Int { LoopbackPorts.free() }
 
     public static func loopbackEndpoint() -> String { "tcp://127.0.0.1:\(freeTCPPort())" }
 
@@ -106,9 +92,7 @@ public enum BenchSystem {
     }
 
     /// The running camsync binary.
-    public static func currentExecutable() -> String {
-        (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
-    }
+    public static func currentExecutable() -> String { CamsyncExecutable.current }
 
     public static func sleep(milliseconds: Int) { usleep(useconds_t(milliseconds * 1000)) }
 }

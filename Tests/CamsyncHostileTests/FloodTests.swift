@@ -1,19 +1,11 @@
+import CamsyncCluster
 import CamsyncHostile
 import CamsyncWire
 import Foundation
 import Testing
 
 /// The `camsync` binary built next to this test bundle.
-func camsyncBinary() throws -> String {
-    let exe = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
-    let candidate = URL(fileURLWithPath: exe).deletingLastPathComponent().appendingPathComponent("camsync").path
-    guard FileManager.default.isExecutableFile(atPath: candidate) else {
-        throw FloodTestError(message: "camsync binary not found at \(candidate): run `swift build` first")
-    }
-    return candidate
-}
-
-struct FloodTestError: Error { var message: String }
+func camsyncBinary() throws -> String { try CamsyncExecutable.besideThisProcess() }
 
 @Suite("Hostile input: flooding a real coordinator", .serialized)
 struct FloodTests {

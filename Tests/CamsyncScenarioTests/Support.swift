@@ -12,14 +12,7 @@ func scenarioFiles() -> [String] {
 }
 
 /// The `camsync` binary built next to this test bundle.
-func camsyncBinary() throws -> String {
-    let exe = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
-    let candidate = URL(fileURLWithPath: exe).deletingLastPathComponent().appendingPathComponent("camsync").path
-    guard FileManager.default.isExecutableFile(atPath: candidate) else {
-        throw ClusterWaitError(message: "camsync binary not found at \(candidate): run `swift build` first")
-    }
-    return candidate
-}
+func camsyncBinary() throws -> String { try CamsyncExecutable.besideThisProcess() }
 
 /// Runs blocking work (sockets, processes) on its own thread, off Swift's two-thread cooperative pool.
 func offPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {

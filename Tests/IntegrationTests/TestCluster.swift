@@ -6,14 +6,7 @@ import Testing
 import ZeroMQ
 
 /// The `camsync` binary built next to this test bundle.
-func camsyncBinary() throws -> String {
-    let exe = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
-    let candidate = URL(fileURLWithPath: exe).deletingLastPathComponent().appendingPathComponent("camsync").path
-    guard FileManager.default.isExecutableFile(atPath: candidate) else {
-        throw ClusterWaitError(message: "camsync binary not found at \(candidate): run `swift build` first")
-    }
-    return candidate
-}
+func camsyncBinary() throws -> String { try CamsyncExecutable.besideThisProcess() }
 
 /// Runs a blocking test body. It runs inline, in the test's own task, so expectations are
 /// attributed to the test; integration suites are `.serialized`, so at most a couple of
@@ -77,23 +70,7 @@ enum TestTopology {
         return (topology, dir)
     }
 
-    /// An unused loopback TCP port (bound and released by the kernel's ephemeral allocator).
-    static func freeTCPPort() -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) }
-        }
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-        }
-        return Int(UInt16(bigEndian: address.sin_port))
-    }
+    static func freeTCPPort() -> Int { LoopbackPorts.free() }
 }
 
 enum YAMLNodeFile {

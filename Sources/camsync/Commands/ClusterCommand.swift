@@ -27,9 +27,7 @@ struct TopologyArgument: ParsableArguments {
 }
 
 /// The camsync binary that is running now (children are started from the same build).
-func currentExecutable() -> String {
-    (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
-}
+func currentExecutable() -> String { CamsyncExecutable.current }
 
 struct ClusterUpCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
