@@ -140,7 +140,7 @@ let package = Package(
         ),
         .testTarget(
             name: "CamsyncCLITests",
-            dependencies: ["camsync", "CamsyncClient", "CamsyncPolicy", "CamsyncScenario"],
+            dependencies: ["camsync", "CamsyncClient", "CamsyncPolicy", "CamsyncScenario", "ZeroMQ"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
