@@ -29,6 +29,7 @@ final class CoordinatorLoop {
     private var lastEngineTime: Int64
     private let graceStart: Int64
     private var nextHeartbeat: Int64 = 0
+    private var nextStatsLog: Int64 = 0
 
     init(settings: CoordinatorSettings, context: ZMQContext, wakeEndpoint: String, logger: Logger) throws {
         self.settings = settings
@@ -96,7 +97,7 @@ final class CoordinatorLoop {
             try finishTurn()
         }
         try finishTurn()
-        logger.info("coordinator stopped", metadata: ["sequence": "\(core.sequence)", "term": "\(core.term)"])
+        logger.info("coordinator stopped", metadata: statsMetadata())
     }
 
     // MARK: Requests
@@ -261,8 +262,19 @@ final class CoordinatorLoop {
         return deadline
     }
 
+    /// The counters (also exported through swift-metrics), for log lines.
+    private func statsMetadata() -> Logger.Metadata {
+        ["sequence": "\(core.sequence)", "term": "\(core.term)", "accepted": "\(metrics.commandsAccepted)",
+         "refused": "\(metrics.commandsRefused)", "retries": "\(metrics.retriesAnswered)",
+         "badFrames": "\(metrics.badFrames)", "declaredDead": "\(metrics.nodesDeclaredDead)"]
+    }
+
     private func runTimers() throws {
         let now = Clock.monotonicMilliseconds()
+        if now >= nextStatsLog {
+            if nextStatsLog > 0 { logger.info("coordinator stats", metadata: statsMetadata()) }
+            nextStatsLog = now + 60_000
+        }
         for node in core.silentNodes(at: now, graceStart: graceStart) {
             apply(.declareNodeDead(node), from: CoordinatorCore.selfSender, requestID: core.sequence + 1,
                   isAdmin: true, replyTo: nil)

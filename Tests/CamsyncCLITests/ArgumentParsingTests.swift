@@ -22,6 +22,12 @@ import Testing
         ["ctl", "act", "ipad-1", "session", "configure", "com.example.videocall", "--camera", "front", "--multitasking"],
         ["ctl", "act", "--control", "ipad-1=ipc:///tmp/ipad-1.sock", "ipad-1", "pip", "start", "com.example.videocall", "--programmatic"],
         ["ctl", "scenario", "run", "--local", "scenarios/camera-arbitration.yaml"],
+        ["ctl", "admin", "-f", "deploy/topologies/lab.yaml", "force-release", "ipad-1/builtin"],
+        ["ctl", "admin", "-f", "deploy/topologies/lab.yaml", "declare-dead", "display-1"],
+        ["ctl", "admin", "-f", "deploy/topologies/lab.yaml", "drain", "ipad-2"],
+        ["soak", "--duration", "120", "--seed", "7"],
+        ["flood", "--frames", "20000"],
+        ["bench", "--quick"],
     ])
     func documentedExamplesParse(arguments: [String]) throws {
         _ = try Camsync.parseAsRoot(arguments)

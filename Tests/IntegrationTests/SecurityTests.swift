@@ -60,6 +60,48 @@ struct SecurityTests {
         }
     }
 
+    @Test("admin actions through the CLI: force-release and drain need the admin key; a node's key is refused")
+    func adminActionsThroughTheCLI() async throws {
+        try await withCluster(curve: true) { cluster in
+            try cluster.act("ipad-1", [
+                .openFullScreen(Apps.call1, trigger: .user),
+                .configureSession(Apps.call1, SessionConfiguration(camera: Apps.front1)),
+                .startSession(Apps.call1),
+            ])
+            #expect(try cluster.coordinatorState().state.holder(of: Apps.builtIn1) == Apps.call1)
+            // A node's key cannot stop another node's session (what force-release sends).
+            let ipad2 = try CoordinatorClient(context: ZMQContext(), endpoint: cluster.commandEndpoint, sender: "ipad-2",
+                                              curve: Self.curve(try #require(cluster.keys?.nodes["ipad-2"]), cluster))
+            defer { ipad2.close() }
+            #expect(throws: ClientError.self) { try ipad2.send(.stopSession(Apps.call1)) }
+            #expect(throws: ClientError.self) { try ipad2.send(.unregisterNode("ipad-1")) }
+            // The CLI with the admin key (found through the run directory, like `ctl -f TOPOLOGY`).
+            let keys = try #require(cluster.keys)
+            let common = ["--coordinator", cluster.commandEndpoint, "--admin-key", keys.path("admin.key"),
+                          "--coordinator-key", keys.path("coordinator.pub")]
+            let release = try Self.runCLI(["ctl", "admin"] + common + ["force-release", "ipad-1/builtin"])
+            #expect(release.status == 0, "\(release.output)")
+            #expect(try cluster.coordinatorState().state.holder(of: Apps.builtIn1) == nil)
+            #expect(try cluster.coordinatorState().state.sessionState(of: Apps.call1) == .stopped)
+            let drain = try Self.runCLI(["ctl", "admin"] + common + ["drain", "ipad-2"])
+            #expect(drain.status == 0, "\(drain.output)")
+            #expect(drain.output.contains("ok: drain ipad-2"))
+        }
+    }
+
+    static func runCLI(_ arguments: [String]) throws -> (status: Int32, output: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: try camsyncBinary())
+        process.arguments = arguments
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        try process.run()
+        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return (process.terminationStatus, output)
+    }
+
     @Test("the admin key may declare a node dead; secret keys never appear in any log")
     func adminAndLogs() async throws {
         try await withCluster(curve: true) { cluster in

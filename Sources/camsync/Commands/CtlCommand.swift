@@ -13,5 +13,5 @@ struct CtlCommand: ParsableCommand {
               camsync ctl act -f deploy/topologies/lab.yaml ipad-1 open com.example.videocall
               camsync ctl scenario run --local scenarios/camera-arbitration.yaml
             """,
-        subcommands: [CtlStatusCommand.self, CtlWatchCommand.self, CtlActCommand.self, CtlScenarioCommand.self])
+        subcommands: [CtlStatusCommand.self, CtlWatchCommand.self, CtlActCommand.self, CtlScenarioCommand.self, CtlAdminCommand.self])
 }

@@ -1,0 +1,64 @@
+import ArgumentParser
+import CamsyncClient
+import CamsyncNode
+import CamsyncPolicy
+import ZeroMQ
+
+struct CtlAdminCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "admin",
+        abstract: "Admin actions, sent straight to the coordinator with the admin key.",
+        discussion: """
+            These need the admin key when the cluster uses CURVE (found with -f TOPOLOGY, or
+            --admin-key/--coordinator-key); a node's key is refused (FORBIDDEN).
+            Examples:
+              camsync ctl admin -f deploy/topologies/lab.yaml force-release ipad-1/builtin
+              camsync ctl admin -f deploy/topologies/lab.yaml declare-dead display-1
+              camsync ctl admin -f deploy/topologies/lab.yaml drain ipad-2
+            """)
+
+    enum Action: String, ExpressibleByArgument, CaseIterable {
+        /// Stop the session that holds a camera system; the camera passes on by C6.
+        case forceRelease = "force-release"
+        /// Declare a node dead now, with every K1 consequence.
+        case declareDead = "declare-dead"
+        /// Take a node out of the cluster for maintenance (unregister; it may register again).
+        case drain
+    }
+
+    @OptionGroup var cluster: ClusterOptions
+    @Argument(help: "force-release, declare-dead or drain.") var action: Action
+    @Argument(help: "A camera system (NODE/builtin or DISPLAY/CAMERA) for force-release; a node id otherwise.") var target: String
+
+    func run() throws {
+        let resolved = try cluster.resolve()
+        let client = try CoordinatorClient(context: ZMQContext(), endpoint: resolved.commandEndpoint, sender: "admin",
+                                           curve: resolved.curve)
+        defer { client.close() }
+        let command: Command
+        switch action {
+        case .declareDead: command = .declareNodeDead(NodeID(target))
+        case .drain: command = .unregisterNode(NodeID(target))
+        case .forceRelease:
+            guard let system = NodeHistoryEntry.cameraSystem(target) else {
+                throw ValidationError("'\(target)' is not a camera system: use NODE/builtin or DISPLAY/CAMERA")
+            }
+            let snapshot = try client.snapshot()
+            guard snapshot.state.cameraSystems[system] != nil else {
+                throw ValidationError("no camera system \(system); see `camsync ctl status`")
+            }
+            guard let holder = snapshot.state.holder(of: system) else {
+                print("\(system) has no holder; nothing to release")
+                return
+            }
+            command = .stopSession(holder)
+        }
+        do {
+            let sequence = try client.send(command)
+            print("ok: \(action.rawValue) \(target) → sequence \(sequence)")
+        } catch let error as ClientError {
+            print("\(action.rawValue) \(target): \(error)")
+            throw ExitCode(2)
+        }
+    }
+}
