@@ -26,9 +26,14 @@ public struct SoakOptions: Sendable {
     public var convergenceTimeout: Double
     public var executable: String
     public var runDirectory: String
+    /// `deploy/netns/lab.sh`: when set, every process gets its own network namespace and the fault
+    /// schedule adds network partitions of a node's host (needs root; see `NetworkLab.isAvailable`).
+    public var labScript: String?
 
     public init(duration: Double, seed: UInt64, clients: Int = 2, faultEvery: Double = 3, heartbeatMilliseconds: Int64 = 200,
-                liveness: Int64 = 4, convergenceTimeout: Double = 20, executable: String, runDirectory: String) {
+                liveness: Int64 = 4, convergenceTimeout: Double = 20, executable: String, runDirectory: String,
+                labScript: String? = nil) {
+        self.labScript = labScript
         self.duration = duration
         self.seed = seed
         self.clients = clients
@@ -83,7 +88,18 @@ public final class SoakRun: @unchecked Sendable {
         let started = Date()
         let dir = options.runDirectory
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        let topology = try Topology(yaml: SoakTopology.yaml(
+        let lab = try options.labScript.map { script -> NetworkLab in
+            let lab = NetworkLab(script: script, hosts: SoakTopology.devices.count + SoakTopology.displays.count)
+            progress("network lab: \(lab.hosts) hosts + coordinator in namespaces \(lab.prefix)-*, subnet \(lab.subnet).0/24")
+            try lab.up()
+            return lab
+        }
+        defer { lab?.down() }
+        let topology = try Topology(yaml: lab.map { lab in
+            SoakTopology.yaml(commands: "tcp://\(lab.subnet).1:5555", events: "tcp://\(lab.subnet).1:5556",
+                              heartbeatMs: options.heartbeatMilliseconds, liveness: options.liveness,
+                              lab: (lab.prefix, "ipc://\(dir)/coordinator.sock", "ipc://\(dir)/events.sock"))
+        } ?? SoakTopology.yaml(
             commands: "ipc://\(dir)/coordinator.sock", events: "ipc://\(dir)/events.sock",
             heartbeatMs: options.heartbeatMilliseconds, liveness: options.liveness))
         let cluster = try LocalCluster(topology: topology, runDirectory: dir, executable: options.executable)
@@ -93,7 +109,7 @@ public final class SoakRun: @unchecked Sendable {
         try cluster.start(timeout: 30)
 
         let context = try ZMQContext()
-        let proxy = FaultyProxy(context: context, frontend: "ipc://\(dir)/proxy.sock", backend: cluster.commandEndpoint,
+        let proxy = FaultyProxy(context: context, frontend: "ipc://\(dir)/proxy.sock", backend: cluster.localCommandEndpoint,
                                 seed: options.seed ^ 0xFA17)
         try proxy.start()
         defer { proxy.stop() }
@@ -104,11 +120,12 @@ public final class SoakRun: @unchecked Sendable {
             return try JoinableThread { [self] in self.workload(seed: seed, proxy: "ipc://\(dir)/proxy.sock", until: deadline) }
         }
         progress("workload: \(options.clients) clients for \(Int(options.duration)) s, a fault every \(options.faultEvery) s")
-        injectFaults(cluster: cluster, proxy: proxy, until: deadline, progress: progress)
+        injectFaults(cluster: cluster, proxy: proxy, lab: lab, until: deadline, progress: progress)
         workers.forEach { $0.join() }
         proxy.setFaults(.none)
 
         // Faults stop: everything runs again, and every replica must converge within the bound.
+        lab?.healAll()
         for node in topology.nodes.map(\.id) {
             cluster.signalNode(node, SIGCONT)
             if cluster.nodes[node]?.isRunning != true { try cluster.startNode(node) }
@@ -181,7 +198,7 @@ public final class SoakRun: @unchecked Sendable {
 
     // MARK: Faults
 
-    private func injectFaults(cluster: LocalCluster, proxy: FaultyProxy, until deadline: Date,
+    private func injectFaults(cluster: LocalCluster, proxy: FaultyProxy, lab: NetworkLab?, until deadline: Date,
                               progress: @Sendable (String) -> Void) {
         var rng = SplitMix64(seed: options.seed ^ 0xFA_017)
         let nodes = cluster.topology.nodes.map(\.id)
@@ -190,8 +207,16 @@ public final class SoakRun: @unchecked Sendable {
         func sleepMs(_ ms: Int64) { usleep(UInt32(max(0, ms)) * 1000) }
         while Date().addingTimeInterval(options.faultEvery) < deadline {
             sleepMs(Int64(options.faultEvery * 1000))
-            let node = nodes[Int(rng.next() % UInt64(nodes.count))]
-            switch rng.next() % 4 {
+            let nodeIndex = Int(rng.next() % UInt64(nodes.count))
+            let node = nodes[nodeIndex]
+            switch rng.next() % (lab == nil ? 4 : 5) {
+            case 4:
+                guard let lab else { continue }
+                progress("fault: partition \(node)'s host beyond the liveness timeout, then heal")
+                lab.partition(host: nodeIndex + 1)
+                count("network partition")
+                sleepMs(livenessMs + 300 + Int64(rng.next() % 700))
+                lab.heal(host: nodeIndex + 1)
             case 0:
                 progress("fault: kill -9 \(node), restart after a pause")
                 cluster.signalNode(node, SIGKILL)

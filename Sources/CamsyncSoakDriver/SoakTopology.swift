@@ -11,17 +11,26 @@ enum SoakTopology {
         "com.example.player", "com.example.notes",
     ]
 
-    static func yaml(commands: String, events: String, heartbeatMs: Int64, liveness: Int64) -> String {
+    /// `lab`: when set, every process runs in its own network namespace of the lab (coordinator in
+    /// `PREFIX-coord`, node i in `PREFIX-h(i+1)`), talking TCP; local tools use the ipc endpoints.
+    static func yaml(commands: String, events: String, heartbeatMs: Int64, liveness: Int64,
+                     lab: (prefix: String, localCommands: String, localEvents: String)? = nil) -> String {
+        var coordinator = "coordinator: { commands: \(commands), events: \(events), durability: full"
+        if let lab {
+            coordinator += ", host: \(lab.prefix)-coord, localCommands: \(lab.localCommands), localEvents: \(lab.localEvents)"
+        }
         var lines = [
             "name: soak",
-            "coordinator: { commands: \(commands), events: \(events), durability: full }",
+            coordinator + " }",
             "settings: { heartbeatMs: \(heartbeatMs), liveness: \(liveness), pipRestoreDeadlineMs: 500 }",
             "nodes:",
         ]
         for (index, device) in devices.enumerated() {
             let os = index == 2 ? 15 : 16
             lines += [
-                "  - id: \(device)", "    kind: device", "    device:", "      os: \(os)",
+                "  - id: \(device)", "    kind: device",
+                lab.map { "    host: \($0.prefix)-h\(index + 1)" } ?? "",
+                "    device:", "      os: \(os)",
                 "      multitaskingCameraSupported: \(os >= 16)", "      stageManagerSupported: \(os >= 16)",
                 "      stageManagerEnabled: \(os >= 16)",
                 "      cameras: [ { name: front, position: front }, { name: back, position: back } ]",
@@ -34,10 +43,11 @@ enum SoakTopology {
                 "        - { bundleID: com.example.notes }",
             ]
         }
-        for display in displays {
+        for (index, display) in displays.enumerated() {
             lines += ["  - id: \(display.id)", "    kind: display",
+                      lab.map { "    host: \($0.prefix)-h\(devices.count + index + 1)" } ?? "",
                       "    display: { attachedTo: \(display.device), cameras: [ { name: cam, position: external } ] }"]
         }
-        return lines.joined(separator: "\n") + "\n"
+        return lines.filter { !$0.isEmpty }.joined(separator: "\n") + "\n"
     }
 }

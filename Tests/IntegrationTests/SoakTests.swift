@@ -19,4 +19,16 @@ struct SoakTests {
         #expect(!result.faults.isEmpty, "faults were injected")
         if result.report.passed { try? FileManager.default.removeItem(atPath: directory) }
     }
+
+    @Test("seeded soak across network namespaces, with partitions too: no violations",
+          .enabled(if: MultiHostLab.available, "network namespaces need root: soak with partitions skipped"))
+    func soakWithPartitions() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("camsync-soak-ns-\(UUID().uuidString.prefix(8))").path
+        let soak = SoakRun(options: SoakOptions(duration: 20, seed: 42, faultEvery: 2, executable: try camsyncBinary(),
+                                                runDirectory: directory, labScript: MultiHostLab.script))
+        let result = try soak.run()
+        #expect(result.report.passed, "\(result.summary)")
+        #expect(result.acknowledged > 100)
+        if result.report.passed { try? FileManager.default.removeItem(atPath: directory) }
+    }
 }

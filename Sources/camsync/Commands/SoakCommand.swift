@@ -20,12 +20,17 @@ struct SoakCommand: ParsableCommand {
     @Option(help: "Seconds between faults.") var faultEvery: Double = 3
     @Option(help: "Keep the run directory (logs, journal, histories) here.") var runDir: String?
     @Flag(help: "Print the history as JSON to RUNDIR/history.json too.") var saveHistory = false
+    @Option(help: "Run every process in its own network namespace with this lab script (deploy/netns/lab.sh) and add partitions to the faults (needs root).")
+    var netns: String?
 
     func run() throws {
+        if let netns, !NetworkLab.isAvailable(script: netns) {
+            throw ValidationError("--netns needs root and network namespaces (`\(netns) check` failed)")
+        }
         let directory = runDir ?? FileManager.default.temporaryDirectory
             .appendingPathComponent("camsync-soak-\(UUID().uuidString.prefix(8))").path
         let soak = SoakRun(options: SoakOptions(duration: duration, seed: seed, clients: clients, faultEvery: faultEvery,
-                                                executable: currentExecutable(), runDirectory: directory))
+                                                executable: currentExecutable(), runDirectory: directory, labScript: netns))
         let result = try soak.run { emit("  \($0)") }
         if saveHistory {
             let encoder = JSONEncoder()
