@@ -22,8 +22,10 @@ public struct ClusterKeys: Sendable {
                 return pair
             }
             let pair = try CurveKeyPair.generate()
-            FileManager.default.createFile(atPath: secretPath, contents: Data((pair.secretKey + "\n").utf8),
-                                           attributes: [.posixPermissions: 0o600])
+            guard FileManager.default.createFile(atPath: secretPath, contents: Data((pair.secretKey + "\n").utf8),
+                                                 attributes: [.posixPermissions: 0o600]) else {
+                throw ClusterWaitError(message: "cannot write the key file \(secretPath)")
+            }
             try (pair.publicKey + "\n").write(toFile: "\(directory)/\(name).pub", atomically: true, encoding: .utf8)
             return pair
         }

@@ -1,9 +1,9 @@
 public import CamsyncClient
 import CamsyncNode
-public import CamsyncPolicy
+import CamsyncPolicy
 public import CamsyncWire
 import Foundation
-public import ZeroMQ
+import ZeroMQ
 #if canImport(Glibc)
 import Glibc
 #endif

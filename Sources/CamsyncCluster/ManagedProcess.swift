@@ -18,7 +18,7 @@ public final class ManagedProcess: @unchecked Sendable {
         self.name = name
         self.logPath = logPath
         self.arguments = arguments
-        FileManager.default.createFile(atPath: logPath, contents: nil)
+        _ = FileManager.default.createFile(atPath: logPath, contents: nil)
         let log = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
         log.seekToEndOfFile()
         process.executableURL = URL(fileURLWithPath: executable)

@@ -1,4 +1,4 @@
-public import GRDB
+import GRDB
 import Foundation
 
 /// One accepted command as the journal keeps it (K3). `command` is the wire encoding

@@ -2,7 +2,7 @@ public import CamsyncCluster
 import CamsyncClient
 import CamsyncNode
 public import CamsyncPolicy
-public import CamsyncWire
+import CamsyncWire
 import Foundation
 public import ZeroMQ
 
@@ -425,7 +425,7 @@ public enum Flood {
                 if try monitor.waitForEvent(timeoutMs: 5_000, where: { if case .disconnected = $0 { true } else { false } }) != nil {
                     disconnects += 1
                 }
-                while (try? socket.receive(dontWait: true)) as? ZMQMessage != nil { replies += 1 }
+                while (try? socket.receive(dontWait: true)) != nil { replies += 1 }
             } catch {
                 continue
             }

@@ -1,6 +1,6 @@
-public import CamsyncCoordinator
-public import CamsyncPolicy
-public import CamsyncWire
+import CamsyncCoordinator
+import CamsyncPolicy
+import CamsyncWire
 
 /// The always-available fuzz driver: a seeded random-frame generator over a corpus of valid
 /// envelopes, each input run through `HostileInput.exercise` against a realistic cluster.

@@ -1,4 +1,4 @@
-public import CamsyncPolicy
+import CamsyncPolicy
 
 /// One decision of the camera fence (C8), with when it was taken: the node's capture
 /// history for the cameras it hosts, which `ctl` and the soak checker read.

@@ -1,8 +1,8 @@
-public import CamsyncCluster
+import CamsyncCluster
 import CamsyncCoordinator
 import CamsyncClient
 import CamsyncNode
-public import CamsyncPolicy
+import CamsyncPolicy
 import CamsyncRuntime
 public import CamsyncSoak
 import CamsyncWire

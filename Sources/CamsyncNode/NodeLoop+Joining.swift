@@ -1,0 +1,76 @@
+import CamsyncPolicy
+import CamsyncRuntime
+import CamsyncWire
+import Logging
+import ZeroMQ
+
+/// K2: registering (with assertions), the live-subscription snapshot request, request bookkeeping.
+extension NodeLoop {
+
+    /// Register (re-asserting what this node runs), then ask for a snapshot. The SUB socket is
+    /// already subscribed, so nothing published after the snapshot can be missed.
+    /// `resync`: also replace the replica with a fresh snapshot. A coordinator restart does not need
+    /// it (the journal brings back the same sequence; a gap would show in its heartbeats), so the
+    /// replica keeps applying batches in order and no app-facing event is skipped.
+    func join(reason: String, resync: Bool = true) {
+        registered = false
+        if resync {
+            replica.resync()
+            snapshotRequested = false
+            snapshotWanted = false
+        }
+        // Requests to a previous coordinator incarnation are abandoned: register/snapshot restart here.
+        for (requestID, request) in pending {
+            switch request.origin {
+            case .register, .attach: pending[requestID] = nil
+            case .snapshot where resync: pending[requestID] = nil
+            case .snapshot: break
+            case .control: break
+            }
+        }
+        var registration = settings.config.registration
+        registration.assertions = assertions
+        // A display attaches with its own command once its device is alive (the device may join later).
+        if case .display(var display) = registration.attributes {
+            display.attachedTo = nil
+            registration.attributes = .display(display)
+        }
+        attachRequested = false
+        logger.info("joining", metadata: ["node": "\(id)", "reason": "\(reason)", "assertions": "\(assertions.count)"])
+        send(.request(.registerNode(registration), sender: id.rawValue, requestID: takeRequestID(), term: knownTerm),
+             origin: .register)
+        if resync { requestSnapshot() }
+    }
+
+    /// Asks for a snapshot once the subscription is known to be live (the SUB socket has received
+    /// something since it connected): then nothing published after the snapshot can be lost to the
+    /// slow-joiner race. Heartbeats arrive every interval, so this waits at most one interval.
+    func requestSnapshot() {
+        snapshotWanted = true
+        guard subscriptionLive, !snapshotRequested else { return }
+        snapshotWanted = false
+        snapshotRequested = true
+        send(.snapshotRequest(sender: id.rawValue, requestID: takeRequestID(), term: knownTerm), origin: .snapshot)
+    }
+
+    func takeRequestID() -> UInt64 {
+        nextRequestID += 1
+        return nextRequestID
+    }
+
+    func send(_ envelope: Envelope, origin: PendingRequest.Origin) {
+        let bytes = envelope.serializedBytes()
+        let now = Clock.monotonicMilliseconds()
+        pending[envelope.requestID] = PendingRequest(origin: origin, bytes: bytes, sentAt: now, attempts: 1)
+        transmit(bytes)
+    }
+
+    func transmit(_ bytes: [UInt8]) {
+        do {
+            _ = try dealer.send([bytes], dontWait: true)
+            lastSentToCoordinator = Clock.monotonicMilliseconds()
+        } catch {
+            logger.debug("send to coordinator failed", metadata: ["error": "\(error)"])
+        }
+    }
+}

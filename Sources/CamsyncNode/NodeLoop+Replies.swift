@@ -1,0 +1,94 @@
+import CamsyncPolicy
+import CamsyncRuntime
+import CamsyncWire
+import Logging
+import ZeroMQ
+
+/// Replies from the coordinator: registration, snapshots, attach, and relaying control requests' answers.
+extension NodeLoop {
+
+    func drainReplies() throws {
+        while let message = try dealer.receive(dontWait: true) {
+            heardFromCoordinator()
+            guard message.frames.count == 1, let envelope = try? Envelope.decode(message.frames[0]) else {
+                logger.warning("undecodable reply from coordinator", metadata: ["frames": "\(message.frames.count)"])
+                continue
+            }
+            noteTerm(envelope.term)
+            guard let request = pending.removeValue(forKey: envelope.requestID) else { continue }
+            switch request.origin {
+            case .register:
+                handleRegisterReply(envelope)
+            case .attach:
+                if case .error(let error)? = envelope.body {
+                    logger.warning("attach refused", metadata: ["node": "\(id)", "message": "\(error.message)"])
+                }
+            case .snapshot:
+                snapshotRequested = false
+                handleSnapshotReply(envelope)
+            case .control(let identity, let clientRequestID, let command):
+                if case .error(let error)? = envelope.body, case .startPiP(let app, _)? = command, error.pipFailure != .unspecified {
+                    record(AppFacingEvent(sequence: replica.sequence, app: app, name: "failedToStartPictureInPicture",
+                                          details: [("reason", "\(error.pipFailure)"), ("message", error.message)]))
+                }
+                var answer = envelope
+                answer.requestID = clientRequestID
+                answer.sender = id.rawValue
+                replyToControl(identity, answer)
+            }
+        }
+    }
+
+    func handleRegisterReply(_ envelope: Envelope) {
+        switch envelope.body {
+        case .ack(let ack)?:
+            registered = true
+            logger.info("registered", metadata: ["node": "\(id)", "sequence": "\(ack.sequence)", "term": "\(envelope.term)"])
+            attachIfConfigured()
+        case .error(let error)?:
+            logger.error("registration refused", metadata: ["node": "\(id)", "code": "\(error.code)", "message": "\(error.message)"])
+        default:
+            break
+        }
+    }
+
+    func handleSnapshotReply(_ envelope: Envelope) {
+        guard case .snapshot(let snapshot)? = envelope.body else { return }
+        let state: ClusterState
+        let policy: PolicySettings
+        do {
+            state = try snapshot.domainState()
+            policy = try snapshot.domainSettings()
+        } catch {
+            logger.error("undecodable snapshot", metadata: ["error": "\(error)"])
+            requestSnapshot()
+            return
+        }
+        let outcome = replica.receiveSnapshot(sequence: snapshot.sequence, term: snapshot.term, state: state, settings: policy)
+        knownTerm = max(knownTerm, snapshot.term)
+        logger.info("synced from snapshot", metadata: ["node": "\(id)", "sequence": "\(snapshot.sequence)", "term": "\(snapshot.term)"])
+        for batch in replica.coveredBySnapshot {
+            for event in AppFacingEvent.from(batch.events, sequence: batch.sequence, device: id) { record(event) }
+        }
+        for decision in fence.adopt(replica.state) { record(decision) }
+        if registered, replica.state.nodes[id]?.alive != true {
+            // Declared dead while we could not hear it (a partition): rejoin with what we run (K2).
+            join(reason: "snapshot shows this node is not alive")
+            return
+        }
+        handle(outcome)
+        refreshAssertions()
+        attachIfConfigured()
+    }
+
+    /// A display whose config names a device attaches to it once both are alive in the replica.
+    func attachIfConfigured() {
+        guard registered, !attachRequested, replica.phase == .synced,
+              case .display(let display) = settings.config.registration.attributes, let device = display.attachedTo,
+              let me = replica.state.nodes[id], me.alive, me.attachedTo == nil,
+              replica.state.nodes[device]?.alive == true else { return }
+        attachRequested = true
+        send(.request(.attachDisplay(display: id, device: device), sender: id.rawValue,
+                      requestID: takeRequestID(), term: knownTerm), origin: .attach)
+    }
+}
