@@ -113,12 +113,12 @@ struct DemoCommand: ParsableCommand {
             cluster.stop(grace: 5)
             if runDir == nil { try? FileManager.default.removeItem(atPath: directory) }
         }
-        say("camsync demo: starting a coordinator, ipad-1 (iPadOS 16), ipad-2 (iPadOS 15) and display-1 in \(directory)")
-        try cluster.start(timeout: 30) { say("  … \($0)") }
+        note("camsync demo: starting a coordinator, ipad-1 (iPadOS 16), ipad-2 (iPadOS 15) and display-1 in \(directory)")
+        try cluster.start(timeout: 30) { note("  … \($0)") }
         try cluster.waitUntil(timeout: 10, what: "display-1 to attach to ipad-1") {
             try cluster.coordinatorState().state.nodes["display-1"]?.attachedTo == "ipad-1"
         }
-        say("  cluster up: every node registered and synced.\n")
+        note("  cluster up: every node registered and synced.\n")
 
         var seen: [String: UInt64] = [:]
         for (index, step) in Self.steps.enumerated() {
@@ -181,5 +181,14 @@ struct DemoCommand: ParsableCommand {
     }
 
     private func say(_ line: String) { emit(line) }
+
+    /// Progress that is not part of the story's output: stderr with --json, so stdout stays JSON lines.
+    private func note(_ line: String) {
+        if json {
+            FileHandle.standardError.write(Data((line + "\n").utf8))
+        } else {
+            emit(line)
+        }
+    }
 }
 

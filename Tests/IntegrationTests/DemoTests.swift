@@ -1,0 +1,35 @@
+import Foundation
+import Testing
+
+/// `make run` is the product's front door: the demo must tell the story it narrates.
+@Suite(.serialized, .timeLimit(.minutes(2)))
+struct DemoTests {
+    @Test("the demo's story happens: reason 3, interruptionEnded, reason 4, throttle, reason 5, one alert; exit 0")
+    func demoTellsTheStory() throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: try camsyncBinary())
+        process.arguments = ["demo", "--json"]
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        let steps = text.split(separator: "\n").compactMap { line in
+            (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any]
+        }
+        #expect(steps.count == 20, "every output line is one JSON step")
+        func events(_ step: Int) -> [String] { (steps[step - 1]["events"] as? [String]) ?? [] }
+        guard steps.count == 20 else { return }
+        #expect(events(5).contains { $0.contains("didStartPictureInPicture") }, "P3: the call enters PiP")
+        #expect(events(6).contains { $0.contains("videocall: wasInterrupted") && $0.contains("raw=3") }, "C4")
+        #expect(events(7).contains { $0.contains("videocall: interruptionEnded") }, "C6")
+        #expect(events(11).contains { $0.contains("ipad-2 com.example.videocall: wasInterrupted") && $0.contains("raw=4") }, "C2.4 on iPadOS 15")
+        #expect(events(14).contains { $0.contains("systemPressureAdvice") }, "S2")
+        #expect(events(15).contains { $0.contains("raw=5") }, "S3")
+        #expect(events(16).contains { $0.contains("interruptionEnded") }, "S3 → C6")
+        let alerts = steps.flatMap { ($0["events"] as? [String]) ?? [] }.filter { $0.contains("recordingQualityAlert") }
+        #expect(alerts.count == 1, "R1: once per device, ever")
+    }
+}
