@@ -7,8 +7,8 @@ struct EnvelopeTests {
     @Test("the samples cover every body case")
     func bodyCoverage() {
         let cases = Set(Samples.envelopes.compactMap { $0.body.map(caseName) })
-        #expect(cases == ["command", "snapshotRequest", "nodeHeartbeat", "ack", "error", "snapshot", "eventBatch",
-                          "coordinatorHeartbeat"])
+        #expect(cases == ["command", "snapshotRequest", "nodeHeartbeat", "nodeStatusRequest", "ack", "error", "snapshot",
+                          "nodeStatus", "eventBatch", "coordinatorHeartbeat"])
     }
 
     @Test("every sample envelope round-trips through bytes", arguments: Samples.envelopes)
@@ -70,5 +70,30 @@ struct EnvelopeTests {
         #expect(invalid.code == .malformed && invalid.message.contains("command.split.side is UNSPECIFIED"))
         let reply = Envelope.error(WireError.unsupportedVersion(2), requestID: 3, term: 1)
         #expect(reply.error.code == .unsupportedVersion && reply.requestID == 3)
+    }
+}
+
+@Suite("Policy settings on the wire")
+struct PolicySettingsWireTests {
+    @Test("settings round-trip through a snapshot; replicas must run with the coordinator's")
+    func roundTrip() throws {
+        let settings = PolicySettings(stageWindowLimitPerScreen: 3, backgroundMediaMemoryLimitMB: 150,
+                                      seriousPressureMaxFrameRate: 24, criticalPressureMaxFrameRate: 12,
+                                      pipRestoreDeadlineMilliseconds: 900, maxHardwareCost: 1.0)
+        let envelope = try Envelope.decode(Envelope.snapshot(ClusterState(), sequence: 1, term: 1, requestID: 1,
+                                                             settings: settings).serializedBytes())
+        guard case .snapshot(let snapshot)? = envelope.body else {
+            Issue.record("not a snapshot")
+            return
+        }
+        #expect(try snapshot.domainSettings() == settings)
+    }
+
+    @Test("missing or non-positive settings are refused, naming the field")
+    func refused() {
+        #expect(throws: WireMappingError("settings", .missing)) { try Camsync_V1_Snapshot().domainSettings() }
+        var wire = Camsync_V1_PolicySettings(PolicySettings())
+        wire.stageWindowLimitPerScreen = 0
+        #expect(throws: WireMappingError.self) { try PolicySettings(wire: wire) }
     }
 }

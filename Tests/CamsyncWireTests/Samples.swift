@@ -220,6 +220,52 @@ enum Samples {
             sequence: 1_002, term: 3, time: Instant(milliseconds: 100), originNode: nil, originRequestID: 0,
             command: .declareNodeDead(display), events: [.nodeLeft(display, .declaredDead)])))
         result.append(.coordinatorHeartbeat(term: 3, lastSequence: 1_002, time: Instant(milliseconds: 101)))
+        // Node control socket (control.proto) and the snapshot's liveness facts (sync.proto).
+        var statusRequest = Camsync_V1_NodeStatusRequest()
+        statusRequest.afterSequence = 17
+        result.append(Envelope(sender: "ctl", requestID: 200, body: .nodeStatusRequest(statusRequest)))
+        var status = Camsync_V1_NodeStatus()
+        status.node = "ipad-1"
+        status.registered = true
+        status.synced = true
+        status.sequence = 1_002
+        status.term = 3
+        status.coordinatorReachable = true
+        status.replica = Camsync_V1_ClusterState(clusterState())
+        var event = Camsync_V1_AppEventRecord()
+        event.sequence = 1_001
+        event.app = Camsync_V1_AppRef(facetime)
+        event.name = "wasInterrupted"
+        var detail = Camsync_V1_AppEventRecord.Detail()
+        detail.key = "raw"
+        detail.value = "3"
+        event.details = [detail]
+        status.appEvents = [event]
+        var fence = Camsync_V1_FenceRecord()
+        fence.decision = .refusedStale
+        fence.app = Camsync_V1_AppRef(facetime)
+        fence.system = Camsync_V1_CameraSystemRef(.builtIn(device: ipad))
+        fence.token = 4
+        fence.highest = 5
+        fence.sequence = 1_000
+        fence.wallTimeMs = 1_700_000_000_000
+        fence.fromSnapshot = true
+        status.fenceLog = [fence]
+        var holder = Camsync_V1_FenceHolder()
+        holder.system = Camsync_V1_CameraSystemRef(.builtIn(device: ipad))
+        holder.app = Camsync_V1_AppRef(facetime)
+        holder.token = 5
+        status.holders = [holder]
+        result.append(Envelope(sender: "ipad-1", requestID: 200, term: 3, body: .nodeStatus(status)))
+        var withLiveness = Envelope.snapshot(clusterState(), sequence: 1_003, term: 3, requestID: 101, settings: PolicySettings())
+        if case .snapshot(var snapshot)? = withLiveness.body {
+            var liveness = Camsync_V1_NodeLiveness()
+            liveness.node = "ipad-1"
+            liveness.silentMs = 120
+            snapshot.liveness = [liveness]
+            withLiveness.body = .snapshot(snapshot)
+        }
+        result.append(withLiveness)
         return result
     }
 }
