@@ -8,13 +8,6 @@ import ZeroMQ
 /// The `camsync` binary built next to this test bundle.
 func camsyncBinary() throws -> String { try CamsyncExecutable.besideThisProcess() }
 
-/// Runs a blocking test body. It runs inline, in the test's own task, so expectations are
-/// attributed to the test; integration suites are `.serialized`, so at most a couple of
-/// bodies block cooperative threads at once, and none of them awaits anything.
-func offPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-    try body()
-}
-
 /// Standard test topologies: ipc endpoints in a fresh temp dir, so tests never collide.
 enum TestTopology {
     static let ipad1 = """
@@ -77,29 +70,29 @@ enum YAMLNodeFile {
     static func parse(_ yaml: String) throws -> NodeConfig.File { try NodeConfig.parseFile(yaml: yaml) }
 }
 
-/// Starts a cluster from a topology, runs `body` off the cooperative pool, and always stops every process.
+/// Starts a cluster from a topology, runs `body`, and always stops every process. The body blocks
+/// (sockets, processes) and runs inline in the test's own task, so its expectations are attributed
+/// to the test; integration suites are `.serialized`, and a body never awaits anything.
 func withCluster<T: Sendable>(
     _ nodes: [String] = [TestTopology.ipad1, TestTopology.ipad2, TestTopology.display1],
     heartbeatMs: Int64 = 250, liveness: Int64 = 4, curve: Bool = false, tcp: Bool = false,
-    _ body: @escaping @Sendable (LocalCluster) throws -> T
+    _ body: (LocalCluster) throws -> T
 ) async throws -> T {
-    try await offPool {
-        let (topology, dir) = try TestTopology.make(nodes, heartbeatMs: heartbeatMs, liveness: liveness, curve: curve, tcp: tcp)
-        let cluster = try LocalCluster(topology: topology, runDirectory: dir, executable: try camsyncBinary())
-        defer {
-            cluster.stop(grace: 3)
-            try? FileManager.default.removeItem(atPath: dir)
+    let (topology, dir) = try TestTopology.make(nodes, heartbeatMs: heartbeatMs, liveness: liveness, curve: curve, tcp: tcp)
+    let cluster = try LocalCluster(topology: topology, runDirectory: dir, executable: try camsyncBinary())
+    defer {
+        cluster.stop(grace: 3)
+        try? FileManager.default.removeItem(atPath: dir)
+    }
+    do {
+        try cluster.start(timeout: 30)
+        return try body(cluster)
+    } catch {
+        var logs = ""
+        for name in ["coordinator"] + topology.nodes.map(\.id) {
+            let text = (try? String(contentsOfFile: cluster.logPath(name), encoding: .utf8)) ?? ""
+            logs += "--- \(name).log (tail)\n" + text.split(separator: "\n").suffix(15).joined(separator: "\n") + "\n"
         }
-        do {
-            try cluster.start(timeout: 30)
-            return try body(cluster)
-        } catch {
-            var logs = ""
-            for name in ["coordinator"] + topology.nodes.map(\.id) {
-                let text = (try? String(contentsOfFile: cluster.logPath(name), encoding: .utf8)) ?? ""
-                logs += "--- \(name).log (tail)\n" + text.split(separator: "\n").suffix(15).joined(separator: "\n") + "\n"
-            }
-            throw ClusterWaitError(message: "\(error)\n\(logs)")
-        }
+        throw ClusterWaitError(message: "\(error)\n\(logs)")
     }
 }
