@@ -1,3 +1,4 @@
+import Foundation
 import CamsyncCoordinator
 import CamsyncPolicy
 import CamsyncWire
@@ -121,7 +122,8 @@ extension HostileInput {
     static let fuzzBase: CoordinatorCore = HostileCorpus.baseCore().core
 
     /// libFuzzer's `LLVMFuzzerTestOneInput`: one frame against a fresh copy of the base cluster.
-    /// A broken property is a crash (`fatalError`), which libFuzzer records with the input.
+    /// A broken property must end the process abnormally: that is how libFuzzer learns of it and
+    /// saves the input. So it prints the broken property and aborts (only in the fuzzer binary).
     public static func fuzzOne(_ data: UnsafeRawPointer?, _ size: Int) -> Int32 {
         let bytes = size > 0 && data != nil ? [UInt8](UnsafeRawBufferPointer(start: data, count: size)) : []
         var core = fuzzBase
@@ -130,7 +132,8 @@ extension HostileInput {
             _ = try exercise(bytes, core: &core, at: now)
             try runDeadlines(core: &core, at: now.adding(milliseconds: 60_000))
         } catch {
-            fatalError("hostile input broke a property: \(error)")
+            FileHandle.standardError.write(Data("hostile input broke a property: \(error)\n".utf8))
+            abort()
         }
         return 0
     }
