@@ -1,0 +1,30 @@
+import CamsyncPolicy
+import CamsyncRuntime
+import CamsyncWire
+import Foundation
+import Logging
+import ZeroMQ
+
+/// Who may speak as whom: CURVE keys bound to node ids, admin keys; lab mode trusts the sender name.
+extension CoordinatorLoop {
+
+    struct Refusal: Error { var message: String }
+
+    /// Binds the claimed sender to the CURVE key the ZAP handler admitted. Without keys (lab mode)
+    /// the sender is trusted and only the sender name "admin" is an admin.
+    func authenticate(sender: String, userID: String?) -> Result<Bool, Refusal> {
+        guard !sender.isEmpty else { return .failure(Refusal(message: "envelope has no sender")) }
+        guard sender.utf8.count <= maxIdentifierBytes else {
+            return .failure(Refusal(message: "sender is longer than \(maxIdentifierBytes) bytes"))
+        }
+        guard let security = settings.security else {
+            return .success(sender == "admin")
+        }
+        guard let key = userID else { return .failure(Refusal(message: "no authenticated key on this connection")) }
+        if security.adminKeys.contains(key) { return .success(true) }
+        guard security.nodeKeys[sender] == key else {
+            return .failure(Refusal(message: "this key is not bound to node '\(sender)'"))
+        }
+        return .success(false)
+    }
+}
