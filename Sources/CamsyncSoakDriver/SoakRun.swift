@@ -281,7 +281,9 @@ public final class SoakRun: @unchecked Sendable {
         }
         let journal = try Journal(directory: cluster.dataDirectory, durability: .full)
         let entries = try journal.entries(after: 0)
-        let snapshot = try journal.latestSnapshot()
+        // Replay from the very first command when the journal still holds it (it keeps the last 65,536
+        // after a snapshot), so the C2 model check covers the whole run; else from the newest snapshot.
+        let snapshot = entries.first?.sequence == 1 ? nil : try journal.latestSnapshot()
         let base = try snapshot.map { try WireCodec.decodeState($0.state) }
         let baseSequence = snapshot?.sequence ?? 0
         let replay = ReplayInput(baseState: base, baseSequence: baseSequence, commands: try entries
