@@ -87,7 +87,7 @@ let package = Package(
             name: "CamsyncHostile",
             dependencies: [
                 "CamsyncPolicy", "CamsyncWire", "CamsyncCoordinator", "CamsyncClient", "CamsyncCluster", "CamsyncNode",
-                "ZeroMQ",
+                "CamsyncRuntime", "ZeroMQ",
             ],
             swiftSettings: swiftSettings
         ),
@@ -152,7 +152,7 @@ let package = Package(
         .testTarget(name: "CamsyncSoakTests", dependencies: ["CamsyncSoak", "CamsyncPolicy"], swiftSettings: swiftSettings),
         .testTarget(
             name: "CamsyncHostileTests",
-            dependencies: ["camsync", "CamsyncHostile", "CamsyncCoordinator", "CamsyncCluster", "CamsyncPolicy", "CamsyncWire"],
+            dependencies: ["camsync", "CamsyncHostile", "CamsyncCoordinator", "CamsyncCluster", "CamsyncPolicy", "CamsyncWire", "CamsyncRuntime"],
             swiftSettings: swiftSettings
         ),
     ]

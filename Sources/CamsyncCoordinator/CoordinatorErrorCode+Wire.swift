@@ -1,8 +1,8 @@
-import CamsyncWire
+public import CamsyncWire
 
 extension CoordinatorErrorCode {
     /// The wire's `ErrorCode` for this refusal.
-    var wire: Camsync_V1_ErrorCode {
+    public var wire: Camsync_V1_ErrorCode {
         switch self {
         case .unsupportedVersion: .unsupportedVersion
         case .malformed: .malformed

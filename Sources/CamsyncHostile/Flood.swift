@@ -1,3 +1,4 @@
+import CamsyncRuntime
 public import CamsyncCluster
 import CamsyncClient
 import CamsyncNode

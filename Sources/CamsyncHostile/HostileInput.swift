@@ -56,7 +56,7 @@ public enum HostileInput {
             case .undecodable(let code): code
             case .unauthenticated: .forbidden
             case .invalidCommand: .malformed
-            case .refused(let code): code.wireCode
+            case .refused(let code): code.wire
             case .unexpectedMessage: .unexpectedMessage
             case .accepted, .retried, .snapshot, .heartbeat: nil
             }
@@ -267,22 +267,6 @@ public enum HostileInput {
         }
         guard decodedState == state || WireCodec.encode(decodedState) == WireCodec.encode(state) else {
             throw Failure("the snapshot reply decodes to another state", bytes: bytes)
-        }
-    }
-}
-
-extension CoordinatorErrorCode {
-    /// The wire code the coordinator answers a refusal with (`CoordinatorLoop` maps it the same way).
-    public var wireCode: Camsync_V1_ErrorCode {
-        switch self {
-        case .unsupportedVersion: .unsupportedVersion
-        case .malformed: .malformed
-        case .unknownNode: .unknownNode
-        case .forbidden: .forbidden
-        case .rejected: .rejected
-        case .notRegistered: .notRegistered
-        case .overloaded: .overloaded
-        case .internal: .internal
         }
     }
 }

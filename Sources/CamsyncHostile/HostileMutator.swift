@@ -1,3 +1,4 @@
+public import CamsyncRuntime
 /// Turns valid frames into hostile ones. Byte-level mutations (bit flips, truncation, splices,
 /// inserted and deleted runs) and structure-aware ones on the protobuf wire tree (field-value
 /// swaps among known and unknown ids, unknown enum numbers and extreme integers, dropped,

@@ -1,3 +1,4 @@
+import CamsyncRuntime
 import Foundation
 import CamsyncCoordinator
 import CamsyncPolicy

@@ -142,16 +142,3 @@ private struct ProxyLoop {
         p > 0 && Double(rng.next() % 1_000_000) / 1_000_000 < p
     }
 }
-
-/// A small deterministic generator for seeded runs.
-public struct SplitMix64: RandomNumberGenerator, Sendable {
-    var state: UInt64
-    public init(seed: UInt64) { state = seed }
-    public mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}

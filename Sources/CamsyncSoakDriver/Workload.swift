@@ -1,3 +1,4 @@
+import CamsyncRuntime
 import CamsyncPolicy
 
 /// Seeded random user/app actions over the soak topology. Many are refused by the engine

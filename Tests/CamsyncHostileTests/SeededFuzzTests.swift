@@ -1,3 +1,4 @@
+import CamsyncRuntime
 import CamsyncCoordinator
 import CamsyncHostile
 import CamsyncPolicy
