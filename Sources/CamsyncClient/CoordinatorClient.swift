@@ -21,6 +21,11 @@ public final class CoordinatorClient {
         public var settings: PolicySettings
         /// Milliseconds since the coordinator last heard from each node (K1).
         public var silence: [String: Int64] = [:]
+        /// The coordinator's heartbeat interval and liveness count (K1).
+        public var heartbeatIntervalMilliseconds: UInt32 = 0
+        public var liveness: UInt32 = 0
+        /// What the coordinator counted since it started: accepted/refused commands, bad frames by reason, …
+        public var counters = Camsync_V1_CoordinatorCounters()
     }
 
     public func snapshot(timeoutMilliseconds: Int = 5_000) throws -> Snapshot {
@@ -31,9 +36,28 @@ public final class CoordinatorClient {
             var result = Snapshot(sequence: snapshot.sequence, term: snapshot.term, state: try snapshot.domainState(),
                                   settings: try snapshot.domainSettings())
             for entry in snapshot.liveness { result.silence[entry.node] = entry.silentMs }
+            result.heartbeatIntervalMilliseconds = snapshot.livenessSettings.heartbeatIntervalMs
+            result.liveness = snapshot.livenessSettings.liveness
+            result.counters = snapshot.counters
             return result
         case .error(let error)?: throw ClientError.refused(error)
         default: throw ClientError.unexpectedReply("\(reply.body.map { "\($0)" } ?? "no body") to a snapshot request")
+        }
+    }
+
+    /// The published batches after `sequence`, oldest first (at most `maxBatches` per reply, 0 = the
+    /// coordinator's limit). Throws `ClientError.refused` with `ERROR_CODE_COMPACTED` when the
+    /// coordinator's journal no longer holds them.
+    public func replay(after sequence: UInt64, maxBatches: UInt32 = 0, timeoutMilliseconds: Int = 5_000) throws -> Camsync_V1_Replay {
+        var request = Camsync_V1_ReplayRequest()
+        request.afterSequence = sequence
+        request.maxBatches = maxBatches
+        let envelope = Envelope(sender: sender, requestID: requests.takeRequestID(), body: .replayRequest(request))
+        let reply = try requests.roundTrip(envelope, timeoutMilliseconds: timeoutMilliseconds)
+        switch reply.body {
+        case .replay(let replay)?: return replay
+        case .error(let error)?: throw ClientError.refused(error)
+        default: throw ClientError.unexpectedReply("\(reply.body.map { "\($0)" } ?? "no body") to a replay request")
         }
     }
 

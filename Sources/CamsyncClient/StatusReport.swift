@@ -1,4 +1,5 @@
 public import CamsyncPolicy
+public import CamsyncWire
 
 /// `camsync ctl status` as data: one table per concern, rows in id order, ready to print or
 /// to encode as JSON.
@@ -10,12 +11,24 @@ public struct StatusReport: Codable, Sendable, Equatable {
     public var sessions: [[String]]
     public var pip: [[String]]
     public var layout: [[String]]
+    /// The coordinator's counters (commands, retries, bad frames by reason), as name/value rows.
+    public var counters: [[String]] = []
 
     public static let nodeHeader = ["NODE", "KIND", "OS", "ALIVE", "LAST HEARD", "ATTACHED TO"]
     public static let cameraHeader = ["CAMERA SYSTEM", "HOST", "HOLDER", "TOKEN", "PRESSURE", "AVAILABLE"]
     public static let sessionHeader = ["APP", "CAMERA", "STATE", "REASON", "RAW", "MULTITASKING ACCESS", "RECORDING"]
     public static let pipHeader = ["APP", "KIND", "WINDOW", "SCREEN", "FRAME"]
     public static let layoutHeader = ["DEVICE", "APP", "SCENE", "ROLE"]
+    public static let counterHeader = ["COORDINATOR COUNTER", "VALUE"]
+
+    /// The counter rows for `counters`: bad frames as `bad frames (REASON)`.
+    public static func counterRows(_ counters: Camsync_V1_CoordinatorCounters) -> [[String]] {
+        [["commands accepted", "\(counters.commandsAccepted)"], ["commands refused", "\(counters.commandsRefused)"],
+         ["retries answered", "\(counters.retriesAnswered)"], ["nodes declared dead", "\(counters.nodesDeclaredDead)"],
+         ["replays served", "\(counters.replaysServed)"],
+         ["bad frames", "\(counters.badFrames.reduce(0) { $0 + $1.count })"]]
+            + counters.badFrames.map { ["bad frames (\($0.reason))", "\($0.count)"] }
+    }
 
     /// `silence`: milliseconds since the coordinator heard from each node.
     public init(state: ClusterState, sequence: UInt64, term: UInt64, silence: [String: Int64] = [:]) {

@@ -98,12 +98,11 @@ public struct CoordinatorCore: Sendable {
         }
     }
 
-    /// A device may drive the displays attached to it (stage windows on them, their cameras' pressure
-    /// is the display's own business). Attach/detach may be asked by either side.
+    /// A device may detach a display attached to it. Attaching is the display's own act (or an
+    /// admin's): a device may not take a display, whoever it is attached to (docs/PROTOCOL.md).
     private func isDisplayAction(_ command: Command, display: NodeID, by device: NodeID) -> Bool {
         guard engine.state.nodes[display]?.kind == .display else { return false }
         switch command {
-        case .attachDisplay(_, let target): return target == device
         case .detachDisplay: return engine.state.nodes[display]?.attachedTo == device
         default: return false
         }

@@ -8,11 +8,16 @@ import ZeroMQ
 /// Who may speak as whom: CURVE keys bound to node ids, admin keys; lab mode trusts the sender name.
 extension CoordinatorLoop {
 
-    struct Refusal: Error { var message: String }
+    struct Refusal: Error {
+        /// The bad-frame counter's reason.
+        var reason = "forbidden"
+        var message: String
+    }
 
-    /// Binds the claimed sender to the CURVE key the ZAP handler admitted. Without keys (lab mode)
-    /// the sender is trusted and only the sender name "admin" is an admin.
-    func authenticate(sender: String, userID: String?) -> Result<Bool, Refusal> {
+    /// Binds the claimed sender to the CURVE key the ZAP handler admitted, and the connection's
+    /// routing id to that key's node. Without keys (lab mode) the sender is trusted and only the
+    /// sender name "admin" is an admin.
+    func authenticate(sender: String, userID: String?, routingID: [UInt8]) -> Result<Bool, Refusal> {
         guard !sender.isEmpty else { return .failure(Refusal(message: "envelope has no sender")) }
         guard sender.utf8.count <= maxIdentifierBytes else {
             return .failure(Refusal(message: "sender is longer than \(maxIdentifierBytes) bytes"))
@@ -22,7 +27,15 @@ extension CoordinatorLoop {
         }
         guard let key = userID else { return .failure(Refusal(message: "no authenticated key on this connection")) }
         if security.adminKeys.contains(key) { return .success(true) }
-        guard security.nodeKeys[sender] == key else {
+        guard let node = security.node(forKey: key) else {
+            return .failure(Refusal(message: "this key is not bound to any node"))
+        }
+        guard routingID == Array(node.utf8) else {
+            let shown = String(decoding: routingID.prefix(maxIdentifierBytes), as: UTF8.self)
+            return .failure(Refusal(reason: "routingID",
+                message: "routing id '\(shown)' is not this key's node '\(node)': a node's DEALER must set ZMQ_ROUTING_ID to its node id"))
+        }
+        guard node == sender else {
             return .failure(Refusal(message: "this key is not bound to node '\(sender)'"))
         }
         return .success(false)

@@ -27,7 +27,7 @@ extension CoordinatorLoop {
             if let identity = message.frames.first, message.frames.count > 2 {
                 reply(to: identity, .error(Camsync_V1_Error(code: .malformed,
                     message: "expected exactly one frame (one Envelope) after the routing id, got \(message.frames.count - 1)"),
-                    requestID: 0, term: core.term))
+                    requestID: Envelope.requestID(salvagedFrom: message.frames[1]), term: core.term))
             }
             return
         }
@@ -36,20 +36,25 @@ extension CoordinatorLoop {
             envelope = try Envelope.decode(message.frames[1])
         } catch {
             metrics.badFrame(reason: "\(error.code)")
-            reply(to: identity, .error(error, requestID: 0, term: core.term))
+            reply(to: identity, .error(error, requestID: Envelope.requestID(salvagedFrom: message.frames[1]), term: core.term))
             return
         }
         let sender = envelope.sender
-        let now = Clock.monotonicMilliseconds()
         let isAdmin: Bool
-        switch authenticate(sender: sender, userID: message.userID) {
+        switch authenticate(sender: sender, userID: message.userID, routingID: identity) {
         case .success(let admin): isAdmin = admin
         case .failure(let refusal):
-            metrics.badFrame(reason: "forbidden")
+            metrics.badFrame(reason: refusal.reason)
             reply(to: identity, .error(Camsync_V1_Error(code: .forbidden, message: refusal.message),
                                        requestID: envelope.requestID, term: core.term))
+            if refusal.reason == "routingID", let descriptor = message.connectionDescriptor {
+                // The connection holds a route that is not its key's: after the refusal is sent,
+                // drop it so the route is free for the node it names (docs/PROTOCOL.md "Routing id").
+                routesToDrop.append(descriptor)
+            }
             return
         }
+        let now = Clock.monotonicMilliseconds()
         core.noteTraffic(from: sender, at: now)
         switch envelope.body {
         case .command:
@@ -62,25 +67,19 @@ extension CoordinatorLoop {
                 return
             }
             apply(command, wire: envelope.command, from: sender, requestID: envelope.requestID, isAdmin: isAdmin, replyTo: identity)
+            // A node that has just registered is tracked from now on: its silence counts from its
+            // registration, not from the coordinator's start (K1).
+            core.noteTraffic(from: sender, at: now)
         case .snapshotRequest:
-            var snapshot = Envelope.snapshot(core.state, sequence: core.sequence, term: core.term,
-                                             requestID: envelope.requestID, settings: settings.policy)
-            if case .snapshot(var body)? = snapshot.body {
-                body.liveness = core.silence(at: now).map { node, silent in
-                    var entry = Camsync_V1_NodeLiveness()
-                    entry.node = node.rawValue
-                    entry.silentMs = silent
-                    return entry
-                }
-                snapshot.body = .snapshot(body)
-            }
-            reply(to: identity, snapshot)
+            reply(to: identity, snapshotEnvelope(requestID: envelope.requestID, now: now))
+        case .replayRequest(let request):
+            reply(to: identity, replayEnvelope(request, requestID: envelope.requestID))
         case .nodeHeartbeat:
             break
         default:
             metrics.badFrame(reason: "unexpectedMessage")
             reply(to: identity, .error(Camsync_V1_Error(code: .unexpectedMessage,
-                message: "the coordinator takes command, snapshot_request and node_heartbeat bodies only"),
+                message: "the coordinator takes command, snapshot_request, replay_request and node_heartbeat bodies only"),
                 requestID: envelope.requestID, term: core.term))
         }
     }
@@ -103,13 +102,13 @@ extension CoordinatorLoop {
                     logger.warning("node declared dead", metadata: ["node": "\(node)", "sequence": "\(sequence)"])
                 }
                 let wireCommand = wire ?? Camsync_V1_Command(command)
-                pendingEntries.append(JournalEntry(
-                    sequence: sequence, term: core.term, timeMilliseconds: time, node: sender, requestID: requestID,
-                    command: WireCodec.encode(wireCommand)))
                 let batch = Camsync_V1_EventBatch(
                     sequence: sequence, term: core.term, time: Instant(milliseconds: time),
                     originNode: sender == CoordinatorCore.selfSender ? nil : NodeID(sender),
                     originRequestID: requestID, wireCommand: wireCommand, events: events)
+                pendingEntries.append(JournalEntry(
+                    sequence: sequence, term: core.term, timeMilliseconds: time, node: sender, requestID: requestID,
+                    command: WireCodec.encode(wireCommand), batch: WireCodec.encode(batch)))
                 pendingPublications.append((EventTopic.topic(for: command, in: core.state), .eventBatch(batch)))
             }
             if let identity { reply(to: identity, .ack(sequence: sequence, requestID: requestID, term: core.term)) }

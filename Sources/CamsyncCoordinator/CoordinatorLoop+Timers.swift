@@ -42,8 +42,14 @@ extension CoordinatorLoop {
         }
         if now >= nextHeartbeat {
             nextHeartbeat = now + settings.heartbeatIntervalMilliseconds
-            pendingPublications.append((EventTopic.heartbeat, .coordinatorHeartbeat(
-                term: core.term, lastSequence: core.sequence, time: Instant(milliseconds: Clock.wallMilliseconds()))))
+            var heartbeat = Envelope.coordinatorHeartbeat(
+                term: core.term, lastSequence: core.sequence, time: Instant(milliseconds: Clock.wallMilliseconds()))
+            if case .coordinatorHeartbeat(var body)? = heartbeat.body {
+                body.heartbeatIntervalMs = livenessSettings.heartbeatIntervalMs
+                body.liveness = livenessSettings.liveness
+                heartbeat.body = .coordinatorHeartbeat(body)
+            }
+            pendingPublications.append((EventTopic.heartbeat, heartbeat))
         }
     }
 }

@@ -15,6 +15,7 @@ extension CoordinatorLoop {
             metrics.groupCommit(size: pendingEntries.count)
             pendingEntries.removeAll(keepingCapacity: true)
         }
+        committedSequence = core.sequence
         for (identity, envelope) in pendingReplies {
             do {
                 _ = try router.send([identity, envelope.serializedBytes()], dontWait: true)
@@ -23,6 +24,8 @@ extension CoordinatorLoop {
             }
         }
         pendingReplies.removeAll(keepingCapacity: true)
+        for descriptor in routesToDrop { ZMQConnection.drop(descriptor: descriptor) }
+        routesToDrop.removeAll()
         for (topic, envelope) in pendingPublications {
             _ = try publisher.send([Array(topic.utf8), envelope.serializedBytes()], dontWait: true)
         }

@@ -25,6 +25,10 @@ final class CoordinatorLoop {
     var pendingEntries: [JournalEntry] = []
     var pendingReplies: [(identity: [UInt8], envelope: Envelope)] = []
     var pendingPublications: [(topic: String, envelope: Envelope)] = []
+    /// Connections refused for holding another node's route, dropped once their refusal is sent.
+    var routesToDrop: [Int32] = []
+    /// The last sequence committed to the journal (and published): what replays can serve.
+    var committedSequence: UInt64
     var lastSnapshotSequence: UInt64
     var lastEngineTime: Int64
     let graceStart: Int64
@@ -38,6 +42,7 @@ final class CoordinatorLoop {
         let recovered = try CoordinatorRecovery.recover(journal: journal, settings: settings, logger: logger)
         core = recovered.core
         lastSnapshotSequence = recovered.snapshotSequence
+        committedSequence = recovered.core.sequence
         lastEngineTime = recovered.lastTime
 
         if let security = settings.security {
@@ -55,8 +60,18 @@ final class CoordinatorLoop {
                 try socket.set([.zapDomain("camsync"), .curveServer(true), .curveSecretKey(security.secretKey)])
             }
         }
-        try router.set([.routerHandover(true), .routerMandatory(false), .sendHighWaterMark(100_000),
-                        .receiveHighWaterMark(100_000)])
+        try router.set([.routerMandatory(false), .sendHighWaterMark(100_000), .receiveHighWaterMark(100_000)])
+        if settings.security == nil {
+            // Lab mode: nothing binds a routing id to anyone, so a restarted node simply takes its id back.
+            try router.set([.routerHandover(true)])
+        } else {
+            // CURVE: a route belongs to the connection that holds it; a second connection with the same
+            // routing id (an impostor, or a node whose old connection is half-open) gets no route, and
+            // ZMTP heartbeats drop half-open connections within the liveness timeout (docs/PROTOCOL.md).
+            try router.set([.routerHandover(false),
+                            .heartbeatInterval(milliseconds: Int(settings.heartbeatIntervalMilliseconds)),
+                            .heartbeatTimeout(milliseconds: Int(settings.livenessTimeoutMilliseconds))])
+        }
         try publisher.set([.sendHighWaterMark(100_000)])
         // Each endpoint setting may list several, comma-separated (e.g. a network address for
         // nodes plus an ipc path for local admin tools); the first is reported as the endpoint.

@@ -51,13 +51,25 @@ public struct CoordinatorSettings: Sendable {
 public struct CoordinatorSecurity: Sendable {
     public var secretKey: String
     /// Node id → that node's CURVE public key (Z85). A node may only speak as the id its key is bound to.
-    public var nodeKeys: [String: String]
+    public var nodeKeys: [String: String] { didSet { nodesByKey = Self.invert(nodeKeys) } }
     /// Public keys allowed to act as admin (force dead, act for any node).
     public var adminKeys: Set<String>
+    /// Public key → the node ids bound to it (one, unless a key file lists a key twice).
+    private var nodesByKey: [String: [String]]
 
     public init(secretKey: String, nodeKeys: [String: String], adminKeys: Set<String>) {
         self.secretKey = secretKey
         self.nodeKeys = nodeKeys
         self.adminKeys = adminKeys
+        nodesByKey = Self.invert(nodeKeys)
+    }
+
+    /// The node a public key is bound to (the first in id order if a key is bound to several).
+    public func node(forKey key: String) -> String? { nodesByKey[key]?.first }
+
+    private static func invert(_ keys: [String: String]) -> [String: [String]] {
+        var nodes: [String: [String]] = [:]
+        for (node, key) in keys.sorted(by: { $0.key < $1.key }) { nodes[key, default: []].append(node) }
+        return nodes
     }
 }

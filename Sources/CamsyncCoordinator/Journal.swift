@@ -10,14 +10,19 @@ public struct JournalEntry: Equatable, Sendable {
     public var node: String
     public var requestID: UInt64
     public var command: [UInt8]
+    /// The `Camsync_V1_EventBatch` as published (served to replay requests); nil in journals
+    /// written before replays existed.
+    public var batch: [UInt8]?
 
-    public init(sequence: UInt64, term: UInt64, timeMilliseconds: Int64, node: String, requestID: UInt64, command: [UInt8]) {
+    public init(sequence: UInt64, term: UInt64, timeMilliseconds: Int64, node: String, requestID: UInt64, command: [UInt8],
+                batch: [UInt8]? = nil) {
         self.sequence = sequence
         self.term = term
         self.timeMilliseconds = timeMilliseconds
         self.node = node
         self.requestID = requestID
         self.command = command
+        self.batch = batch
     }
 }
 
@@ -89,6 +94,9 @@ public final class Journal {
                 t.column("state", .blob).notNull()
             }
         }
+        migrator.registerMigration("v2-batches") { db in
+            try db.alter(table: "command") { t in t.add(column: "batch", .blob) }
+        }
         return migrator
     }
 
@@ -109,11 +117,11 @@ public final class Journal {
         guard let database, !entries.isEmpty else { return }
         try database.write { db in
             let statement = try db.cachedStatement(
-                sql: "INSERT INTO command(sequence, term, timeMs, node, requestID, command) VALUES (?, ?, ?, ?, ?, ?)")
+                sql: "INSERT INTO command(sequence, term, timeMs, node, requestID, command, batch) VALUES (?, ?, ?, ?, ?, ?, ?)")
             for entry in entries {
                 try statement.execute(arguments: [
                     Int64(entry.sequence), Int64(entry.term), entry.timeMilliseconds, entry.node,
-                    Int64(bitPattern: entry.requestID), Data(entry.command),
+                    Int64(bitPattern: entry.requestID), Data(entry.command), entry.batch.map { Data($0) },
                 ])
             }
         }
@@ -151,6 +159,16 @@ public final class Journal {
             var sql = "SELECT sequence, term, timeMs, node, requestID, command FROM command WHERE sequence > ? ORDER BY sequence"
             if let limit { sql += " LIMIT \(limit)" }
             return try Row.fetchAll(db, sql: sql, arguments: [Int64(sequence)]).map(Self.entry)
+        }
+    }
+
+    /// The published batches with a sequence greater than `sequence`, in order, as far as the journal
+    /// holds them: the first is `sequence + 1` unless that one is compacted (then the caller sees a gap).
+    public func batches(after sequence: UInt64, limit: Int) throws -> [[UInt8]] {
+        guard let database else { return [] }
+        return try database.read { db in
+            try Data.fetchAll(db, sql: "SELECT batch FROM command WHERE sequence > ? AND batch IS NOT NULL ORDER BY sequence LIMIT ?",
+                              arguments: [Int64(sequence), limit]).map { [UInt8]($0) }
         }
     }
 

@@ -1,4 +1,5 @@
 public import CamsyncRuntime
+import CamsyncWire
 /// Turns valid frames into hostile ones. Byte-level mutations (bit flips, truncation, splices,
 /// inserted and deleted runs) and structure-aware ones on the protobuf wire tree (field-value
 /// swaps among known and unknown ids, unknown enum numbers and extreme integers, dropped,

@@ -61,7 +61,7 @@ extension NodeLoop {
     func send(_ envelope: Envelope, origin: PendingRequest.Origin) {
         let bytes = envelope.serializedBytes()
         let now = Clock.monotonicMilliseconds()
-        pending[envelope.requestID] = PendingRequest(origin: origin, bytes: bytes, sentAt: now, attempts: 1)
+        pending[envelope.requestID] = PendingRequest(origin: origin, bytes: bytes, sentAt: now, firstSentAt: now, attempts: 1)
         transmit(bytes)
     }
 

@@ -10,6 +10,7 @@ extension NodeLoop {
     func drainReplies() throws {
         while let message = try dealer.receive(dontWait: true) {
             heardFromCoordinator()
+            lastReplyOrReconnect = Clock.monotonicMilliseconds()
             guard message.frames.count == 1, let envelope = try? Envelope.decode(message.frames[0]) else {
                 logger.warning("undecodable reply from coordinator", metadata: ["frames": "\(message.frames.count)"])
                 continue
@@ -28,7 +29,9 @@ extension NodeLoop {
                 handleSnapshotReply(envelope)
             case .control(let identity, let clientRequestID, let command):
                 if case .error(let error)? = envelope.body, case .startPiP(let app, _)? = command, error.pipFailure != .unspecified {
-                    record(AppFacingEvent(sequence: replica.sequence, app: app, name: "failedToStartPictureInPicture",
+                    // No batch carries a refusal: stamp it with the next sequence, so that whoever asks for
+                    // what happened after the sequence it had when it acted sees it (docs/PROTOCOL.md).
+                    record(AppFacingEvent(sequence: replica.sequence + 1, app: app, name: "failedToStartPictureInPicture",
                                           details: [("reason", "\(error.pipFailure)"), ("message", error.message)]))
                 }
                 var answer = envelope

@@ -20,6 +20,17 @@ extension NodeLoop {
             reconnectDelay = min(reconnectDelay * 2, 8_000)
             nextReconnect = now + reconnectDelay
         }
+        // Lazy Pirate (zguide ch. 4): the coordinator is heard on PUB, yet requests have gone unanswered
+        // on the command socket for a whole liveness timeout: that connection is dead or holds no route
+        // (at a CURVE coordinator a half-open old connection keeps the node's routing id until ZMTP
+        // heartbeats drop it). Open a fresh one; pending requests are resent with their ids (K5).
+        let timeout = settings.heartbeatIntervalMilliseconds * settings.liveness
+        if !coordinatorSilent, let oldest = pending.values.map(\.firstSentAt).min(),
+           now - max(oldest, lastReplyOrReconnect) > timeout {
+            logger.warning("no reply on the command socket; reopening it", metadata: [
+                "node": "\(id)", "unansweredForMs": "\(now - max(oldest, lastReplyOrReconnect))"])
+            try reconnect(subscriber: false)
+        }
         for (requestID, request) in pending where now - request.sentAt >= settings.requestRetryMilliseconds {
             // Joining requests (register, snapshot, attach) retry until answered; a user's action gives up.
             if request.attempts >= settings.requestAttempts, case .control(let identity, let clientRequestID, _) = request.origin {
@@ -40,13 +51,17 @@ extension NodeLoop {
     }
 
     /// Fresh sockets after a long silence: drops whatever was queued for a dead connection.
-    func reconnect() throws {
+    /// `subscriber: false` reopens only the command socket (Lazy Pirate).
+    func reconnect(subscriber reopenSubscriber: Bool = true) throws {
         logger.info("reconnecting to coordinator", metadata: ["node": "\(id)", "backoffMs": "\(reconnectDelay)"])
         dealer.close()
-        subscriber.close()
         dealer = try Self.makeDealer(context, settings)
-        subscriber = try Self.makeSubscriber(context, settings)
-        subscriptionLive = false
+        lastReplyOrReconnect = Clock.monotonicMilliseconds()
+        if reopenSubscriber {
+            subscriber.close()
+            subscriber = try Self.makeSubscriber(context, settings)
+            subscriptionLive = false
+        }
         registerPollItems()
         for request in pending.values { transmit(request.bytes) }
     }

@@ -32,6 +32,8 @@ final class NodeLoop {
     var pending: [UInt64: PendingRequest] = [:]
     var lastSentToCoordinator: Int64 = 0
     var lastHeardFromCoordinator: Int64
+    /// The last reply on the command socket, or when that socket was last (re)opened.
+    var lastReplyOrReconnect: Int64
     var coordinatorSilent = false
     var isCoordinatorReachable: Bool { !coordinatorSilent }
     var reconnectDelay: Int64
@@ -52,6 +54,7 @@ final class NodeLoop {
         var origin: Origin
         var bytes: [UInt8]
         var sentAt: Int64
+        var firstSentAt: Int64
         var attempts: Int
     }
 
@@ -70,6 +73,7 @@ final class NodeLoop {
         nextRequestID = UInt64(Clock.wallMilliseconds()) << 16
         reconnectDelay = settings.heartbeatIntervalMilliseconds
         lastHeardFromCoordinator = Clock.monotonicMilliseconds()
+        lastReplyOrReconnect = lastHeardFromCoordinator
 
         dealer = try Self.makeDealer(context, settings)
         subscriber = try Self.makeSubscriber(context, settings)

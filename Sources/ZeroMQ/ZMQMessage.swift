@@ -9,11 +9,15 @@ public struct ZMQMessage: Sendable, Hashable {
     public var userID: String?
     /// The "Peer-Address" property: the peer's IP address for TCP connections, else `nil`.
     public var peerAddress: String?
+    /// The file descriptor of the connection the message came in on (libzmq's `ZMQ_SRCFD`), for
+    /// `ZMQConnection.drop(descriptor:)`; `nil` for inproc and when libzmq does not say.
+    public var connectionDescriptor: Int32?
 
-    public init(frames: [[UInt8]], userID: String? = nil, peerAddress: String? = nil) {
+    public init(frames: [[UInt8]], userID: String? = nil, peerAddress: String? = nil, connectionDescriptor: Int32? = nil) {
         self.frames = frames
         self.userID = userID
         self.peerAddress = peerAddress
+        self.connectionDescriptor = connectionDescriptor
     }
 
     /// The frame at `index` decoded as UTF-8 (invalid bytes are repaired), or `nil` if there

@@ -40,6 +40,10 @@ extension ZMQSocket {
             // frame carries none, so take the first frame that has it.
             if message.userID == nil { message.userID = Self.property("User-Id", of: msg) }
             if message.peerAddress == nil { message.peerAddress = Self.property("Peer-Address", of: msg) }
+            if message.connectionDescriptor == nil {
+                let descriptor = zmq_msg_get(msg, ZMQ_SRCFD)
+                if descriptor >= 0 { message.connectionDescriptor = descriptor }
+            }
             guard zmq_msg_more(msg) != 0 else { return message }
             // The rest of a multipart message has arrived with its first frame.
             flags = 0

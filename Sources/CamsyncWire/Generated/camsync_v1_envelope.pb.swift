@@ -93,6 +93,15 @@ public nonisolated struct Camsync_V1_Envelope: @unchecked Sendable {
     set {_uniqueStorage()._body = .nodeStatusRequest(newValue)}
   }
 
+  /// Every EventBatch after a sequence, from the journal (answered by `replay` or `error`).
+  public var replayRequest: Camsync_V1_ReplayRequest {
+    get {
+      if case .replayRequest(let v)? = _storage._body {return v}
+      return Camsync_V1_ReplayRequest()
+    }
+    set {_uniqueStorage()._body = .replayRequest(newValue)}
+  }
+
   /// Replies (ROUTER → DEALER).
   public var ack: Camsync_V1_Ack {
     get {
@@ -126,6 +135,14 @@ public nonisolated struct Camsync_V1_Envelope: @unchecked Sendable {
     set {_uniqueStorage()._body = .nodeStatus(newValue)}
   }
 
+  public var replay: Camsync_V1_Replay {
+    get {
+      if case .replay(let v)? = _storage._body {return v}
+      return Camsync_V1_Replay()
+    }
+    set {_uniqueStorage()._body = .replay(newValue)}
+  }
+
   /// Published (PUB → SUB).
   public var eventBatch: Camsync_V1_EventBatch {
     get {
@@ -153,11 +170,14 @@ public nonisolated struct Camsync_V1_Envelope: @unchecked Sendable {
     case nodeHeartbeat(Camsync_V1_NodeHeartbeat)
     /// Node control socket only (camsync ctl → node).
     case nodeStatusRequest(Camsync_V1_NodeStatusRequest)
+    /// Every EventBatch after a sequence, from the journal (answered by `replay` or `error`).
+    case replayRequest(Camsync_V1_ReplayRequest)
     /// Replies (ROUTER → DEALER).
     case ack(Camsync_V1_Ack)
     case error(Camsync_V1_Error)
     case snapshot(Camsync_V1_Snapshot)
     case nodeStatus(Camsync_V1_NodeStatus)
+    case replay(Camsync_V1_Replay)
     /// Published (PUB → SUB).
     case eventBatch(Camsync_V1_EventBatch)
     case coordinatorHeartbeat(Camsync_V1_CoordinatorHeartbeat)
@@ -175,7 +195,7 @@ fileprivate nonisolated let _protobuf_package = "camsync.v1"
 
 nonisolated extension Camsync_V1_Envelope: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".Envelope"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}protocol_version\0\u{1}sender\0\u{3}request_id\0\u{1}term\0\u{2}\u{6}command\0\u{3}snapshot_request\0\u{3}node_heartbeat\0\u{3}node_status_request\0\u{2}\u{7}ack\0\u{1}error\0\u{1}snapshot\0\u{3}node_status\0\u{4}\u{7}event_batch\0\u{3}coordinator_heartbeat\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}protocol_version\0\u{1}sender\0\u{3}request_id\0\u{1}term\0\u{2}\u{6}command\0\u{3}snapshot_request\0\u{3}node_heartbeat\0\u{3}node_status_request\0\u{3}replay_request\0\u{2}\u{6}ack\0\u{1}error\0\u{1}snapshot\0\u{3}node_status\0\u{1}replay\0\u{4}\u{6}event_batch\0\u{3}coordinator_heartbeat\0")
 
   fileprivate class _StorageClass {
     var _protocolVersion: UInt32 = 0
@@ -272,6 +292,19 @@ nonisolated extension Camsync_V1_Envelope: SwiftProtobuf.Message, SwiftProtobuf.
             _storage._body = .nodeStatusRequest(v)
           }
         }()
+        case 14: try {
+          var v: Camsync_V1_ReplayRequest?
+          var hadOneofValue = false
+          if let current = _storage._body {
+            hadOneofValue = true
+            if case .replayRequest(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._body = .replayRequest(v)
+          }
+        }()
         case 20: try {
           var v: Camsync_V1_Ack?
           var hadOneofValue = false
@@ -322,6 +355,19 @@ nonisolated extension Camsync_V1_Envelope: SwiftProtobuf.Message, SwiftProtobuf.
           if let v = v {
             if hadOneofValue {try decoder.handleConflictingOneOf()}
             _storage._body = .nodeStatus(v)
+          }
+        }()
+        case 24: try {
+          var v: Camsync_V1_Replay?
+          var hadOneofValue = false
+          if let current = _storage._body {
+            hadOneofValue = true
+            if case .replay(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._body = .replay(v)
           }
         }()
         case 30: try {
@@ -391,6 +437,10 @@ nonisolated extension Camsync_V1_Envelope: SwiftProtobuf.Message, SwiftProtobuf.
         guard case .nodeStatusRequest(let v)? = _storage._body else { preconditionFailure() }
         try visitor.visitSingularMessageField(value: v, fieldNumber: 13)
       }()
+      case .replayRequest?: try {
+        guard case .replayRequest(let v)? = _storage._body else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 14)
+      }()
       case .ack?: try {
         guard case .ack(let v)? = _storage._body else { preconditionFailure() }
         try visitor.visitSingularMessageField(value: v, fieldNumber: 20)
@@ -406,6 +456,10 @@ nonisolated extension Camsync_V1_Envelope: SwiftProtobuf.Message, SwiftProtobuf.
       case .nodeStatus?: try {
         guard case .nodeStatus(let v)? = _storage._body else { preconditionFailure() }
         try visitor.visitSingularMessageField(value: v, fieldNumber: 23)
+      }()
+      case .replay?: try {
+        guard case .replay(let v)? = _storage._body else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 24)
       }()
       case .eventBatch?: try {
         guard case .eventBatch(let v)? = _storage._body else { preconditionFailure() }

@@ -51,6 +51,13 @@ public nonisolated struct Camsync_V1_CoordinatorHeartbeat: Sendable {
 
   public var timeMs: Int64 = 0
 
+  /// This heartbeat's interval (ms): expect the next one within it.
+  public var heartbeatIntervalMs: UInt32 = 0
+
+  /// After this many silent intervals the coordinator declares a node dead (K1); a node should
+  /// likewise treat the coordinator as gone after this many intervals without a heartbeat.
+  public var liveness: UInt32 = 0
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -92,7 +99,7 @@ nonisolated extension Camsync_V1_NodeHeartbeat: SwiftProtobuf.Message, SwiftProt
 
 nonisolated extension Camsync_V1_CoordinatorHeartbeat: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".CoordinatorHeartbeat"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}term\0\u{3}last_sequence\0\u{3}time_ms\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}term\0\u{3}last_sequence\0\u{3}time_ms\0\u{3}heartbeat_interval_ms\0\u{1}liveness\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -103,6 +110,8 @@ nonisolated extension Camsync_V1_CoordinatorHeartbeat: SwiftProtobuf.Message, Sw
       case 1: try { try decoder.decodeSingularUInt64Field(value: &self.term) }()
       case 2: try { try decoder.decodeSingularUInt64Field(value: &self.lastSequence) }()
       case 3: try { try decoder.decodeSingularInt64Field(value: &self.timeMs) }()
+      case 4: try { try decoder.decodeSingularUInt32Field(value: &self.heartbeatIntervalMs) }()
+      case 5: try { try decoder.decodeSingularUInt32Field(value: &self.liveness) }()
       default: break
       }
     }
@@ -118,6 +127,12 @@ nonisolated extension Camsync_V1_CoordinatorHeartbeat: SwiftProtobuf.Message, Sw
     if self.timeMs != 0 {
       try visitor.visitSingularInt64Field(value: self.timeMs, fieldNumber: 3)
     }
+    if self.heartbeatIntervalMs != 0 {
+      try visitor.visitSingularUInt32Field(value: self.heartbeatIntervalMs, fieldNumber: 4)
+    }
+    if self.liveness != 0 {
+      try visitor.visitSingularUInt32Field(value: self.liveness, fieldNumber: 5)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -125,6 +140,8 @@ nonisolated extension Camsync_V1_CoordinatorHeartbeat: SwiftProtobuf.Message, Sw
     if lhs.term != rhs.term {return false}
     if lhs.lastSequence != rhs.lastSequence {return false}
     if lhs.timeMs != rhs.timeMs {return false}
+    if lhs.heartbeatIntervalMs != rhs.heartbeatIntervalMs {return false}
+    if lhs.liveness != rhs.liveness {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

@@ -54,6 +54,10 @@ public nonisolated enum Camsync_V1_ErrorCode: SwiftProtobuf.Enum, Swift.CaseIter
 
   /// A well-formed body this socket does not accept (e.g. a Snapshot sent to the coordinator).
   case unexpectedMessage // = 9
+
+  /// A ReplayRequest asks for batches the journal no longer holds (or the coordinator runs
+  /// without a journal): take a snapshot instead.
+  case compacted // = 10
   case UNRECOGNIZED(Int)
 
   public init() {
@@ -72,6 +76,7 @@ public nonisolated enum Camsync_V1_ErrorCode: SwiftProtobuf.Enum, Swift.CaseIter
     case 7: self = .overloaded
     case 8: self = .internal
     case 9: self = .unexpectedMessage
+    case 10: self = .compacted
     default: self = .UNRECOGNIZED(rawValue)
     }
   }
@@ -88,6 +93,7 @@ public nonisolated enum Camsync_V1_ErrorCode: SwiftProtobuf.Enum, Swift.CaseIter
     case .overloaded: return 7
     case .internal: return 8
     case .unexpectedMessage: return 9
+    case .compacted: return 10
     case .UNRECOGNIZED(let i): return i
     }
   }
@@ -104,6 +110,7 @@ public nonisolated enum Camsync_V1_ErrorCode: SwiftProtobuf.Enum, Swift.CaseIter
     .overloaded,
     .internal,
     .unexpectedMessage,
+    .compacted,
   ]
 
 }
@@ -275,7 +282,7 @@ public nonisolated struct Camsync_V1_Error: Sendable {
 fileprivate nonisolated let _protobuf_package = "camsync.v1"
 
 nonisolated extension Camsync_V1_ErrorCode: SwiftProtobuf._ProtoNameProviding {
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0ERROR_CODE_UNSPECIFIED\0\u{1}ERROR_CODE_UNSUPPORTED_VERSION\0\u{1}ERROR_CODE_MALFORMED\0\u{1}ERROR_CODE_UNKNOWN_NODE\0\u{1}ERROR_CODE_FORBIDDEN\0\u{1}ERROR_CODE_REJECTED\0\u{1}ERROR_CODE_NOT_REGISTERED\0\u{1}ERROR_CODE_OVERLOADED\0\u{1}ERROR_CODE_INTERNAL\0\u{1}ERROR_CODE_UNEXPECTED_MESSAGE\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0ERROR_CODE_UNSPECIFIED\0\u{1}ERROR_CODE_UNSUPPORTED_VERSION\0\u{1}ERROR_CODE_MALFORMED\0\u{1}ERROR_CODE_UNKNOWN_NODE\0\u{1}ERROR_CODE_FORBIDDEN\0\u{1}ERROR_CODE_REJECTED\0\u{1}ERROR_CODE_NOT_REGISTERED\0\u{1}ERROR_CODE_OVERLOADED\0\u{1}ERROR_CODE_INTERNAL\0\u{1}ERROR_CODE_UNEXPECTED_MESSAGE\0\u{1}ERROR_CODE_COMPACTED\0")
 }
 
 nonisolated extension Camsync_V1_RejectionCode: SwiftProtobuf._ProtoNameProviding {

@@ -35,46 +35,164 @@ public nonisolated struct Camsync_V1_SnapshotRequest: Sendable {
 
 /// The reply to SnapshotRequest (K2, K3): the state after applying every command up to
 /// and including `sequence`. The node then applies only EventBatch with sequence > this one.
-public nonisolated struct Camsync_V1_Snapshot: Sendable {
+public nonisolated struct Camsync_V1_Snapshot: @unchecked Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
-  public var sequence: UInt64 = 0
+  public var sequence: UInt64 {
+    get {_storage._sequence}
+    set {_uniqueStorage()._sequence = newValue}
+  }
 
   /// The coordinator term that produced it.
-  public var term: UInt64 = 0
+  public var term: UInt64 {
+    get {_storage._term}
+    set {_uniqueStorage()._term = newValue}
+  }
 
   /// Required.
   public var state: Camsync_V1_ClusterState {
-    get {_state ?? Camsync_V1_ClusterState()}
-    set {_state = newValue}
+    get {_storage._state ?? Camsync_V1_ClusterState()}
+    set {_uniqueStorage()._state = newValue}
   }
   /// Returns true if `state` has been explicitly set.
-  public var hasState: Bool {self._state != nil}
+  public var hasState: Bool {_storage._state != nil}
   /// Clears the value of `state`. Subsequent reads from it will return its default value.
-  public mutating func clearState() {self._state = nil}
+  public mutating func clearState() {_uniqueStorage()._state = nil}
 
   /// The engine settings the coordinator runs with; replicas must use the same (determinism).
   public var settings: Camsync_V1_PolicySettings {
-    get {_settings ?? Camsync_V1_PolicySettings()}
-    set {_settings = newValue}
+    get {_storage._settings ?? Camsync_V1_PolicySettings()}
+    set {_uniqueStorage()._settings = newValue}
   }
   /// Returns true if `settings` has been explicitly set.
-  public var hasSettings: Bool {self._settings != nil}
+  public var hasSettings: Bool {_storage._settings != nil}
   /// Clears the value of `settings`. Subsequent reads from it will return its default value.
-  public mutating func clearSettings() {self._settings = nil}
+  public mutating func clearSettings() {_uniqueStorage()._settings = nil}
 
   /// Shell facts, not engine state: how long the coordinator has not heard from each node it
   /// tracks (K1). Informational (camsync ctl status); replicas ignore it.
-  public var liveness: [Camsync_V1_NodeLiveness] = []
+  public var liveness: [Camsync_V1_NodeLiveness] {
+    get {_storage._liveness}
+    set {_uniqueStorage()._liveness = newValue}
+  }
+
+  /// The coordinator's heartbeat interval and liveness count (K1), so any client can learn them.
+  public var livenessSettings: Camsync_V1_LivenessSettings {
+    get {_storage._livenessSettings ?? Camsync_V1_LivenessSettings()}
+    set {_uniqueStorage()._livenessSettings = newValue}
+  }
+  /// Returns true if `livenessSettings` has been explicitly set.
+  public var hasLivenessSettings: Bool {_storage._livenessSettings != nil}
+  /// Clears the value of `livenessSettings`. Subsequent reads from it will return its default value.
+  public mutating func clearLivenessSettings() {_uniqueStorage()._livenessSettings = nil}
+
+  /// Shell facts: what the coordinator counted since it started (informational, `ctl status`).
+  public var counters: Camsync_V1_CoordinatorCounters {
+    get {_storage._counters ?? Camsync_V1_CoordinatorCounters()}
+    set {_uniqueStorage()._counters = newValue}
+  }
+  /// Returns true if `counters` has been explicitly set.
+  public var hasCounters: Bool {_storage._counters != nil}
+  /// Clears the value of `counters`. Subsequent reads from it will return its default value.
+  public mutating func clearCounters() {_uniqueStorage()._counters = nil}
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
 
-  fileprivate var _state: Camsync_V1_ClusterState? = nil
-  fileprivate var _settings: Camsync_V1_PolicySettings? = nil
+  fileprivate var _storage = _StorageClass.defaultInstance
+}
+
+/// How often the coordinator publishes a heartbeat, and after how many silent intervals a node is
+/// declared dead (K1). Nodes should use the same values for their own heartbeats.
+public nonisolated struct Camsync_V1_LivenessSettings: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var heartbeatIntervalMs: UInt32 = 0
+
+  public var liveness: UInt32 = 0
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
+/// The coordinator's counters since its start (also exported as metrics).
+public nonisolated struct Camsync_V1_CoordinatorCounters: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var commandsAccepted: UInt64 = 0
+
+  public var commandsRefused: UInt64 = 0
+
+  public var retriesAnswered: UInt64 = 0
+
+  public var nodesDeclaredDead: UInt64 = 0
+
+  public var replaysServed: UInt64 = 0
+
+  /// Frames refused before reaching the engine, by reason, sorted by reason.
+  public var badFrames: [Camsync_V1_BadFrameCount] = []
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
+public nonisolated struct Camsync_V1_BadFrameCount: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  /// e.g. "malformed", "unsupportedVersion", "forbidden", "routingID", "frames", "unexpectedMessage".
+  public var reason: String = String()
+
+  public var count: UInt64 = 0
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
+/// Ask for every EventBatch with a sequence greater than `after_sequence`, oldest first (what
+/// etcd's watch-from-revision gives). A reply holds at most `max_batches` (0 = the coordinator's
+/// limit, 1000) and at most about 512 KiB of batches; ask again from the last one received until
+/// it reaches `Replay.last_sequence`. Batches the journal no longer holds → ERROR_CODE_COMPACTED.
+public nonisolated struct Camsync_V1_ReplayRequest: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var afterSequence: UInt64 = 0
+
+  public var maxBatches: UInt32 = 0
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
+/// The answer to ReplayRequest: consecutive batches after the requested sequence, exactly as they
+/// were published.
+public nonisolated struct Camsync_V1_Replay: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var batches: [Camsync_V1_EventBatch] = []
+
+  /// The coordinator's last committed sequence when it answered.
+  public var lastSequence: UInt64 = 0
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
 }
 
 /// One accepted command and the events it produced, published to every node (K4).
@@ -180,7 +298,119 @@ nonisolated extension Camsync_V1_SnapshotRequest: SwiftProtobuf.Message, SwiftPr
 
 nonisolated extension Camsync_V1_Snapshot: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".Snapshot"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}sequence\0\u{1}term\0\u{1}state\0\u{1}settings\0\u{1}liveness\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}sequence\0\u{1}term\0\u{1}state\0\u{1}settings\0\u{1}liveness\0\u{3}liveness_settings\0\u{1}counters\0")
+
+  fileprivate class _StorageClass {
+    var _sequence: UInt64 = 0
+    var _term: UInt64 = 0
+    var _state: Camsync_V1_ClusterState? = nil
+    var _settings: Camsync_V1_PolicySettings? = nil
+    var _liveness: [Camsync_V1_NodeLiveness] = []
+    var _livenessSettings: Camsync_V1_LivenessSettings? = nil
+    var _counters: Camsync_V1_CoordinatorCounters? = nil
+
+      // This property is used as the initial default value for new instances of the type.
+      // The type itself is protecting the reference to its storage via CoW semantics.
+      // This will force a copy to be made of this reference when the first mutation occurs;
+      // hence, it is safe to mark this as `nonisolated(unsafe)`.
+      static nonisolated(unsafe) let defaultInstance = _StorageClass()
+
+    private init() {}
+
+    init(copying source: _StorageClass) {
+      _sequence = source._sequence
+      _term = source._term
+      _state = source._state
+      _settings = source._settings
+      _liveness = source._liveness
+      _livenessSettings = source._livenessSettings
+      _counters = source._counters
+    }
+  }
+
+  fileprivate mutating func _uniqueStorage() -> _StorageClass {
+    if !isKnownUniquelyReferenced(&_storage) {
+      _storage = _StorageClass(copying: _storage)
+    }
+    return _storage
+  }
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    _ = _uniqueStorage()
+    try withExtendedLifetime(_storage) { (_storage: _StorageClass) in
+      while let fieldNumber = try decoder.nextFieldNumber() {
+        // The use of inline closures is to circumvent an issue where the compiler
+        // allocates stack space for every case branch when no optimizations are
+        // enabled. https://github.com/apple/swift-protobuf/issues/1034
+        switch fieldNumber {
+        case 1: try { try decoder.decodeSingularUInt64Field(value: &_storage._sequence) }()
+        case 2: try { try decoder.decodeSingularUInt64Field(value: &_storage._term) }()
+        case 3: try { try decoder.decodeSingularMessageField(value: &_storage._state) }()
+        case 4: try { try decoder.decodeSingularMessageField(value: &_storage._settings) }()
+        case 5: try { try decoder.decodeRepeatedMessageField(value: &_storage._liveness) }()
+        case 6: try { try decoder.decodeSingularMessageField(value: &_storage._livenessSettings) }()
+        case 7: try { try decoder.decodeSingularMessageField(value: &_storage._counters) }()
+        default: break
+        }
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    try withExtendedLifetime(_storage) { (_storage: _StorageClass) in
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every if/case branch local when no optimizations
+      // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
+      // https://github.com/apple/swift-protobuf/issues/1182
+      if _storage._sequence != 0 {
+        try visitor.visitSingularUInt64Field(value: _storage._sequence, fieldNumber: 1)
+      }
+      if _storage._term != 0 {
+        try visitor.visitSingularUInt64Field(value: _storage._term, fieldNumber: 2)
+      }
+      try { if let v = _storage._state {
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 3)
+      } }()
+      try { if let v = _storage._settings {
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 4)
+      } }()
+      if !_storage._liveness.isEmpty {
+        try visitor.visitRepeatedMessageField(value: _storage._liveness, fieldNumber: 5)
+      }
+      try { if let v = _storage._livenessSettings {
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 6)
+      } }()
+      try { if let v = _storage._counters {
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 7)
+      } }()
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Camsync_V1_Snapshot, rhs: Camsync_V1_Snapshot) -> Bool {
+    if lhs._storage !== rhs._storage {
+      let storagesAreEqual: Bool = withExtendedLifetime((lhs._storage, rhs._storage)) { (_args: (_StorageClass, _StorageClass)) in
+        let _storage = _args.0
+        let rhs_storage = _args.1
+        if _storage._sequence != rhs_storage._sequence {return false}
+        if _storage._term != rhs_storage._term {return false}
+        if _storage._state != rhs_storage._state {return false}
+        if _storage._settings != rhs_storage._settings {return false}
+        if _storage._liveness != rhs_storage._liveness {return false}
+        if _storage._livenessSettings != rhs_storage._livenessSettings {return false}
+        if _storage._counters != rhs_storage._counters {return false}
+        return true
+      }
+      if !storagesAreEqual {return false}
+    }
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Camsync_V1_LivenessSettings: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".LivenessSettings"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}heartbeat_interval_ms\0\u{1}liveness\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -188,45 +418,186 @@ nonisolated extension Camsync_V1_Snapshot: SwiftProtobuf.Message, SwiftProtobuf.
       // allocates stack space for every case branch when no optimizations are
       // enabled. https://github.com/apple/swift-protobuf/issues/1034
       switch fieldNumber {
-      case 1: try { try decoder.decodeSingularUInt64Field(value: &self.sequence) }()
-      case 2: try { try decoder.decodeSingularUInt64Field(value: &self.term) }()
-      case 3: try { try decoder.decodeSingularMessageField(value: &self._state) }()
-      case 4: try { try decoder.decodeSingularMessageField(value: &self._settings) }()
-      case 5: try { try decoder.decodeRepeatedMessageField(value: &self.liveness) }()
+      case 1: try { try decoder.decodeSingularUInt32Field(value: &self.heartbeatIntervalMs) }()
+      case 2: try { try decoder.decodeSingularUInt32Field(value: &self.liveness) }()
       default: break
       }
     }
   }
 
   public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
-    // The use of inline closures is to circumvent an issue where the compiler
-    // allocates stack space for every if/case branch local when no optimizations
-    // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
-    // https://github.com/apple/swift-protobuf/issues/1182
-    if self.sequence != 0 {
-      try visitor.visitSingularUInt64Field(value: self.sequence, fieldNumber: 1)
+    if self.heartbeatIntervalMs != 0 {
+      try visitor.visitSingularUInt32Field(value: self.heartbeatIntervalMs, fieldNumber: 1)
     }
-    if self.term != 0 {
-      try visitor.visitSingularUInt64Field(value: self.term, fieldNumber: 2)
-    }
-    try { if let v = self._state {
-      try visitor.visitSingularMessageField(value: v, fieldNumber: 3)
-    } }()
-    try { if let v = self._settings {
-      try visitor.visitSingularMessageField(value: v, fieldNumber: 4)
-    } }()
-    if !self.liveness.isEmpty {
-      try visitor.visitRepeatedMessageField(value: self.liveness, fieldNumber: 5)
+    if self.liveness != 0 {
+      try visitor.visitSingularUInt32Field(value: self.liveness, fieldNumber: 2)
     }
     try unknownFields.traverse(visitor: &visitor)
   }
 
-  public static func ==(lhs: Camsync_V1_Snapshot, rhs: Camsync_V1_Snapshot) -> Bool {
-    if lhs.sequence != rhs.sequence {return false}
-    if lhs.term != rhs.term {return false}
-    if lhs._state != rhs._state {return false}
-    if lhs._settings != rhs._settings {return false}
+  public static func ==(lhs: Camsync_V1_LivenessSettings, rhs: Camsync_V1_LivenessSettings) -> Bool {
+    if lhs.heartbeatIntervalMs != rhs.heartbeatIntervalMs {return false}
     if lhs.liveness != rhs.liveness {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Camsync_V1_CoordinatorCounters: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".CoordinatorCounters"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}commands_accepted\0\u{3}commands_refused\0\u{3}retries_answered\0\u{3}nodes_declared_dead\0\u{3}replays_served\0\u{3}bad_frames\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularUInt64Field(value: &self.commandsAccepted) }()
+      case 2: try { try decoder.decodeSingularUInt64Field(value: &self.commandsRefused) }()
+      case 3: try { try decoder.decodeSingularUInt64Field(value: &self.retriesAnswered) }()
+      case 4: try { try decoder.decodeSingularUInt64Field(value: &self.nodesDeclaredDead) }()
+      case 5: try { try decoder.decodeSingularUInt64Field(value: &self.replaysServed) }()
+      case 6: try { try decoder.decodeRepeatedMessageField(value: &self.badFrames) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if self.commandsAccepted != 0 {
+      try visitor.visitSingularUInt64Field(value: self.commandsAccepted, fieldNumber: 1)
+    }
+    if self.commandsRefused != 0 {
+      try visitor.visitSingularUInt64Field(value: self.commandsRefused, fieldNumber: 2)
+    }
+    if self.retriesAnswered != 0 {
+      try visitor.visitSingularUInt64Field(value: self.retriesAnswered, fieldNumber: 3)
+    }
+    if self.nodesDeclaredDead != 0 {
+      try visitor.visitSingularUInt64Field(value: self.nodesDeclaredDead, fieldNumber: 4)
+    }
+    if self.replaysServed != 0 {
+      try visitor.visitSingularUInt64Field(value: self.replaysServed, fieldNumber: 5)
+    }
+    if !self.badFrames.isEmpty {
+      try visitor.visitRepeatedMessageField(value: self.badFrames, fieldNumber: 6)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Camsync_V1_CoordinatorCounters, rhs: Camsync_V1_CoordinatorCounters) -> Bool {
+    if lhs.commandsAccepted != rhs.commandsAccepted {return false}
+    if lhs.commandsRefused != rhs.commandsRefused {return false}
+    if lhs.retriesAnswered != rhs.retriesAnswered {return false}
+    if lhs.nodesDeclaredDead != rhs.nodesDeclaredDead {return false}
+    if lhs.replaysServed != rhs.replaysServed {return false}
+    if lhs.badFrames != rhs.badFrames {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Camsync_V1_BadFrameCount: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".BadFrameCount"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}reason\0\u{1}count\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularStringField(value: &self.reason) }()
+      case 2: try { try decoder.decodeSingularUInt64Field(value: &self.count) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.reason.isEmpty {
+      try visitor.visitSingularStringField(value: self.reason, fieldNumber: 1)
+    }
+    if self.count != 0 {
+      try visitor.visitSingularUInt64Field(value: self.count, fieldNumber: 2)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Camsync_V1_BadFrameCount, rhs: Camsync_V1_BadFrameCount) -> Bool {
+    if lhs.reason != rhs.reason {return false}
+    if lhs.count != rhs.count {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Camsync_V1_ReplayRequest: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".ReplayRequest"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}after_sequence\0\u{3}max_batches\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularUInt64Field(value: &self.afterSequence) }()
+      case 2: try { try decoder.decodeSingularUInt32Field(value: &self.maxBatches) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if self.afterSequence != 0 {
+      try visitor.visitSingularUInt64Field(value: self.afterSequence, fieldNumber: 1)
+    }
+    if self.maxBatches != 0 {
+      try visitor.visitSingularUInt32Field(value: self.maxBatches, fieldNumber: 2)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Camsync_V1_ReplayRequest, rhs: Camsync_V1_ReplayRequest) -> Bool {
+    if lhs.afterSequence != rhs.afterSequence {return false}
+    if lhs.maxBatches != rhs.maxBatches {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Camsync_V1_Replay: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".Replay"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}batches\0\u{3}last_sequence\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeRepeatedMessageField(value: &self.batches) }()
+      case 2: try { try decoder.decodeSingularUInt64Field(value: &self.lastSequence) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.batches.isEmpty {
+      try visitor.visitRepeatedMessageField(value: self.batches, fieldNumber: 1)
+    }
+    if self.lastSequence != 0 {
+      try visitor.visitSingularUInt64Field(value: self.lastSequence, fieldNumber: 2)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Camsync_V1_Replay, rhs: Camsync_V1_Replay) -> Bool {
+    if lhs.batches != rhs.batches {return false}
+    if lhs.lastSequence != rhs.lastSequence {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

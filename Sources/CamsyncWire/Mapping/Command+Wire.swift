@@ -94,7 +94,7 @@ extension Command {
     /// e.g. `move_pip.frame`): a missing oneof case, an UNSPECIFIED or unknown enum value,
     /// an empty id, a missing required message.
     public init(wire: Camsync_V1_Command) throws(WireMappingError) {
-        guard let kind = wire.kind else { throw WireMappingError("kind", .missing) }
+        guard let kind = wire.kind else { throw WireMappingError("kind", .unsetOneof(wire.unknownFields.data)) }
         switch kind {
         case .registerNode(let m):
             self = try within("register_node") { () throws(WireMappingError) in

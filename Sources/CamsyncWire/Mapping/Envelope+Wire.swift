@@ -109,9 +109,19 @@ extension Camsync_V1_Envelope {
             throw .unsupportedVersion(envelope.protocolVersion)
         }
         guard envelope.body != nil else {
-            throw .invalid(WireMappingError("body", .missing))
+            throw .invalid(WireMappingError("body", .unsetOneof(envelope.unknownFields.data)))
         }
         return envelope
+    }
+
+    /// The `request_id` of a frame, read from as much of it as parses (a frame that does not decode
+    /// may still carry it before the bad part); 0 when it cannot be read. Error replies echo it.
+    public static func requestID(salvagedFrom bytes: [UInt8]) -> UInt64 {
+        var requestID: UInt64 = 0
+        for field in ProtobufWire.parsePrefix(bytes, depth: 0).fields where field.number == 3 {
+            if case .varint(let value) = field.value { requestID = value }
+        }
+        return requestID
     }
 
     /// The domain command of a request envelope; field paths start at `command`.

@@ -12,6 +12,11 @@ public enum WireCodec {
         encodeMessage(command)
     }
 
+    /// A published batch, as the journal keeps it for replays.
+    public static func encode(_ batch: Camsync_V1_EventBatch) -> [UInt8] {
+        encodeMessage(batch)
+    }
+
     public static func decodeCommand(_ bytes: [UInt8]) throws -> Command {
         try Command(wire: Camsync_V1_Command(serializedBytes: bytes))
     }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Why a wire message could not be turned into a domain value: which field was bad
 /// and how. Thrown by every `init(wire:)` in this module; never a crash.
 ///
@@ -17,6 +19,8 @@ public struct WireMappingError: Error, Hashable, Sendable, CustomStringConvertib
         case duplicate(String)
         /// Fields that contradict each other (e.g. a stage window on a full-screen scene).
         case inconsistent(String)
+        /// A oneof holds a case this schema does not know (field number), e.g. a command from a newer peer.
+        case unknownCase(UInt64)
 
         public var description: String {
             switch self {
@@ -26,6 +30,7 @@ public struct WireMappingError: Error, Hashable, Sendable, CustomStringConvertib
             case .unrecognized(let n): "has unknown enum value \(n)"
             case .duplicate(let key): "has duplicate key \(key)"
             case .inconsistent(let why): "is inconsistent: \(why)"
+            case .unknownCase(let number): "is a case this peer does not know (field \(number))"
             }
         }
     }
@@ -54,5 +59,14 @@ func within<T>(_ prefix: @autoclosure () -> String, _ body: () throws(WireMappin
         return try body()
     } catch {
         throw error.prefixed(prefix())
+    }
+}
+
+extension WireMappingError.Problem {
+    /// Why a oneof is unset: missing, or holding a case this schema does not know (swift-protobuf
+    /// keeps such a field in the message's unknown fields).
+    static func unsetOneof(_ unknownFields: Data) -> Self {
+        let fields = ProtobufWire.parsePrefix([UInt8](unknownFields), depth: 0).fields
+        return fields.first.map { .unknownCase($0.number) } ?? .missing
     }
 }

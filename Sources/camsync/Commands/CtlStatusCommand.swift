@@ -25,8 +25,9 @@ struct CtlStatusCommand: ParsableCommand {
             print("coordinator not reachable at \(resolved.commandEndpoint): \(error)")
             throw ExitCode(2)
         }
-        let report = StatusReport(state: snapshot.state, sequence: snapshot.sequence, term: snapshot.term,
+        var report = StatusReport(state: snapshot.state, sequence: snapshot.sequence, term: snapshot.term,
                                   silence: snapshot.silence)
+        report.counters = StatusReport.counterRows(snapshot.counters)
         if json {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
@@ -42,6 +43,7 @@ struct CtlStatusCommand: ParsableCommand {
             ("Nodes", StatusReport.nodeHeader, report.nodes), ("Cameras", StatusReport.cameraHeader, report.cameras),
             ("Capture sessions", StatusReport.sessionHeader, report.sessions),
             ("Picture in Picture", StatusReport.pipHeader, report.pip), ("Layout", StatusReport.layoutHeader, report.layout),
+            ("Coordinator", StatusReport.counterHeader, report.counters),
         ] {
             out += "\n\(title)\n"
             out += rows.isEmpty ? "  (none)\n" : Table.render([header] + rows).split(separator: "\n").map { "  \($0)" }.joined(separator: "\n") + "\n"

@@ -9,13 +9,30 @@ struct CtlWatchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "watch",
         abstract: "Print the live event stream (sequence, time, node, command, events); follows coordinator restarts.",
-        discussion: "Example: camsync ctl watch -f deploy/topologies/lab.yaml --device ipad-1 --json")
+        discussion: """
+            Examples:
+              camsync ctl watch -f deploy/topologies/lab.yaml --device ipad-1 --json
+              camsync ctl watch -f deploy/topologies/lab.yaml --from-sequence 0   # history from the journal, then live
+
+            With --from-sequence N the history after N is replayed from the coordinator's journal first
+            (a replay request), then the live stream follows without a gap; batches the live stream
+            misses are replayed too. If the journal no longer holds batch N+1 the command says so and
+            exits with code 3 (take a snapshot: `ctl status`).
+            """)
 
     @OptionGroup var cluster: ClusterOptions
     @Flag(help: "One JSON object per line.") var json = false
     @Option(help: "Only this device's group (its topic ev.DEVICE plus cluster-wide events).") var device: String?
     @Option(help: "Stop after this many seconds (0 = until interrupted).") var seconds: Double = 0
     @Flag(help: "Also print coordinator heartbeats.") var heartbeats = false
+    @Option(help: "Replay every batch after this sequence from the journal before following the live stream.")
+    var fromSequence: UInt64?
+
+    func validate() throws {
+        if fromSequence != nil, device != nil {
+            throw ValidationError("--from-sequence follows every batch (a replay has no topics); drop --device")
+        }
+    }
 
     func run() throws {
         let resolved = try cluster.resolve()
@@ -27,6 +44,13 @@ struct CtlWatchCommand: ParsableCommand {
         let deadline = seconds > 0 ? Date().addingTimeInterval(seconds) : nil
         var term: UInt64 = 0
         var lastSequence: UInt64 = 0
+        var history: CoordinatorClient?
+        if let fromSequence {
+            history = try CoordinatorClient(context: ZMQContext(), endpoint: resolved.commandEndpoint, sender: "admin",
+                                            curve: resolved.curve)
+            lastSequence = try replay(after: fromSequence, through: nil, with: history!)
+        }
+        defer { history?.close() }
         var lastHeard = Date()
         var silentNoted = false
         while deadline.map({ Date() < $0 }) ?? true {
@@ -45,8 +69,13 @@ struct CtlWatchCommand: ParsableCommand {
             }
             switch envelope.body {
             case .eventBatch(let batch)?:
-                if device == nil, lastSequence != 0, batch.sequence > lastSequence + 1, !json {
-                    emit("— missed \(batch.sequence - lastSequence - 1) event batches (subscriber was behind)")
+                if history != nil, batch.sequence <= lastSequence { continue }  // already replayed
+                if device == nil, lastSequence != 0, batch.sequence > lastSequence + 1 {
+                    if let history {
+                        lastSequence = try replay(after: lastSequence, through: batch.sequence - 1, with: history)
+                    } else if !json {
+                        emit("— missed \(batch.sequence - lastSequence - 1) event batches (subscriber was behind)")
+                    }
                 }
                 lastSequence = max(lastSequence, batch.sequence)
                 emit(render(batch, topic: topic))
@@ -56,6 +85,28 @@ struct CtlWatchCommand: ParsableCommand {
             default:
                 continue
             }
+        }
+    }
+
+    /// Prints the journal's batches after `sequence` (up to `last`, or all it has); returns the last printed.
+    private func replay(after sequence: UInt64, through last: UInt64?, with client: CoordinatorClient) throws -> UInt64 {
+        var after = sequence
+        while true {
+            let page: Camsync_V1_Replay
+            do {
+                page = try client.replay(after: after)
+            } catch let error as ClientError {
+                if case .refused(let code, let message, _, _) = error, code == "\(Camsync_V1_ErrorCode.compacted)" {
+                    FileHandle.standardError.write(Data("ctl watch: \(message)\n".utf8))
+                    throw ExitCode(3)
+                }
+                throw error
+            }
+            for batch in page.batches {
+                emit(render(batch, topic: "replay"))
+            }
+            after = page.batches.last?.sequence ?? after
+            if page.batches.isEmpty || after >= (last ?? page.lastSequence) { return after }
         }
     }
 

@@ -1,4 +1,5 @@
-/// A schema-less view of protobuf's wire format, for structure-aware mutations: fields are
+/// A schema-less view of protobuf's wire format (the fuzzer's structure-aware mutations; reading
+/// what can be read of a frame that does not decode, e.g. its request id): fields are
 /// parsed as (number, wire type, value); length-delimited values that parse completely as
 /// fields are kept as a nested tree too (strings may parse by accident: harmless, since an
 /// unmodified tree serializes back to the same bytes).
@@ -32,39 +33,51 @@ public enum ProtobufWire {
     /// The fields of `bytes`, or nil when they are not a complete sequence of well-formed fields
     /// (groups are not parsed). Nested messages are looked into up to `depth` levels.
     public static func parse(_ bytes: [UInt8], depth: Int = 12) -> [WireField]? {
+        let (fields, complete) = parsePrefix(bytes, depth: depth)
+        return complete ? fields : nil
+    }
+
+    /// The well-formed fields at the start of `bytes`, up to the first one that is not, and whether
+    /// that was all of them.
+    public static func parsePrefix(_ bytes: [UInt8], depth: Int = 12) -> (fields: [WireField], complete: Bool) {
         var fields: [WireField] = []
         var index = 0
         while index < bytes.count {
-            guard let tag = readVarint(bytes, &index) else { return nil }
-            let number = tag >> 3
-            guard number > 0 else { return nil }
-            switch tag & 7 {
-            case 0:
-                guard let value = readVarint(bytes, &index) else { return nil }
-                fields.append(WireField(number: number, value: .varint(value)))
-            case 1:
-                guard index + 8 <= bytes.count else { return nil }
-                var value: UInt64 = 0
-                for i in 0..<8 { value |= UInt64(bytes[index + i]) << (8 * UInt64(i)) }
-                index += 8
-                fields.append(WireField(number: number, value: .fixed64(value)))
-            case 2:
-                guard let length = readVarint(bytes, &index), length <= UInt64(bytes.count - index) else { return nil }
-                let body = Array(bytes[index..<(index + Int(length))])
-                index += Int(length)
-                let nested = depth > 0 && !body.isEmpty ? parse(body, depth: depth - 1) : nil
-                fields.append(WireField(number: number, value: .bytes(body, nested: nested)))
-            case 5:
-                guard index + 4 <= bytes.count else { return nil }
-                var value: UInt32 = 0
-                for i in 0..<4 { value |= UInt32(bytes[index + i]) << (8 * UInt32(i)) }
-                index += 4
-                fields.append(WireField(number: number, value: .fixed32(value)))
-            default:
-                return nil
-            }
+            guard let field = readField(bytes, &index, depth: depth) else { return (fields, false) }
+            fields.append(field)
         }
-        return fields
+        return (fields, true)
+    }
+
+    private static func readField(_ bytes: [UInt8], _ index: inout Int, depth: Int) -> WireField? {
+        guard let tag = readVarint(bytes, &index) else { return nil }
+        let number = tag >> 3
+        guard number > 0 else { return nil }
+        switch tag & 7 {
+        case 0:
+            guard let value = readVarint(bytes, &index) else { return nil }
+            return WireField(number: number, value: .varint(value))
+        case 1:
+            guard index + 8 <= bytes.count else { return nil }
+            var value: UInt64 = 0
+            for i in 0..<8 { value |= UInt64(bytes[index + i]) << (8 * UInt64(i)) }
+            index += 8
+            return WireField(number: number, value: .fixed64(value))
+        case 2:
+            guard let length = readVarint(bytes, &index), length <= UInt64(bytes.count - index) else { return nil }
+            let body = Array(bytes[index..<(index + Int(length))])
+            index += Int(length)
+            let nested = depth > 0 && !body.isEmpty ? parse(body, depth: depth - 1) : nil
+            return WireField(number: number, value: .bytes(body, nested: nested))
+        case 5:
+            guard index + 4 <= bytes.count else { return nil }
+            var value: UInt32 = 0
+            for i in 0..<4 { value |= UInt32(bytes[index + i]) << (8 * UInt32(i)) }
+            index += 4
+            return WireField(number: number, value: .fixed32(value))
+        default:
+            return nil
+        }
     }
 
     public static func serialize(_ fields: [WireField]) -> [UInt8] {
