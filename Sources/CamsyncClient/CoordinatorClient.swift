@@ -8,10 +8,14 @@ public final class CoordinatorClient {
     public let sender: String
     private let requests: RequestSocket
 
-    public init(context: ZMQContext, endpoint: String, sender: String = "admin", curve: ClientCurve? = nil) throws {
+    /// `routingID`: the DEALER's ZMQ_ROUTING_ID. A client with a node's CURVE key must set it to that
+    /// node's id (docs/PROTOCOL.md "Routing id"); admin clients may leave it to libzmq.
+    public init(context: ZMQContext, endpoint: String, sender: String = "admin", curve: ClientCurve? = nil,
+                routingID: String? = nil) throws {
         self.sender = sender
         requests = try RequestSocket(context: context, endpoint: endpoint,
-                                     hint: "is `camsync coordinator` running and listening on \(endpoint)?", curve: curve)
+                                     hint: "is `camsync coordinator` running and listening on \(endpoint)?", curve: curve,
+                                     routingID: routingID)
     }
 
     public struct Snapshot: Sendable {

@@ -9,11 +9,12 @@ final class RequestSocket {
     private let socket: ZMQSocket
     private var nextRequestID: UInt64
 
-    init(context: ZMQContext, endpoint: String, hint: String, curve: ClientCurve?) throws {
+    init(context: ZMQContext, endpoint: String, hint: String, curve: ClientCurve?, routingID: String? = nil) throws {
         self.endpoint = endpoint
         self.hint = hint
         socket = try ZMQSocket(context, .dealer)
         try socket.set([.linger(milliseconds: 0), .maxMessageSize(256 << 20)])
+        if let routingID { try socket.set([.routingID(Array(routingID.utf8))]) }
         if let curve {
             try socket.set([.curveServerKey(curve.serverPublicKey), .curvePublicKey(curve.publicKey),
                             .curveSecretKey(curve.secretKey)])

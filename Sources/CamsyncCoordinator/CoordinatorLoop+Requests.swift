@@ -48,9 +48,15 @@ extension CoordinatorLoop {
             reply(to: identity, .error(Camsync_V1_Error(code: .forbidden, message: refusal.message),
                                        requestID: envelope.requestID, term: core.term))
             if refusal.reason == "routingID", let descriptor = message.connectionDescriptor {
-                // The connection holds a route that is not its key's: after the refusal is sent,
-                // drop it so the route is free for the node it names (docs/PROTOCOL.md "Routing id").
-                routesToDrop.append(descriptor)
+                // The connection holds a route that is not its key's: after the refusal is sent, drop it,
+                // and refuse that key new connections for a while, so the route is free for the node it
+                // names (docs/PROTOCOL.md "Routing id").
+                routesToDrop.append((descriptor, Clock.monotonicMilliseconds() + 100))
+                if let key = message.userID {
+                    zap?.suspend(key: key, for: .milliseconds(max(10_000, 5 * settings.livenessTimeoutMilliseconds)))
+                    logger.warning("a key held another node's route: connection dropped, key suspended", metadata: [
+                        "routingID": "\(String(decoding: identity.prefix(64), as: UTF8.self))", "sender": "\(sender.prefix(64))"])
+                }
             }
             return
         }

@@ -10,6 +10,7 @@ extension CoordinatorLoop {
 
     func nextDeadline(now: Int64) -> Int64 {
         var deadline = nextHeartbeat
+        if let drop = routesToDrop.map(\.due).min() { deadline = min(deadline, drop) }
         if let liveness = core.nextLivenessDeadline(graceStart: graceStart) { deadline = min(deadline, liveness) }
         if let (due, _) = core.engine.nextDeadline() {
             let inMs = due.milliseconds - Clock.wallMilliseconds()

@@ -24,8 +24,11 @@ extension CoordinatorLoop {
             }
         }
         pendingReplies.removeAll(keepingCapacity: true)
-        for descriptor in routesToDrop { ZMQConnection.drop(descriptor: descriptor) }
-        routesToDrop.removeAll()
+        if !routesToDrop.isEmpty {
+            let now = Clock.monotonicMilliseconds()
+            for route in routesToDrop where route.due <= now { ZMQConnection.drop(descriptor: route.descriptor) }
+            routesToDrop.removeAll { $0.due <= now }
+        }
         for (topic, envelope) in pendingPublications {
             _ = try publisher.send([Array(topic.utf8), envelope.serializedBytes()], dontWait: true)
         }

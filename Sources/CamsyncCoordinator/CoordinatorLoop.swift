@@ -25,8 +25,9 @@ final class CoordinatorLoop {
     var pendingEntries: [JournalEntry] = []
     var pendingReplies: [(identity: [UInt8], envelope: Envelope)] = []
     var pendingPublications: [(topic: String, envelope: Envelope)] = []
-    /// Connections refused for holding another node's route, dropped once their refusal is sent.
-    var routesToDrop: [Int32] = []
+    /// Connections refused for holding another node's route, dropped (monotonic ms) once their refusal
+    /// has had time to leave: libzmq writes replies on its own I/O thread.
+    var routesToDrop: [(descriptor: Int32, due: Int64)] = []
     /// The last sequence committed to the journal (and published): what replays can serve.
     var committedSequence: UInt64
     var lastSnapshotSequence: UInt64

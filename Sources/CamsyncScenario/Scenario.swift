@@ -58,6 +58,8 @@ public struct Scenario: Sendable {
         case code(String)
         /// A substring of the refusal's message.
         case message(String)
+        /// Any refusal at all (`expect_refusal: any`).
+        case any
     }
 
     public enum Action: Sendable, CustomStringConvertible {

@@ -236,11 +236,11 @@ struct StepParser {
     }
 
     func parseRefusal(_ value: Node) throws -> Scenario.Refusal {
-        if let s = value.scalar?.string { return .code(s) }
-        guard let m = value.mapping else { throw fail("expect_refusal", "must be `{ code: NAME }` or `{ message: TEXT }`") }
-        if let code = m["code"]?.string { return .code(code) }
+        if let s = value.scalar?.string { return s == "any" ? .any : .code(s) }
+        guard let m = value.mapping else { throw fail("expect_refusal", "must be `any`, `{ code: NAME }` or `{ message: TEXT }`") }
+        if let code = m["code"]?.string { return code == "any" ? .any : .code(code) }
         if let message = m["message"]?.string { return .message(message) }
-        throw fail("expect_refusal", "must be `{ code: NAME }` (e.g. requiresFullScreen) or `{ message: TEXT }`")
+        throw fail("expect_refusal", "must be `any`, `{ code: NAME }` (e.g. requiresFullScreen) or `{ message: TEXT }`")
     }
 
     func parseWaitFor(_ value: Node) throws -> Scenario.WaitFor {

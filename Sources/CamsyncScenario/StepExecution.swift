@@ -47,6 +47,8 @@ struct StepExecution {
                         matches = [rejection, code, pipFailure].compactMap { $0?.lowercased() }.contains(name.lowercased())
                     case .message(let text):
                         matches = message.lowercased().contains(text.lowercased())
+                    case .any:
+                        matches = true
                     }
                     if !matches {
                         return "  expected: refusal \(describe(refusal))\n  actual:   \(refusedText)"
@@ -180,6 +182,7 @@ struct StepExecution {
         switch refusal {
         case .code(let code): "code \(code)"
         case .message(let text): "with a message containing \"\(text)\""
+        case .any: "any refusal"
         }
     }
 
@@ -354,7 +357,12 @@ final class Observation {
             if let token, entry?.token != token { return actual }
             return nil
         case .events(let node, let app, let inOrder, let absent):
-            let events = try status(node.rawValue).appEvents.filter { app == nil || $0.app.bundleID == app }
+            let nodeStatus = try status(node.rawValue)
+            if !absent.isEmpty, nodeStatus.sequence < (try snapshot().sequence) {
+                // "None of these happened" only means something once the node has applied the step.
+                return "\(node) has applied sequence \(nodeStatus.sequence), the coordinator is at \(try snapshot().sequence)"
+            }
+            let events = nodeStatus.appEvents.filter { app == nil || $0.app.bundleID == app }
             var index = 0
             for event in events where index < inOrder.count {
                 if inOrder[index].matches(name: event.name, details: event.pairs) { index += 1 }

@@ -28,6 +28,8 @@ public final class ZAPAuthenticator: Sendable {
 
     private struct State: Sendable {
         var allowed: Set<String>
+        /// Keys refused new connections until the instant given (their established ones are kept).
+        var suspended: [String: ContinuousClock.Instant] = [:]
         var admitted = 0
         var refused = 0
         var stopRequested = false
@@ -72,6 +74,13 @@ public final class ZAPAuthenticator: Sendable {
     }
 
     /// How many handshakes were admitted so far.
+    /// Refuses new connections with `key` for `duration` (connections already admitted are kept):
+    /// for a key caught misusing another node's route, so its reconnects cannot take the route again.
+    public func suspend(key: String, for duration: Duration) {
+        let until = ContinuousClock.now.advanced(by: duration)
+        state.withLock { $0.suspended[key] = until }
+    }
+
     public var admittedCount: Int { state.withLock { $0.admitted } }
     /// How many handshakes were refused so far (unknown key, wrong mechanism, bad request).
     public var refusedCount: Int { state.withLock { $0.refused } }
@@ -117,8 +126,10 @@ public final class ZAPAuthenticator: Sendable {
         let mechanism = String(decoding: frames[5], as: UTF8.self)
         if mechanism == "CURVE", frames.count >= 7,
            let key = CurveKeyPair.z85(encoding: frames[6]) {
+            let now = ContinuousClock.now
             let admitted = state.withLock { s -> Bool in
-                let ok = s.allowed.contains(key)
+                if let until = s.suspended[key], until <= now { s.suspended[key] = nil }
+                let ok = s.allowed.contains(key) && s.suspended[key] == nil
                 if ok { s.admitted += 1 } else { s.refused += 1 }
                 return ok
             }

@@ -53,13 +53,15 @@ struct CtlScenarioRunCommand: ParsableCommand {
                 let object: [String: Any] = [
                     "name": report.name, "file": file, "passed": report.passed, "seconds": report.seconds,
                     "rules": report.rules, "failure": report.passed ? NSNull() : report.failureText,
+                    "runDirectory": report.runDirectory.map { $0 as Any } ?? NSNull(),
                 ]
                 if let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]) {
                     print(String(decoding: data, as: UTF8.self))
                 }
             } else {
                 print(report.passed ? "✔ \(scenario.name) passed in \(String(format: "%.1f", report.seconds)) s"
-                                    : "✘ \(scenario.name) failed:\n\(report.failureText)")
+                                    : "✘ \(scenario.name) failed:\n\(report.failureText)"
+                                      + (report.runDirectory.map { "\n  run directory kept (every process's log): \($0)" } ?? ""))
             }
             if !report.passed { failed += 1 }
         }
