@@ -336,15 +336,19 @@ public enum Flood {
                     }
                     let codeIndex = Swift.min(Int(code), 15)
                     codeCounts[codeIndex] += 1
-                    if requestID == 0 {
-                        kindCodeCounts[0][codeIndex] += 1
-                    } else if let kind = FloodFrames.kind(ofRequestID: requestID) {
+                    if let kind = FloodFrames.kind(ofRequestID: requestID), requestID != 0 {
                         kindCodeCounts[kind.rawValue][codeIndex] += 1
                         if code == 0 || !kind.allowedCodes.contains(Camsync_V1_ErrorCode(rawValue: Int(code)) ?? .unspecified) {
                             if result.unexpected.count < 20 { result.unexpected.append("\(kind) answered with code \(code)") }
                         }
-                    } else if result.unexpected.count < 20 {
-                        result.unexpected.append("reply to unknown request id \(requestID)")
+                    } else {
+                        // A frame that does not decode: its reply echoes whatever request id could be read
+                        // from the bytes before the bad part (0 when none), not one of the flood's own.
+                        kindCodeCounts[0][codeIndex] += 1
+                        if code == 0 || !FloodKind.codesWithoutRequestID.contains(Camsync_V1_ErrorCode(rawValue: Int(code)) ?? .unspecified),
+                           result.unexpected.count < 20 {
+                            result.unexpected.append("reply with request id \(requestID) (an undecodable frame's) answered with code \(code)")
+                        }
                     }
                 }
                 if sent == quota, received >= sent { break }

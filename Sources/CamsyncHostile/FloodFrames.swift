@@ -61,6 +61,10 @@ public enum FloodKind: Int, CaseIterable, Sendable, Codable, CustomStringConvert
         }
     }
 
+    /// The codes a frame of a kind answered without the flood's request id may get.
+    public static let codesWithoutRequestID: Set<Camsync_V1_ErrorCode> =
+        allCases.filter(\.answeredWithoutRequestID).reduce(into: []) { $0.formUnion($1.allowedCodes) }
+
     /// The codes the coordinator may answer with.
     public var allowedCodes: Set<Camsync_V1_ErrorCode> {
         switch self {

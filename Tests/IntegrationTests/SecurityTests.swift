@@ -35,15 +35,18 @@ struct SecurityTests {
         }
     }
 
-    @Test("a valid node key cannot speak for another node, nor act for its apps, nor declare nodes dead")
+    @Test("a valid node key cannot speak for another node, nor act for its apps, nor declare nodes dead, nor use another route")
     func impersonationForbidden() async throws {
         try await withCluster(curve: true) { cluster in
             let ipad2Key = try #require(cluster.keys?.nodes["ipad-2"])
-            let before = try cluster.coordinatorState().sequence
-            func code(_ sender: String, _ command: Command) throws -> String? {
-                let client = try CoordinatorClient(context: ZMQContext(), endpoint: cluster.commandEndpoint, sender: sender,
-                                                   curve: Self.curve(ipad2Key, cluster))
-                defer { client.close() }
+            // The key's holder on its own route (the ipad-2 process is gone, so the route is free).
+            let registration = try #require(try cluster.coordinatorState().state.nodes["ipad-2"]?.registration)
+            cluster.signalNode("ipad-2", SIGKILL)
+            func client(_ sender: String, routingID: String?) throws -> CoordinatorClient {
+                try CoordinatorClient(context: ZMQContext(), endpoint: cluster.commandEndpoint, sender: sender,
+                                      curve: Self.curve(ipad2Key, cluster), routingID: routingID)
+            }
+            func code(_ client: CoordinatorClient, _ command: Command) throws -> String? {
                 do {
                     _ = try client.send(command)
                     return nil
@@ -51,14 +54,20 @@ struct SecurityTests {
                     return code
                 }
             }
-            #expect(try code("ipad-1", .openFullScreen(AppID(device: "ipad-1", bundleID: "com.apple.camera"), trigger: .user)) == "forbidden")
-            #expect(try code("ipad-2", .openFullScreen(AppID(device: "ipad-1", bundleID: "com.apple.camera"), trigger: .user)) == "forbidden")
-            #expect(try code("ipad-2", .declareNodeDead("ipad-1")) == "forbidden")
+            let asIpad2 = try client("ipad-2", routingID: "ipad-2")
+            defer { asIpad2.close() }
+            #expect(try code(asIpad2, .registerNode(registration)) == nil, "its own registration goes through")
+            let before = try cluster.coordinatorState().sequence
+            #expect(try code(asIpad2, .openFullScreen(AppID(device: "ipad-1", bundleID: "com.apple.camera"), trigger: .user)) == "forbidden")
+            #expect(try code(asIpad2, .declareNodeDead("ipad-1")) == "forbidden")
+            #expect(try code(asIpad2, .registerNode(NodeRegistration(node: "ipad-1", attributes: registration.attributes))) == "forbidden")
             #expect(try cluster.coordinatorState().sequence == before, "nothing changed")
-            // Its own actions go through, on its own route (the node holds it: routing id = node id).
-            let ipad2 = try cluster.controlClient("ipad-2")
-            defer { ipad2.close() }
-            #expect(try ipad2.act(.openFullScreen(Apps.notes2, trigger: .user)) > before)
+            // Its own actions go through.
+            #expect(try code(asIpad2, .openFullScreen(Apps.notes2, trigger: .user)) == nil)
+            // The same key on any other route is refused (and then suspended: keep this last).
+            let elsewhere = try client("ipad-2", routingID: "somewhere-else")
+            defer { elsewhere.close() }
+            #expect(try code(elsewhere, .goHome(device: "ipad-2")) == "forbidden")
         }
     }
 

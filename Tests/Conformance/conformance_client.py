@@ -1,0 +1,758 @@
+#!/usr/bin/python3
+"""camsync conformance client: a device node written from docs/PROTOCOL.md and the .proto files alone.
+
+It uses pyzmq and classes that `protoc --python_out` generates into a temporary directory at run
+time (nothing generated is committed), joins a running CURVE cluster as the device node `py-ipad`
+and checks, one line per check:
+
+  a. late join: subscribe, wait for any PUB message, register_node, snapshot_request, heartbeat at
+     the interval the snapshot announces; not declared dead for 3 x the liveness timeout;
+  b. follows batches: its own commands' EventBatch arrives with the ack's sequence, events decoded;
+  c. replay after a forced gap: dropped batches are detected by sequence and replayed
+     (replay_request), byte-identical to what the PUB socket carried, consecutive;
+  d. takeover: a DEALER with another node's key claiming routing id `py-ipad` does not get the
+     route (the real client keeps its replies and stays alive); a DEALER with that key, its own
+     routing id and sender `py-ipad` gets ERROR_CODE_FORBIDDEN echoing its request id;
+  e. foreign attach: attach_display for a display of the cluster -> ERROR_CODE_FORBIDDEN;
+  f. a malformed frame whose request id is readable -> an error reply echoing it.
+
+Exit status 0 if every check passed, 1 if one failed, 2 on a usage or setup error.
+Needs Debian's python3-zmq and python3-protobuf (`make deps`) and protoc.
+"""
+
+import argparse
+import glob
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import traceback
+
+try:
+    import zmq
+    import google.protobuf  # noqa: F401
+except ImportError as error:  # pragma: no cover - setup problem, not a check
+    print(f"SETUP: {error}: install python3-zmq and python3-protobuf (run `make deps`)", file=sys.stderr)
+    sys.exit(2)
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+class CheckFailed(Exception):
+    pass
+
+
+class RunTimeout(Exception):
+    pass
+
+
+def generate_classes(proto_dir, protoc):
+    """protoc --python_out into a temp dir; returns (tempdir, module namespace)."""
+    out = tempfile.mkdtemp(prefix="camsync-pb-")
+    protos = sorted(glob.glob(os.path.join(proto_dir, "camsync", "v1", "*.proto")))
+    if not protos:
+        raise SystemExit(f"SETUP: no .proto files under {proto_dir}/camsync/v1")
+    result = subprocess.run([protoc, "-I", proto_dir, f"--python_out={out}"] + protos,
+                            capture_output=True, text=True, timeout=30)
+    if result.returncode != 0:
+        raise SystemExit(f"SETUP: protoc failed: {result.stderr.strip()}")
+    sys.path.insert(0, out)
+    from camsync.v1 import (app_pb2, command_pb2, envelope_pb2, event_pb2, heartbeat_pb2, identifiers_pb2,
+                            node_pb2, reply_pb2, sync_pb2)
+
+    class PB:
+        pass
+
+    pb = PB()
+    for module in (app_pb2, command_pb2, envelope_pb2, event_pb2, heartbeat_pb2, identifiers_pb2, node_pb2,
+                   reply_pb2, sync_pb2):
+        setattr(pb, module.__name__.rsplit(".", 1)[1], module)
+    return out, pb
+
+
+def read_key(path):
+    with open(path, "rb") as handle:
+        text = handle.read().strip()
+    if len(text) != 40:
+        raise SystemExit(f"SETUP: {path} does not hold a Z85 CURVE key (40 characters)")
+    return text
+
+
+class Client:
+    """One node's view of the coordinator: a CURVE DEALER (routing id = node id) and a SUB socket.
+
+    Everything is single-threaded: `pump` polls both sockets (and any extra DEALER a check uses),
+    records published batches and replies, and sends a node_heartbeat whenever nothing was sent for
+    one heartbeat interval.
+    """
+
+    def __init__(self, args, pb, deadline):
+        self.args = args
+        self.pb = pb
+        self.deadline = deadline
+        self.me = args.node_id
+        self.server_key = read_key(args.coordinator_key)
+        self.secret = read_key(args.node_key)
+        self.public = zmq.curve_public(self.secret)
+        self.intruder_secret = read_key(args.intruder_key)
+        self.intruder_public = zmq.curve_public(self.intruder_secret)
+        self.ctx = zmq.Context()
+        # Learned from the coordinator (hb / snapshot); 500 ms x 3 are the documented defaults.
+        self.interval_ms = 500
+        self.liveness = 3
+        self.term = 0
+        self.next_request_id = int(time.time() * 1000) << 16
+        self.last_sent = 0.0
+        self.pub_messages = 0
+        self.heartbeats_seen = 0
+        self.last_heartbeat = None
+        self.seen = {}            # sequence -> EventBatch bytes as received on PUB
+        self.seen_batches = {}    # sequence -> EventBatch
+        self.applied = None       # last applied sequence (None before the snapshot)
+        self.buffered = []        # batches received before the snapshot
+        self.drop = 0             # how many of the next batches to ignore (check c)
+        self.dropped = {}         # sequence -> bytes of the batches deliberately ignored
+        self.gap = None           # (last applied, sequence received) when a gap was noticed
+        self.left_about_me = []   # sequences of node_left / declare_node_dead about this node
+        self.replies = {}         # request id -> Envelope (any of our sockets)
+        self.foreign_replies = []  # replies on the real DEALER with a request id it never used
+        self.sent_ids = set()
+        self.extra = []           # extra DEALERs polled by pump
+        # Installed apps stay in the coordinator's state across re-registrations: a fresh bundle id per
+        # run keeps install_app acceptable when the client runs again against the same cluster.
+        self.installed_bundle = f"com.example.pyinstalled{os.getpid()}x{int(time.time()) % 100000}"
+        self.sub = self.socket(zmq.SUB, self.secret, self.public)
+        for topic in (b"ev.", b"hb"):
+            self.sub.setsockopt(zmq.SUBSCRIBE, topic)
+        self.sub.connect(args.events)
+        self.dealer = self.dealer_socket(self.secret, self.public, self.me)
+
+    # Sockets
+
+    def socket(self, kind, secret, public):
+        sock = self.ctx.socket(kind)
+        sock.setsockopt(zmq.LINGER, 0)
+        # A refused CURVE handshake blocks sends forever without a send timeout (PROTOCOL.md).
+        sock.setsockopt(zmq.SNDTIMEO, 2000)
+        sock.setsockopt(zmq.RCVTIMEO, 2000)
+        sock.setsockopt(zmq.RECONNECT_IVL, 100)
+        sock.setsockopt(zmq.RECONNECT_IVL_MAX, 2000)
+        sock.curve_secretkey = secret
+        sock.curve_publickey = public
+        sock.curve_serverkey = self.server_key
+        return sock
+
+    def dealer_socket(self, secret, public, routing_id):
+        sock = self.socket(zmq.DEALER, secret, public)
+        sock.setsockopt(zmq.ROUTING_ID, routing_id.encode())
+        sock.connect(self.args.commands)
+        return sock
+
+    def close(self):
+        self.ctx.destroy(linger=0)
+
+    # Envelopes
+
+    def envelope(self, sender=None, request_id=0):
+        env = self.pb.envelope_pb2.Envelope()
+        env.protocol_version = 1
+        env.sender = sender or self.me
+        env.request_id = request_id
+        env.term = self.term
+        return env
+
+    def new_request_id(self):
+        self.next_request_id += 1
+        return self.next_request_id
+
+    def send(self, sock, env):
+        try:
+            sock.send(env.SerializeToString())
+        except zmq.Again:
+            raise CheckFailed(f"send timed out (CURVE handshake refused?) for request {env.request_id}")
+        if sock is self.dealer:
+            self.last_sent = time.monotonic()
+            if env.request_id:
+                self.sent_ids.add(env.request_id)
+
+    def heartbeat_if_idle(self):
+        if time.monotonic() - self.last_sent >= self.interval_ms / 1000.0:
+            env = self.envelope()
+            env.node_heartbeat.time_ms = int(time.time() * 1000)
+            self.send(self.dealer, env)
+
+    # The loop
+
+    def check_deadline(self):
+        if time.monotonic() > self.deadline:
+            raise RunTimeout("the run's deadline passed")
+
+    def pump(self, seconds, until=None):
+        """Handles traffic for up to `seconds` or until `until()` holds; returns whether it held."""
+        end = min(time.monotonic() + seconds, self.deadline)
+        while True:
+            if until is not None and until():
+                return True
+            now = time.monotonic()
+            if now >= end:
+                self.check_deadline()
+                return until() if until is not None else True
+            poller = zmq.Poller()
+            poller.register(self.sub, zmq.POLLIN)
+            poller.register(self.dealer, zmq.POLLIN)
+            for sock in self.extra:
+                poller.register(sock, zmq.POLLIN)
+            timeout = max(1, min(int((end - now) * 1000), self.interval_ms // 4 or 1))
+            ready = dict(poller.poll(timeout))
+            if self.sub in ready:
+                while True:
+                    try:
+                        frames = self.sub.recv_multipart(zmq.NOBLOCK)
+                    except zmq.Again:
+                        break
+                    self.on_published(frames)
+            for sock in [self.dealer] + self.extra:
+                if sock in ready:
+                    while True:
+                        try:
+                            frames = sock.recv_multipart(zmq.NOBLOCK)
+                        except zmq.Again:
+                            break
+                        self.on_reply(sock, frames)
+            self.heartbeat_if_idle()
+
+    def on_published(self, frames):
+        self.pub_messages += 1
+        if len(frames) != 2:
+            raise CheckFailed(f"a PUB message has {len(frames)} frames, expected [topic, Envelope]")
+        topic, data = frames
+        env = self.pb.envelope_pb2.Envelope()
+        env.ParseFromString(data)
+        kind = env.WhichOneof("body")
+        if kind == "coordinator_heartbeat":
+            hb = env.coordinator_heartbeat
+            self.heartbeats_seen += 1
+            self.term = hb.term
+            if hb.heartbeat_interval_ms:
+                self.interval_ms = hb.heartbeat_interval_ms
+            if hb.liveness:
+                self.liveness = hb.liveness
+            self.last_heartbeat = hb
+            return
+        if kind != "event_batch":
+            raise CheckFailed(f"unexpected PUB body {kind} on topic {topic!r}")
+        if not topic.startswith(b"ev."):
+            raise CheckFailed(f"an event batch on topic {topic!r}")
+        batch = env.event_batch
+        raw = batch.SerializeToString()
+        if batch.sequence in self.seen and self.seen[batch.sequence] != raw:
+            raise CheckFailed(f"two different batches with sequence {batch.sequence} on PUB")
+        self.seen[batch.sequence] = raw
+        self.seen_batches[batch.sequence] = batch
+        if batch.command.WhichOneof("kind") == "declare_node_dead" and batch.command.declare_node_dead.node == self.me:
+            self.left_about_me.append(batch.sequence)
+        for event in batch.events:
+            if event.WhichOneof("kind") == "node_left" and event.node_left.node == self.me:
+                self.left_about_me.append(batch.sequence)
+        self.on_batch(batch, raw)
+
+    def on_batch(self, batch, raw):
+        if self.applied is None:
+            self.buffered.append(batch)
+            return
+        if batch.sequence <= self.applied:
+            return  # already applied (e.g. from a replay)
+        if self.drop > 0:
+            self.drop -= 1
+            self.dropped[batch.sequence] = raw
+            return
+        if batch.sequence != self.applied + 1:
+            if self.gap is None:
+                self.gap = (self.applied, batch.sequence)
+            return
+        if self.gap is None:
+            self.applied = batch.sequence
+
+    def on_reply(self, sock, frames):
+        if len(frames) != 1:
+            raise CheckFailed(f"a reply has {len(frames)} frames, expected exactly one Envelope")
+        env = self.pb.envelope_pb2.Envelope()
+        env.ParseFromString(frames[0])
+        if sock is self.dealer and env.request_id not in self.sent_ids:
+            self.foreign_replies.append(env)
+        self.replies[env.request_id] = env
+
+    def request(self, fill, sock=None, sender=None, timeout=5.0, request_id=None):
+        """Sends one request (fill(envelope) sets the body) and waits for its reply (None on timeout)."""
+        sock = sock or self.dealer
+        rid = request_id if request_id is not None else self.new_request_id()
+        env = self.envelope(sender=sender, request_id=rid)
+        fill(env)
+        self.send(sock, env)
+        self.pump(timeout, until=lambda: rid in self.replies)
+        return rid, self.replies.pop(rid, None)
+
+    def command(self, set_command, **kwargs):
+        def fill(env):
+            set_command(env.command)
+        return self.request(fill, **kwargs)
+
+    def expect_ack(self, what, set_command):
+        rid, reply = self.command(set_command)
+        if reply is None:
+            raise CheckFailed(f"{what}: no reply to request {rid}")
+        if reply.WhichOneof("body") != "ack":
+            raise CheckFailed(f"{what}: expected an ack, got {self.describe(reply)}")
+        if reply.request_id != rid:
+            raise CheckFailed(f"{what}: the ack carries request id {reply.request_id}, sent {rid}")
+        return rid, reply.ack.sequence
+
+    def snapshot(self):
+        rid, reply = self.request(lambda env: env.snapshot_request.SetInParent())
+        if reply is None or reply.WhichOneof("body") != "snapshot":
+            raise CheckFailed(f"snapshot_request {rid}: {self.describe(reply)}")
+        return reply.snapshot
+
+    def wait_for_batch(self, sequence, timeout=5.0):
+        if not self.pump(timeout, until=lambda: sequence in self.seen):
+            raise CheckFailed(f"the batch with sequence {sequence} never arrived on PUB")
+        return self.seen_batches[sequence]
+
+    def describe(self, env):
+        if env is None:
+            return "no reply"
+        kind = env.WhichOneof("body")
+        if kind == "error":
+            error = env.error
+            code = self.pb.reply_pb2.ErrorCode.Name(error.code) if error.code in self.pb.reply_pb2.ErrorCode.values() \
+                else str(error.code)
+            return f"error {code} (request {env.request_id}): {error.message}"
+        return f"{kind} (request {env.request_id})"
+
+    def error_code_name(self, env):
+        if env is None or env.WhichOneof("body") != "error":
+            return None
+        return self.pb.reply_pb2.ErrorCode.Name(env.error.code)
+
+    def liveness_timeout(self):
+        return self.interval_ms * self.liveness / 1000.0
+
+    def node_record(self, snapshot, node):
+        for record in snapshot.state.nodes:
+            if record.id == node:
+                return record
+        return None
+
+    # Commands
+
+    def app_ref(self, ref, bundle):
+        ref.device = self.me
+        ref.bundle_id = bundle
+
+    def app_spec(self, spec, bundle, audio=None):
+        pb = self.pb
+        spec.bundle_id = bundle
+        spec.deployment_target = 15
+        spec.audio_session_category = audio or pb.app_pb2.AUDIO_SESSION_CATEGORY_SOLO_AMBIENT
+        spec.memory_footprint_mb = 100
+
+    def open_full_screen(self, bundle):
+        def set_command(cmd):
+            self.app_ref(cmd.open_full_screen.app, bundle)
+            cmd.open_full_screen.trigger = self.pb.app_pb2.OPEN_TRIGGER_USER
+        return set_command
+
+    def go_home(self):
+        def set_command(cmd):
+            cmd.go_home.device = self.me
+        return set_command
+
+
+def event_names(batch):
+    return [event.WhichOneof("kind") for event in batch.events]
+
+
+# The checks
+
+def check_late_join(c):
+    pb = c.pb
+    # Subscribe first, and wait until the subscription is live (anything arrives, at worst a heartbeat).
+    if not c.pump(10, until=lambda: c.pub_messages > 0):
+        raise CheckFailed("nothing arrived on the PUB socket within 10 s (CURVE refused the SUB?)")
+
+    def register(cmd):
+        reg = cmd.register_node.registration
+        reg.node = c.me
+        device = reg.device
+        device.model = "iPad (Python conformance client)"
+        device.os_major = 17
+        device.pip_supported = True
+        device.multitasking_camera_supported = True
+        device.stage_manager_supported = True
+        device.stage_manager_enabled = False
+        device.layout_direction = pb.node_pb2.LAYOUT_DIRECTION_LEFT_TO_RIGHT
+        device.auto_pip_enabled = False
+        camera = device.cameras.add()
+        camera.name = "front"
+        camera.position = pb.node_pb2.CAMERA_POSITION_FRONT
+        c.app_spec(device.apps.add(), "com.example.pynotes")
+        video = device.apps.add()
+        c.app_spec(video, "com.example.pyvideo", pb.app_pb2.AUDIO_SESSION_CATEGORY_PLAYBACK)
+        video.background_mode_audio_airplay_pip = True
+
+    rid, sequence = c.expect_ack("register_node", register)
+    registered_at = time.monotonic()
+    snapshot = c.snapshot()
+    settings = snapshot.liveness_settings
+    if settings.heartbeat_interval_ms == 0 or settings.liveness == 0:
+        raise CheckFailed(f"the snapshot has no liveness_settings ({settings})")
+    c.interval_ms = settings.heartbeat_interval_ms
+    c.liveness = settings.liveness
+    if snapshot.sequence < sequence:
+        raise CheckFailed(f"snapshot sequence {snapshot.sequence} is before the register ack's {sequence}")
+    record = c.node_record(snapshot, c.me)
+    if record is None or not record.alive:
+        raise CheckFailed(f"the snapshot does not list {c.me} alive")
+    # Clone pattern: apply the buffered batches after the snapshot, then follow.
+    c.applied = snapshot.sequence
+    buffered, c.buffered = c.buffered, []
+    for batch in sorted(buffered, key=lambda b: b.sequence):
+        c.on_batch(batch, batch.SerializeToString())
+    # The register batch itself (published after the ack) names this node.
+    batch = c.wait_for_batch(sequence)
+    # node_joined on a first registration; node_rejoined if this client ran against the cluster before.
+    joined = [e for e in batch.events if (e.WhichOneof("kind") == "node_joined" and e.node_joined.node == c.me)
+              or (e.WhichOneof("kind") == "node_rejoined" and e.node_rejoined.node == c.me)]
+    if not joined:
+        raise CheckFailed(f"batch {sequence} of our register_node has no node_joined for {c.me}: {event_names(batch)}")
+    # Stay heart-beating for 3 x the liveness timeout (from the registration on).
+    hold = 3 * c.liveness_timeout() + c.interval_ms / 1000.0
+    c.pump(hold - (time.monotonic() - registered_at))
+    if c.left_about_me:
+        raise CheckFailed(f"declared dead while heart-beating: batches {c.left_about_me} "
+                          f"(registered at sequence {sequence})")
+    later = c.snapshot()
+    record = c.node_record(later, c.me)
+    if record is None or not record.alive:
+        raise CheckFailed(f"a later snapshot (sequence {later.sequence}) does not list {c.me} alive")
+    if c.gap is not None:
+        raise CheckFailed(f"a gap in the stream while idle: {c.gap}")
+    hb = c.last_heartbeat
+    if hb is None or (hb.heartbeat_interval_ms, hb.liveness) != (settings.heartbeat_interval_ms, settings.liveness):
+        raise CheckFailed(f"coordinator_heartbeat does not carry the snapshot's liveness settings: {hb} vs {settings}")
+    return (f"registered at sequence {sequence} (request {rid}), heartbeat {c.interval_ms} ms x {c.liveness}, "
+            f"alive after {time.monotonic() - registered_at:.1f} s (>= 3 x {c.liveness_timeout():.2f} s), "
+            f"applied up to {c.applied}")
+
+
+def check_follow(c):
+    pb = c.pb
+    results = []
+
+    def install(cmd):
+        cmd.install_app.device = c.me
+        c.app_spec(cmd.install_app.app, c.installed_bundle)
+
+    for what, set_command, expected in [
+        ("install_app", install, "app_installed"),
+        ("open_full_screen", c.open_full_screen("com.example.pynotes"), "scene_changed"),
+    ]:
+        rid, sequence = c.expect_ack(what, set_command)
+        batch = c.wait_for_batch(sequence)
+        sent = pb.command_pb2.Command()
+        set_command(sent)
+        if batch.origin_node != c.me or batch.origin_request_id != rid:
+            raise CheckFailed(f"{what}: batch {sequence} has origin {batch.origin_node!r}/{batch.origin_request_id}, "
+                              f"expected {c.me}/{rid}")
+        if batch.command != sent:
+            raise CheckFailed(f"{what}: batch {sequence} carries another command: {batch.command}")
+        names = event_names(batch)
+        if expected not in names:
+            raise CheckFailed(f"{what}: batch {sequence} has events {names}, expected {expected}")
+        for event in batch.events:
+            kind = event.WhichOneof("kind")
+            payload = getattr(event, kind)
+            if kind in ("app_installed", "scene_changed") and (payload.app.device != c.me):
+                raise CheckFailed(f"{what}: event {kind} names app {payload.app}")
+        if not c.pump(3, until=lambda: c.applied is not None and c.applied >= sequence):
+            raise CheckFailed(f"{what}: batch {sequence} was not applied in order (applied {c.applied}, gap {c.gap})")
+        results.append(f"{what} -> seq {sequence} {names}")
+    return "; ".join(results)
+
+
+def replay(c, after, max_batches):
+    """Asks for every batch after `after` until the reply's last_sequence; returns [EventBatch]."""
+    batches, requests, last = [], 0, None
+    cursor = after
+    while True:
+        def fill(env):
+            env.replay_request.after_sequence = cursor
+            env.replay_request.max_batches = max_batches
+        rid, reply = c.request(fill)
+        requests += 1
+        if reply is None or reply.WhichOneof("body") != "replay":
+            raise CheckFailed(f"replay_request(after={cursor}) {rid}: {c.describe(reply)}")
+        if reply.request_id != rid:
+            raise CheckFailed(f"the replay carries request id {reply.request_id}, sent {rid}")
+        page = list(reply.replay.batches)
+        last = reply.replay.last_sequence
+        if len(page) > max_batches:
+            raise CheckFailed(f"replay page of {len(page)} batches, asked for at most {max_batches}")
+        for batch in page:
+            if batch.sequence != cursor + 1:
+                raise CheckFailed(f"replay after {after}: batch {batch.sequence} follows {cursor} (not consecutive)")
+            cursor = batch.sequence
+            batches.append(batch)
+        if cursor >= last:
+            return batches, requests, last
+        if not page:
+            raise CheckFailed(f"replay after {cursor}: empty page before last_sequence {last}")
+        if requests > 100:
+            raise CheckFailed("replay does not converge")
+
+
+def check_replay(c):
+    start = c.applied
+    c.drop = 3
+    acked = []
+    for what, set_command in [("open pyvideo", c.open_full_screen("com.example.pyvideo")),
+                              ("go_home", c.go_home()),
+                              ("open the installed app", c.open_full_screen(c.installed_bundle))]:
+        acked.append(c.expect_ack(what, set_command)[1])
+    if not c.pump(5, until=lambda: c.drop == 0):
+        raise CheckFailed(f"only {3 - c.drop} of 3 batches arrived to drop (acks {acked})")
+    if c.applied != start:
+        raise CheckFailed(f"applied moved from {start} to {c.applied} while dropping")
+    # The next batch reveals the gap by its sequence.
+    _, revealing = c.expect_ack("go_home", c.go_home())
+    if not c.pump(5, until=lambda: c.gap is not None):
+        raise CheckFailed(f"no gap noticed after dropping {sorted(c.dropped)} (applied {c.applied})")
+    gap = c.gap
+    if gap[0] != start or gap[1] <= start + 1:
+        raise CheckFailed(f"unexpected gap {gap} (applied {start}, dropped {sorted(c.dropped)})")
+    batches, requests, last = replay(c, c.applied, max_batches=2)
+    replayed = {b.sequence: b.SerializeToString() for b in batches}
+    missing = [s for s in c.dropped if s not in replayed]
+    if missing:
+        raise CheckFailed(f"the replay lacks dropped batches {missing} (got {sorted(replayed)})")
+    # Every replayed batch that the PUB socket carried must be byte-identical to it.
+    c.pump(2, until=lambda: all(s in c.seen for s in replayed))
+    compared = 0
+    for sequence, raw in sorted(replayed.items()):
+        if sequence not in c.seen:
+            raise CheckFailed(f"replayed batch {sequence} never arrived on PUB")
+        if c.seen[sequence] != raw:
+            raise CheckFailed(f"replayed batch {sequence} differs from the published one:\n"
+                              f"  pub    {c.seen[sequence].hex()}\n  replay {raw.hex()}")
+        compared += 1
+    if revealing not in replayed:
+        raise CheckFailed(f"the replay stops before batch {revealing}")
+    c.applied = max(replayed)
+    c.gap = None
+    # A replay from the end is an empty page at last_sequence.
+    tail, _, tail_last = replay(c, c.applied, max_batches=0)
+    if tail and tail[-1].sequence != tail_last:
+        raise CheckFailed(f"a replay from the end returned {len(tail)} batches up to {tail_last}")
+    for batch in tail:
+        c.applied = batch.sequence
+    return (f"dropped {sorted(c.dropped)}, gap {gap[0]}->{gap[1]} noticed, replayed {min(replayed)}..{max(replayed)} "
+            f"in {requests} requests (max 2 per page, last_sequence {last}), {compared} byte-identical to PUB")
+
+
+def check_takeover(c, intruder_id):
+    pb = c.pb
+    # 1. Another key claims this node's routing id.
+    impostor = c.dealer_socket(c.intruder_secret, c.intruder_public, c.me)
+    c.extra.append(impostor)
+    try:
+        imp_rid, imp_reply = c.command(c.go_home(), sock=impostor, timeout=2.0)
+        if imp_reply is not None and imp_reply.WhichOneof("body") == "ack":
+            raise CheckFailed(f"the impostor (key of {intruder_id}, routing id {c.me}) got an ack: {c.describe(imp_reply)}")
+        impostor_outcome = "no route (no reply)" if imp_reply is None else c.describe(imp_reply)
+        applied = [s for s, b in c.seen_batches.items() if b.origin_request_id == imp_rid]
+        if applied:
+            raise CheckFailed(f"the impostor's go_home (request {imp_rid}) was applied: batches {applied}")
+        # The real connection still gets its own replies.
+        rid, sequence = c.expect_ack("open_full_screen after the impostor", c.open_full_screen("com.example.pynotes"))
+        c.wait_for_batch(sequence)
+        stolen = [e for e in c.foreign_replies]
+        if stolen:
+            raise CheckFailed(f"the real connection got replies it never asked for: {[c.describe(e) for e in stolen]}")
+        # Stay connected (impostor too) for a full liveness timeout: not declared dead.
+        c.pump(c.liveness_timeout() + c.interval_ms / 1000.0)
+    finally:
+        c.extra.remove(impostor)
+        impostor.close(linger=0)
+    if c.left_about_me:
+        raise CheckFailed(f"declared dead after the impostor connected: batches {c.left_about_me}")
+    snapshot = c.snapshot()
+    record = c.node_record(snapshot, c.me)
+    if record is None or not record.alive:
+        raise CheckFailed(f"not alive in the snapshot after the impostor (sequence {snapshot.sequence})")
+    # 2. The other key with its own routing id, but sender = this node.
+    intruder = c.dealer_socket(c.intruder_secret, c.intruder_public, intruder_id)
+    c.extra.append(intruder)
+    try:
+        rid2, reply = c.command(c.go_home(), sock=intruder, timeout=5.0)
+    finally:
+        c.extra.remove(intruder)
+        intruder.close(linger=0)
+    if c.error_code_name(reply) != "ERROR_CODE_FORBIDDEN":
+        raise CheckFailed(f"sender {c.me} on {intruder_id}'s key and routing id: expected FORBIDDEN, got {c.describe(reply)}")
+    if reply.request_id != rid2:
+        raise CheckFailed(f"the FORBIDDEN reply carries request id {reply.request_id}, sent {rid2}")
+    # 3. The other key with a free routing id that is not its node's: FORBIDDEN (then disconnected).
+    shadow_id = f"{c.me}-shadow"
+    shadow = c.dealer_socket(c.intruder_secret, c.intruder_public, shadow_id)
+    c.extra.append(shadow)
+    try:
+        rid3, reply3 = c.command(c.go_home(), sock=shadow, sender=intruder_id, timeout=5.0)
+    finally:
+        c.extra.remove(shadow)
+        shadow.close(linger=0)
+    if c.error_code_name(reply3) != "ERROR_CODE_FORBIDDEN" or reply3.request_id != rid3:
+        raise CheckFailed(f"routing id {shadow_id!r} on {intruder_id}'s key: expected FORBIDDEN echoing {rid3}, "
+                          f"got {c.describe(reply3)}")
+    return (f"impostor with routing id {c.me}: {impostor_outcome}; real client acked seq {sequence} (request {rid}) "
+            f"and stayed alive; sender {c.me} with {intruder_id}'s key: FORBIDDEN echoing request {rid2}; "
+            f"routing id {shadow_id}: FORBIDDEN echoing request {rid3}")
+
+
+def check_foreign_attach(c, display):
+    before = c.snapshot()
+    record = c.node_record(before, display)
+    if record is None:
+        raise CheckFailed(f"no display {display} in the cluster")
+    attached_before = record.attached_to if record.HasField("attached_to") else None
+
+    def attach(cmd):
+        cmd.attach_display.display = display
+        cmd.attach_display.device = c.me
+    rid, reply = c.command(attach)
+    if c.error_code_name(reply) != "ERROR_CODE_FORBIDDEN":
+        raise CheckFailed(f"attach_display({display} -> {c.me}): expected FORBIDDEN, got {c.describe(reply)}")
+    if reply.request_id != rid:
+        raise CheckFailed(f"the FORBIDDEN reply carries request id {reply.request_id}, sent {rid}")
+    after = c.snapshot()
+    record = c.node_record(after, display)
+    attached_after = record.attached_to if record.HasField("attached_to") else None
+    if attached_after != attached_before:
+        raise CheckFailed(f"{display} moved from {attached_before} to {attached_after}")
+    return f"attach_display({display} -> {c.me}) FORBIDDEN echoing request {rid}; {display} stays on {attached_before}"
+
+
+def check_malformed(c):
+    rid = c.new_request_id()
+    prefix = c.envelope(request_id=rid).SerializeToString()
+    # Field 10 (command), length-delimited, claims 32 bytes but only 3 follow: truncated.
+    frame = prefix + bytes([0x52, 0x20, 0x0A, 0x01, 0xFF])
+    c.dealer.send(frame)
+    c.last_sent = time.monotonic()
+    c.sent_ids.add(rid)
+    c.pump(5, until=lambda: rid in c.replies)
+    reply = c.replies.pop(rid, None)
+    if reply is None:
+        raise CheckFailed(f"no error reply echoing request id {rid} for a truncated envelope "
+                          f"(other replies: {[c.describe(e) for e in c.foreign_replies]})")
+    if c.error_code_name(reply) != "ERROR_CODE_MALFORMED":
+        raise CheckFailed(f"truncated envelope: expected MALFORMED, got {c.describe(reply)}")
+    # And the connection still works.
+    c.snapshot()
+    return f"truncated envelope ({len(frame)} bytes) -> MALFORMED echoing request {rid}: {reply.error.message}"
+
+
+def check_still_alive(c):
+    snapshot = c.snapshot()
+    record = c.node_record(snapshot, c.me)
+    if c.left_about_me:
+        raise CheckFailed(f"declared dead during the run: batches {c.left_about_me}")
+    if record is None or not record.alive:
+        raise CheckFailed(f"not alive at the end (snapshot sequence {snapshot.sequence})")
+    silent = [entry.silent_ms for entry in snapshot.liveness if entry.node == c.me]
+    # The next heartbeat's last_sequence is one the client has applied (it is caught up, no gap).
+    count = c.heartbeats_seen
+    if not c.pump(3 * c.interval_ms / 1000.0 + 1, until=lambda: c.heartbeats_seen > count):
+        raise CheckFailed("no coordinator_heartbeat for 3 intervals")
+    target = c.last_heartbeat.last_sequence
+    if not c.pump(2, until=lambda: c.gap is None and c.applied >= target):
+        raise CheckFailed(f"heartbeat last_sequence {target} is ahead of the applied {c.applied} (gap {c.gap})")
+    return f"alive at sequence {snapshot.sequence}, silent {silent[0] if silent else '?'} ms, applied {c.applied}"
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--commands", required=True, help="coordinator command endpoint (ROUTER), e.g. tcp://127.0.0.1:5555")
+    parser.add_argument("--events", required=True, help="coordinator event endpoint (PUB)")
+    parser.add_argument("--coordinator-key", required=True, help="file with the coordinator's Z85 public key")
+    parser.add_argument("--node-key", required=True, help="file with this node's Z85 secret key (bound to --node-id)")
+    parser.add_argument("--intruder-key", required=True, help="file with another node's Z85 secret key")
+    parser.add_argument("--intruder-id", required=True, help="the node id the intruder key is bound to")
+    parser.add_argument("--node-id", default="py-ipad")
+    parser.add_argument("--display", default="display-1", help="a display of the cluster (foreign attach)")
+    parser.add_argument("--proto-dir", default=os.path.join(REPO, "proto"))
+    parser.add_argument("--protoc", default=shutil.which("protoc") or "protoc")
+    parser.add_argument("--deadline", type=float, default=60.0, help="bound on the whole run, seconds")
+    args = parser.parse_args()
+
+    started = time.monotonic()
+
+    def on_alarm(signum, frame):
+        raise RunTimeout(f"the whole run exceeded {args.deadline:.0f} s")
+    signal.signal(signal.SIGALRM, on_alarm)
+    signal.alarm(int(args.deadline) + 5)
+
+    out, pb = generate_classes(args.proto_dir, args.protoc)
+    client = None
+    failures = 0
+    try:
+        client = Client(args, pb, deadline=started + args.deadline)
+        checks = [
+            ("a", "late join, not declared dead", lambda: check_late_join(client)),
+            ("b", "follows its own batches", lambda: check_follow(client)),
+            ("c", "replay after a forced gap", lambda: check_replay(client)),
+            ("d", "routing-id takeover refused", lambda: check_takeover(client, args.intruder_id)),
+            ("e", "foreign attach_display refused", lambda: check_foreign_attach(client, args.display)),
+            ("f", "malformed frame echoes its request id", lambda: check_malformed(client)),
+            ("z", "still alive at the end", lambda: check_still_alive(client)),
+        ]
+        for letter, name, run in checks:
+            t0 = time.monotonic()
+            try:
+                detail = run()
+                print(f"PASS {letter}. {name} ({time.monotonic() - t0:.1f} s): {detail}", flush=True)
+            except CheckFailed as failure:
+                failures += 1
+                print(f"FAIL {letter}. {name} ({time.monotonic() - t0:.1f} s): {failure}", flush=True)
+                if letter == "a":
+                    print("SKIP the other checks: the client did not join", flush=True)
+                    break
+                # Whatever a failed check left behind, continue from a clean stream position.
+                client.drop, client.gap = 0, None
+                if client.applied is not None:
+                    client.applied = max([client.applied] + list(client.seen))
+    except RunTimeout as timeout:
+        failures += 1
+        print(f"FAIL run: {timeout}", flush=True)
+    except Exception:  # a bug or an unexpected answer: report it as a failure, never hang
+        failures += 1
+        print("FAIL run: unexpected exception\n" + traceback.format_exc(), flush=True)
+    finally:
+        signal.alarm(0)
+        if client is not None:
+            client.deadline = time.monotonic() + 3
+            try:
+                rid, reply = client.command(lambda cmd: setattr(cmd.unregister_node, "node", client.me), timeout=2.0)
+                print(f"info: unregister_node -> {client.describe(reply)}", flush=True)
+            except Exception as error:  # leaving is best effort
+                print(f"info: unregister_node failed: {error}", flush=True)
+            client.close()
+        shutil.rmtree(out, ignore_errors=True)
+    print(f"{'OK' if failures == 0 else 'FAILED'}: {failures} failure(s) in {time.monotonic() - started:.1f} s", flush=True)
+    return 0 if failures == 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
