@@ -148,7 +148,11 @@ let package = Package(
             dependencies: ["CamsyncBench", "camsync", .product(name: "Histogram", package: "hdrhistogram-swift")],
             swiftSettings: swiftSettings
         ),
-        .testTarget(name: "CamsyncWireTests", dependencies: ["CamsyncWire", "CamsyncPolicy"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "CamsyncWireTests",
+            dependencies: ["CamsyncWire", "CamsyncPolicy", .product(name: "SwiftProtobuf", package: "swift-protobuf")],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(name: "CamsyncSoakTests", dependencies: ["CamsyncSoak", "CamsyncPolicy"], swiftSettings: swiftSettings),
         .testTarget(
             name: "CamsyncHostileTests",

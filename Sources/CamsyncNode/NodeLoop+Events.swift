@@ -98,15 +98,15 @@ extension NodeLoop {
 
     func record(_ event: AppFacingEvent) {
         appEvents.append(event)
-        history?.append(NodeHistoryEntry(app: event, node: id, ms: Clock.wallMilliseconds()))
+        history?.append(NodeHistoryEntry(app: event, node: id, at: Instant(milliseconds: Clock.wallMilliseconds())))
         logger.notice("\(event.description)", metadata: ["node": "\(id)"])
     }
 
-    func record(_ decision: CameraFence.Decision, sequence: UInt64? = nil) {
-        let entry = FenceRecord(decision: decision, sequence: sequence ?? replica.sequence,
-                                wallMilliseconds: Clock.wallMilliseconds())
+    func record(_ decision: FenceDecision, sequence: UInt64? = nil) {
+        let entry = FenceRecord(node: id, decision: decision, sequence: sequence ?? replica.sequence,
+                                at: Instant(milliseconds: Clock.wallMilliseconds()))
         fenceLog.append(entry)
-        history?.append(NodeHistoryEntry(fence: entry, node: id))
+        history?.append(.fence(record: entry))
         if case .refusedStale = decision.kind {
             logger.warning("\(entry.description)", metadata: ["node": "\(id)"])
         } else {

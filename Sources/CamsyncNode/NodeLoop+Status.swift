@@ -39,22 +39,3 @@ extension Camsync_V1_AppEventRecord {
         }
     }
 }
-
-extension Camsync_V1_FenceRecord {
-    init(_ record: FenceRecord) {
-        self.init()
-        sequence = record.sequence
-        wallTimeMs = record.wallMilliseconds
-        system = Camsync_V1_CameraSystemRef(record.decision.system)
-        app = Camsync_V1_AppRef(record.decision.app)
-        token = record.decision.token.value
-        fromSnapshot = record.decision.fromSnapshot
-        switch record.decision.kind {
-        case .allowed: decision = .allowed
-        case .refusedStale(let highest):
-            decision = .refusedStale
-            self.highest = highest.value
-        case .released: decision = .released
-        }
-    }
-}

@@ -68,7 +68,7 @@ final class NodeLoop {
         appEvents = RingBuffer(capacity: settings.historyLimit)
         fenceLog = RingBuffer(capacity: settings.historyLimit)
         history = try settings.historyPath.map { try NodeHistoryFile(path: $0) }
-        history?.append(NodeHistoryEntry(kind: .start, node: settings.config.id.rawValue, ms: Clock.wallMilliseconds()))
+        history?.append(.start(node: settings.config.id, at: Instant(milliseconds: Clock.wallMilliseconds())))
         // Request ids must not repeat across restarts of this node (K5 windows live in the coordinator).
         nextRequestID = UInt64(Clock.wallMilliseconds()) << 16
         reconnectDelay = settings.heartbeatIntervalMilliseconds

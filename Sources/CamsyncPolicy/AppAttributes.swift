@@ -1,5 +1,5 @@
 /// AVAudioSession categories an app can use (SPEC §1, P1).
-public enum AudioSessionCategory: String, Hashable, Sendable, CaseIterable {
+public enum AudioSessionCategory: String, Hashable, Codable, Sendable, CaseIterable {
     case playback
     case playAndRecord
     case ambient
@@ -8,7 +8,7 @@ public enum AudioSessionCategory: String, Hashable, Sendable, CaseIterable {
 }
 
 /// An installed app's attributes (SPEC §1 "App").
-public struct AppSpec: Hashable, Sendable {
+public struct AppSpec: Hashable, Codable, Sendable {
     public var bundleID: String
     /// Deployment target, OS major version (C3).
     public var deploymentTarget: Int

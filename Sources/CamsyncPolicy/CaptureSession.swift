@@ -1,5 +1,5 @@
 /// AVCaptureSession.InterruptionReason with AVFoundation's raw values (SPEC §3 table).
-public enum InterruptionReason: Int, Hashable, Sendable, CaseIterable, CustomStringConvertible {
+public enum InterruptionReason: Int, Hashable, Codable, Sendable, CaseIterable, CustomStringConvertible {
     case videoDeviceNotAvailableInBackground = 1
     case audioDeviceInUseByAnotherClient = 2
     case videoDeviceInUseByAnotherClient = 3
@@ -18,7 +18,7 @@ public enum InterruptionReason: Int, Hashable, Sendable, CaseIterable, CustomStr
 }
 
 /// Capture resolutions that matter to cost (C9) and warnings (R2).
-public enum CaptureResolution: String, Hashable, Sendable, CaseIterable {
+public enum CaptureResolution: String, Hashable, Codable, Sendable, CaseIterable {
     case vga
     case hd720
     case hd1080
@@ -26,7 +26,7 @@ public enum CaptureResolution: String, Hashable, Sendable, CaseIterable {
 }
 
 /// Capture outputs a session can have.
-public enum CaptureOutput: String, Hashable, Sendable, CaseIterable {
+public enum CaptureOutput: String, Hashable, Codable, Sendable, CaseIterable {
     case videoData
     case photo
     case movieFile
@@ -36,7 +36,7 @@ public enum CaptureOutput: String, Hashable, Sendable, CaseIterable {
 }
 
 /// A capture session's configuration (SPEC §1 "Capture session").
-public struct SessionConfiguration: Hashable, Sendable {
+public struct SessionConfiguration: Hashable, Codable, Sendable {
     public var camera: CameraID
     public var multitaskingCameraAccessEnabled: Bool
     public var outputs: [CaptureOutput]
@@ -64,20 +64,20 @@ public struct SessionConfiguration: Hashable, Sendable {
 }
 
 /// A capture session's observable state (SPEC §1).
-public enum SessionState: Hashable, Sendable {
+public enum SessionState: Hashable, Codable, Sendable {
     case running
     case interrupted(InterruptionReason)
     case stopped
 }
 
 /// Which kind of recording output finished (R1).
-public enum RecordingOutput: String, Hashable, Sendable, CaseIterable {
+public enum RecordingOutput: String, Hashable, Codable, Sendable, CaseIterable {
     case movieFile
     case assetWriter
 }
 
 /// System pressure levels of a camera system, in order (S1).
-public enum SystemPressureLevel: Int, Hashable, Comparable, Sendable, CaseIterable {
+public enum SystemPressureLevel: Int, Hashable, Codable, Comparable, Sendable, CaseIterable {
     case nominal = 1
     case fair = 2
     case serious = 3

@@ -1,7 +1,7 @@
 /// The whole cluster model the coordinator owns and every node replicates.
 /// A value: copying it is a snapshot. Iterate dictionaries in sorted key order
 /// wherever order can show (events, encodings) so that replay is deterministic.
-public struct ClusterState: Hashable, Sendable {
+public struct ClusterState: Hashable, Codable, Sendable {
     public var nodes: [NodeID: NodeRecord]
     public var apps: [AppID: AppRecord]
     public var cameraSystems: [CameraSystemID: CameraSystemRecord]
@@ -22,7 +22,7 @@ public struct ClusterState: Hashable, Sendable {
 
 /// A registered node, alive or dead. Dead nodes stay listed (with `alive == false`) so
 /// status can show them; their apps, sessions and windows are gone (K1).
-public struct NodeRecord: Hashable, Sendable {
+public struct NodeRecord: Hashable, Codable, Sendable {
     public var id: NodeID
     public var registration: NodeRegistration
     public var alive: Bool
@@ -52,7 +52,7 @@ public struct NodeRecord: Hashable, Sendable {
 }
 
 /// An installed app and everything it runs.
-public struct AppRecord: Hashable, Sendable {
+public struct AppRecord: Hashable, Codable, Sendable {
     public var id: AppID
     public var spec: AppSpec
     public var scene: Scene
@@ -75,7 +75,7 @@ public struct AppRecord: Hashable, Sendable {
 }
 
 /// A capture session of an app.
-public struct CaptureSessionRecord: Hashable, Sendable {
+public struct CaptureSessionRecord: Hashable, Codable, Sendable {
     public var configuration: SessionConfiguration
     public var hardwareCost: Double
     /// C3: `isMultitaskingCameraAccessSupported` as the app would read it.
@@ -103,7 +103,7 @@ public struct CaptureSessionRecord: Hashable, Sendable {
 }
 
 /// A recording in progress (R1).
-public struct RecordingRecord: Hashable, Sendable {
+public struct RecordingRecord: Hashable, Codable, Sendable {
     public var output: RecordingOutput
     public var startedAt: Instant
     /// Whether the device was multitasking (L6) at any moment while it ran.
@@ -117,7 +117,7 @@ public struct RecordingRecord: Hashable, Sendable {
 }
 
 /// A PiP controller and its window.
-public struct PiPRecord: Hashable, Sendable {
+public struct PiPRecord: Hashable, Codable, Sendable {
     public var setup: PiPControllerSetup
     public var window: PiPWindowState
     /// P4: the ordinal at which the window was suspended, so the most recent resumes first.
@@ -135,7 +135,7 @@ public struct PiPRecord: Hashable, Sendable {
 }
 
 /// A camera system: its host, cameras, pressure, holder and last token (C1, C8, S1).
-public struct CameraSystemRecord: Hashable, Sendable {
+public struct CameraSystemRecord: Hashable, Codable, Sendable {
     public var id: CameraSystemID
     public var cameras: [CameraID]
     public var pressure: SystemPressureLevel

@@ -1,6 +1,6 @@
 /// Everything a node, the CLI or the coordinator itself can ask of the engine.
 /// Commands are the journal: replaying them in order reproduces state exactly.
-public enum Command: Hashable, Sendable {
+public enum Command: Hashable, Codable, Sendable {
     // Nodes (K1, K2)
     case registerNode(NodeRegistration)
     case unregisterNode(NodeID)

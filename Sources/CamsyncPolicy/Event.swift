@@ -1,12 +1,12 @@
 /// Why a node left the cluster.
-public enum NodeLeaveReason: String, Hashable, Sendable, CaseIterable {
+public enum NodeLeaveReason: String, Hashable, Codable, Sendable, CaseIterable {
     case unregistered
     /// Declared dead by the liveness check (K1).
     case declaredDead
 }
 
 /// Why an app stopped running.
-public enum TerminationReason: String, Hashable, Sendable, CaseIterable {
+public enum TerminationReason: String, Hashable, Codable, Sendable, CaseIterable {
     case user
     /// Above the backgroundMedia memory limit (P9).
     case memoryLimit
@@ -15,7 +15,7 @@ public enum TerminationReason: String, Hashable, Sendable, CaseIterable {
 }
 
 /// Warnings the cluster reports (R2, P7).
-public enum WarningKind: String, Hashable, Sendable, CaseIterable {
+public enum WarningKind: String, Hashable, Codable, Sendable, CaseIterable {
     /// R2: multitasking camera access with a 4K, ProRAW or Deep Fusion configuration.
     case multitaskingCameraAccessNotRecommended
     /// P7: the PiP controller was released while PiP was active.
@@ -26,7 +26,7 @@ public enum WarningKind: String, Hashable, Sendable, CaseIterable {
 
 /// Everything the engine reports. The order of events a command produces is part of
 /// the engine's contract: replay gives the same events in the same order.
-public enum Event: Hashable, Sendable {
+public enum Event: Hashable, Codable, Sendable {
     // Nodes and displays
     case nodeJoined(NodeID, NodeKind)
     case nodeRejoined(NodeID, NodeKind)

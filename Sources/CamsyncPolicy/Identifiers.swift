@@ -1,5 +1,5 @@
 /// The id of a node process: one iPad (device) or one external display.
-public struct NodeID: RawRepresentable, Hashable, Comparable, Sendable, ExpressibleByStringLiteral, CustomStringConvertible {
+public struct NodeID: RawRepresentable, Hashable, Codable, Comparable, Sendable, ExpressibleByStringLiteral, CustomStringConvertible {
     public let rawValue: String
     public init(rawValue: String) { self.rawValue = rawValue }
     public init(_ rawValue: String) { self.rawValue = rawValue }
@@ -9,7 +9,7 @@ public struct NodeID: RawRepresentable, Hashable, Comparable, Sendable, Expressi
 }
 
 /// An app installed on a device: the device and the app's bundle identifier.
-public struct AppID: Hashable, Comparable, Sendable, CustomStringConvertible {
+public struct AppID: Hashable, Codable, Comparable, Sendable, CustomStringConvertible {
     public let device: NodeID
     public let bundleID: String
     public init(device: NodeID, bundleID: String) {
@@ -23,7 +23,7 @@ public struct AppID: Hashable, Comparable, Sendable, CustomStringConvertible {
 }
 
 /// A camera hosted by a node (a device's built-in camera or a display's camera).
-public struct CameraID: Hashable, Comparable, Sendable, CustomStringConvertible {
+public struct CameraID: Hashable, Codable, Comparable, Sendable, CustomStringConvertible {
     public let host: NodeID
     public let name: String
     public init(host: NodeID, name: String) {
@@ -36,7 +36,7 @@ public struct CameraID: Hashable, Comparable, Sendable, CustomStringConvertible 
 
 /// The unit of camera arbitration (SPEC §1): a device's built-in cameras form one
 /// system; every display camera is a system of its own.
-public enum CameraSystemID: Hashable, Comparable, Sendable, CustomStringConvertible {
+public enum CameraSystemID: Hashable, Codable, Comparable, Sendable, CustomStringConvertible {
     /// All built-in cameras of a device.
     case builtIn(device: NodeID)
     /// One camera of an external display.
@@ -60,7 +60,7 @@ public enum CameraSystemID: Hashable, Comparable, Sendable, CustomStringConverti
 }
 
 /// A point in time in milliseconds, given to the engine by its shell. The engine never reads a clock.
-public struct Instant: Hashable, Comparable, Sendable, CustomStringConvertible {
+public struct Instant: Hashable, Codable, Comparable, Sendable, CustomStringConvertible {
     public var milliseconds: Int64
     public init(milliseconds: Int64) { self.milliseconds = milliseconds }
     public static let zero = Instant(milliseconds: 0)
@@ -70,7 +70,7 @@ public struct Instant: Hashable, Comparable, Sendable, CustomStringConvertible {
 }
 
 /// A fencing token (C8): strictly increasing per camera system, across restarts.
-public struct GrantToken: Hashable, Comparable, Sendable, CustomStringConvertible {
+public struct GrantToken: Hashable, Codable, Comparable, Sendable, CustomStringConvertible {
     public var value: UInt64
     public init(_ value: UInt64) { self.value = value }
     public static func < (a: GrantToken, b: GrantToken) -> Bool { a.value < b.value }

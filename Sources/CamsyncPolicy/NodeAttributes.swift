@@ -1,17 +1,17 @@
 /// Whether a node stands in for an iPad or an external display.
-public enum NodeKind: String, Hashable, Sendable, CaseIterable {
+public enum NodeKind: String, Hashable, Codable, Sendable, CaseIterable {
     case device
     case display
 }
 
 /// Left-to-right or right-to-left layout (L2: the split primary is the left app, the right one in RTL).
-public enum LayoutDirection: String, Hashable, Sendable, CaseIterable {
+public enum LayoutDirection: String, Hashable, Codable, Sendable, CaseIterable {
     case leftToRight
     case rightToLeft
 }
 
 /// Where a camera faces (seed 002: front, back, LiDAR depth, external).
-public enum CameraPosition: String, Hashable, Sendable, CaseIterable {
+public enum CameraPosition: String, Hashable, Codable, Sendable, CaseIterable {
     case front
     case back
     case lidarDepth
@@ -19,7 +19,7 @@ public enum CameraPosition: String, Hashable, Sendable, CaseIterable {
 }
 
 /// A camera as a node declares it when it registers.
-public struct CameraSpec: Hashable, Sendable {
+public struct CameraSpec: Hashable, Codable, Sendable {
     public var name: String
     public var position: CameraPosition
     public init(name: String, position: CameraPosition) {
@@ -29,7 +29,7 @@ public struct CameraSpec: Hashable, Sendable {
 }
 
 /// What an iPad declares about itself (SPEC §1 "Device node").
-public struct DeviceAttributes: Hashable, Sendable {
+public struct DeviceAttributes: Hashable, Codable, Sendable {
     public var model: String
     /// iPadOS major version, 9…26.
     public var osMajor: Int
@@ -65,7 +65,7 @@ public struct DeviceAttributes: Hashable, Sendable {
 }
 
 /// What an external display declares about itself (SPEC §1 "Display node").
-public struct DisplayAttributes: Hashable, Sendable {
+public struct DisplayAttributes: Hashable, Codable, Sendable {
     public var name: String
     /// The device it is attached to at registration, if any.
     public var attachedTo: NodeID?
@@ -80,8 +80,8 @@ public struct DisplayAttributes: Hashable, Sendable {
 }
 
 /// A node's registration: who it is and, on re-registration (K2), what it still runs.
-public struct NodeRegistration: Hashable, Sendable {
-    public enum Attributes: Hashable, Sendable {
+public struct NodeRegistration: Hashable, Codable, Sendable {
+    public enum Attributes: Hashable, Codable, Sendable {
         case device(DeviceAttributes)
         case display(DisplayAttributes)
     }
@@ -106,7 +106,7 @@ public struct NodeRegistration: Hashable, Sendable {
 }
 
 /// K2: one app's state as the node that runs it still sees it.
-public struct AppAssertion: Hashable, Sendable {
+public struct AppAssertion: Hashable, Codable, Sendable {
     public var bundleID: String
     public var scene: Scene
     /// The session configuration, if the app had one.

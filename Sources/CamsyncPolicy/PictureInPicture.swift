@@ -1,11 +1,11 @@
 /// AVPictureInPictureController flavours (seed 001, 004).
-public enum PiPKind: String, Hashable, Sendable, CaseIterable {
+public enum PiPKind: String, Hashable, Codable, Sendable, CaseIterable {
     case playback
     case videoCall
 }
 
 /// How a PiP controller is set up by its app.
-public struct PiPControllerSetup: Hashable, Sendable {
+public struct PiPControllerSetup: Hashable, Codable, Sendable {
     public var kind: PiPKind
     public var hasContentSource: Bool
     public var canStartAutomaticallyFromInline: Bool
@@ -22,7 +22,7 @@ public struct PiPControllerSetup: Hashable, Sendable {
 }
 
 /// The PiP window of an app (SPEC §1).
-public enum PiPWindowState: Hashable, Sendable {
+public enum PiPWindowState: Hashable, Codable, Sendable {
     case inactive
     case active(screen: NodeID, frame: Frame, stashed: Bool)
     /// Paused and off screen because another PiP started (P4).
@@ -30,13 +30,13 @@ public enum PiPWindowState: Hashable, Sendable {
 }
 
 /// Who asked for a PiP start (P2).
-public enum PiPStartTrigger: String, Hashable, Sendable, CaseIterable {
+public enum PiPStartTrigger: String, Hashable, Codable, Sendable, CaseIterable {
     case user
     case programmatic
 }
 
 /// Why a PiP start failed (P1, P2, P4).
-public enum PiPFailureReason: String, Hashable, Sendable, CaseIterable {
+public enum PiPFailureReason: String, Hashable, Codable, Sendable, CaseIterable {
     case deviceUnsupported
     case missingBackgroundMode
     case audioSessionCategory

@@ -1,6 +1,6 @@
 /// Values SPEC leaves to the project ([policy]). Part of the engine's input:
 /// the same settings and commands always give the same state.
-public struct PolicySettings: Hashable, Sendable {
+public struct PolicySettings: Hashable, Codable, Sendable {
     /// L3: Stage Manager windows per screen.
     public var stageWindowLimitPerScreen: Int
     /// P9: memory limit of a backgroundMedia app, in megabytes.

@@ -1,6 +1,6 @@
 /// Why a command was refused. State is unchanged by a refused command.
-public struct Rejection: Error, Hashable, Sendable, CustomStringConvertible {
-    public enum Code: String, Hashable, Sendable, CaseIterable {
+public struct Rejection: Error, Hashable, Codable, Sendable, CustomStringConvertible {
+    public enum Code: String, Hashable, Codable, Sendable, CaseIterable {
         case unknownNode
         case unknownApp
         case unknownCamera

@@ -1,5 +1,5 @@
 /// A window frame in points on one screen.
-public struct Frame: Hashable, Sendable, CustomStringConvertible {
+public struct Frame: Hashable, Codable, Sendable, CustomStringConvertible {
     public var x: Int
     public var y: Int
     public var width: Int
@@ -14,7 +14,7 @@ public struct Frame: Hashable, Sendable, CustomStringConvertible {
 }
 
 /// A Stage Manager window: which screen (the device itself or an attached display) and where.
-public struct StageWindow: Hashable, Sendable {
+public struct StageWindow: Hashable, Codable, Sendable {
     public var screen: NodeID
     public var frame: Frame
     public init(screen: NodeID, frame: Frame) {
@@ -24,7 +24,7 @@ public struct StageWindow: Hashable, Sendable {
 }
 
 /// Where an app is shown (SPEC §1 "Scene").
-public enum Scene: Hashable, Sendable {
+public enum Scene: Hashable, Codable, Sendable {
     case notRunning
     case fullScreen
     case splitPrimary
@@ -52,7 +52,7 @@ public enum Scene: Hashable, Sendable {
 }
 
 /// The role reported for every running app (L5).
-public enum Role: String, Hashable, Sendable, CaseIterable {
+public enum Role: String, Hashable, Codable, Sendable, CaseIterable {
     case primary
     case secondary
     /// In background while its PiP window is active (seed 003).
@@ -61,20 +61,20 @@ public enum Role: String, Hashable, Sendable, CaseIterable {
 }
 
 /// Which side of the screen a split request puts the app on (L2).
-public enum SplitSide: String, Hashable, Sendable, CaseIterable {
+public enum SplitSide: String, Hashable, Codable, Sendable, CaseIterable {
     case left
     case right
 }
 
 /// Why an app went to the background (P3 lists the three ways).
-public enum BackgroundCause: String, Hashable, Sendable, CaseIterable {
+public enum BackgroundCause: String, Hashable, Codable, Sendable, CaseIterable {
     case homeGesture
     case otherAppOpened
     case notificationTapped
 }
 
 /// How a full-screen open was triggered.
-public enum OpenTrigger: String, Hashable, Sendable, CaseIterable {
+public enum OpenTrigger: String, Hashable, Codable, Sendable, CaseIterable {
     /// From the Home Screen, Dock or App Switcher.
     case user
     /// The user tapped one of the app's notifications (the replaced app gets `notificationTapped`).

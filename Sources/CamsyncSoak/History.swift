@@ -2,34 +2,9 @@ public import CamsyncPolicy
 
 // The recorded history of one soak run. Plain values: the soak driver records them (one JSON
 // object per line if it likes), the checker only reads them. Times are wall-clock milliseconds
-// from the one machine clock every process shares; sequences are the coordinator's.
-
-/// What a node's camera fence decided (CamsyncNode `FenceRecord`), with the camera system it
-/// concerns (the driver supplies the system: a `FenceRecord` does not name it).
-public struct FenceObservation: Sendable, Equatable, Hashable, Codable {
-    public enum Decision: Sendable, Equatable, Hashable, Codable {
-        /// `app` may capture under `token` from now on.
-        case allowed(app: AppID, token: GrantToken)
-        /// `app` stops capturing.
-        case released(app: AppID, token: GrantToken)
-        /// A grant not newer than the highest seen was refused (C8): opens nothing.
-        case refusedStale(app: AppID, token: GrantToken, highest: GrantToken)
-    }
-
-    public var node: NodeID
-    public var system: CameraSystemID
-    public var decision: Decision
-    public var sequence: UInt64
-    public var at: Instant
-
-    public init(node: NodeID, system: CameraSystemID, decision: Decision, sequence: UInt64, at: Instant) {
-        self.node = node
-        self.system = system
-        self.decision = decision
-        self.sequence = sequence
-        self.at = at
-    }
-}
+// from the one machine clock every process shares; sequences are the coordinator's. Fence
+// decisions are CamsyncPolicy's `FenceRecord`, as the nodes' fences logged them; the JSON form of
+// every policy value is its synthesized `Codable` one.
 
 /// A node process ended (kill -9, crash, orderly stop): whatever it let capture ends here.
 public struct NodeStopped: Sendable, Equatable, Hashable, Codable {
@@ -233,7 +208,7 @@ public struct FaultCount: Sendable, Equatable, Hashable, Codable {
 
 /// Everything a soak run recorded.
 public struct History: Sendable, Equatable, Hashable, Codable {
-    public var fence: [FenceObservation]
+    public var fence: [FenceRecord]
     public var nodeStops: [NodeStopped]
     /// Intervals the driver recorded directly (e.g. from a node's status), checked with the ones
     /// built from `fence`.
@@ -250,7 +225,7 @@ public struct History: Sendable, Equatable, Hashable, Codable {
     /// When the history ends: open capture intervals run until here (nil: the latest time seen).
     public var endedAt: Instant?
 
-    public init(fence: [FenceObservation] = [], nodeStops: [NodeStopped] = [], captures: [CaptureInterval] = [],
+    public init(fence: [FenceRecord] = [], nodeStops: [NodeStopped] = [], captures: [CaptureInterval] = [],
                 grants: [GrantObservation] = [], acks: [AcknowledgedCommand] = [], alerts: [AlertObservation] = [],
                 sessions: [SessionObservation] = [], replay: ReplayInput = ReplayInput(commands: []),
                 final: FinalState, operations: Int = 0, faults: [FaultCount] = [], endedAt: Instant? = nil) {
@@ -278,8 +253,8 @@ public struct History: Sendable, Equatable, Hashable, Codable {
 
 extension CaptureInterval {
     /// Builds intervals from fence decisions and node stops (see `History.captureIntervals`).
-    public static func build(fence: [FenceObservation], stops: [NodeStopped]) -> [CaptureInterval] {
-        enum Item { case fence(FenceObservation), stop(NodeStopped) }
+    public static func build(fence: [FenceRecord], stops: [NodeStopped]) -> [CaptureInterval] {
+        enum Item { case fence(FenceRecord), stop(NodeStopped) }
         func key(_ item: Item) -> (Int64, Int) {
             switch item {
             case .fence(let f): (f.at.milliseconds, 0)
@@ -304,9 +279,10 @@ extension CaptureInterval {
                     closed.append(interval)
                 }
             case .fence(let f):
-                let slot = Slot(node: f.node, system: f.system)
-                switch f.decision {
-                case .allowed(let app, let token):
+                let system = f.decision.system, app = f.decision.app, token = f.decision.token
+                let slot = Slot(node: f.node, system: system)
+                switch f.decision.kind {
+                case .allowed:
                     if var current = open.removeValue(forKey: slot) {
                         if current.app == app && current.token == token {
                             open[slot] = current  // the same grant seen again (snapshot adoption)
@@ -315,8 +291,8 @@ extension CaptureInterval {
                         current.end = f.at
                         closed.append(current)
                     }
-                    open[slot] = CaptureInterval(node: f.node, system: f.system, app: app, token: token, start: f.at, end: nil)
-                case .released(let app, _):
+                    open[slot] = CaptureInterval(node: f.node, system: system, app: app, token: token, start: f.at, end: nil)
+                case .released:
                     if var current = open[slot], current.app == app {
                         open[slot] = nil
                         current.end = f.at

@@ -250,31 +250,22 @@ public final class SoakRun: @unchecked Sendable {
 
     private func collect(cluster: LocalCluster, coordinator: CoordinatorClient.Snapshot,
                          replicas: [ReplicaState], endedAt: Instant) throws -> History {
-        var fence: [FenceObservation] = []
+        var fence: [FenceRecord] = []
         var grants: [GrantObservation] = []
         var alerts: [AlertObservation] = []
         for node in cluster.topology.nodes.map(\.id) {
             for entry in NodeHistoryEntry.read(path: cluster.historyPath(node)) {
-                let at = Instant(milliseconds: entry.ms)
-                let sequence = entry.seq ?? 0
-                switch entry.kind {
-                case .fence:
-                    guard let system = entry.system.flatMap(NodeHistoryEntry.cameraSystem),
-                          let app = entry.app.flatMap(NodeHistoryEntry.appID), let token = entry.token else { continue }
-                    let decision: FenceObservation.Decision
-                    switch entry.decision {
-                    case "allowed":
-                        decision = .allowed(app: app, token: GrantToken(token))
-                        grants.append(GrantObservation(node: NodeID(node), system: system, app: app, token: GrantToken(token),
-                                                       sequence: sequence, source: entry.snapshot == true ? .snapshot : .event))
-                    case "released": decision = .released(app: app, token: GrantToken(token))
-                    default: decision = .refusedStale(app: app, token: GrantToken(token), highest: GrantToken(entry.highest ?? 0))
+                switch entry {
+                case .fence(let record):
+                    fence.append(record)
+                    let d = record.decision
+                    if case .allowed = d.kind {
+                        grants.append(GrantObservation(node: record.node, system: d.system, app: d.app, token: d.token,
+                                                       sequence: record.sequence, source: d.fromSnapshot ? .snapshot : .event))
                     }
-                    fence.append(FenceObservation(node: NodeID(node), system: system, decision: decision, sequence: sequence, at: at))
-                case .app where entry.name == "recordingQualityAlert":
-                    guard let app = entry.app.flatMap(NodeHistoryEntry.appID) else { continue }
-                    alerts.append(AlertObservation(node: NodeID(node), device: app.device, app: app, sequence: sequence))
-                default:
+                case .app(let node, _, let sequence, let app, let name, _) where name == "recordingQualityAlert":
+                    alerts.append(AlertObservation(node: node, device: app.device, app: app, sequence: sequence))
+                case .start, .app:
                     continue
                 }
             }

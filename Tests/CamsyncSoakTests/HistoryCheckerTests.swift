@@ -88,17 +88,18 @@ func interval(_ app: AppID, _ token: UInt64, _ start: Int64, _ end: Int64?, syst
     }
 
     @Test func intervalsFromFenceRecords() {
-        func f(_ node: NodeID, _ d: FenceObservation.Decision, _ t: Int64) -> FenceObservation {
-            FenceObservation(node: node, system: sys, decision: d, sequence: UInt64(t), at: Instant(milliseconds: t))
+        func f(_ node: NodeID, _ kind: FenceDecision.Kind, _ app: AppID, _ token: UInt64, _ t: Int64) -> FenceRecord {
+            FenceRecord(node: node, decision: FenceDecision(kind, system: sys, app: app, token: GrantToken(token)),
+                        sequence: UInt64(t), at: Instant(milliseconds: t))
         }
         // Released, then granted to B at the same ms: adjacent. A kill ends B's; after restart A again.
         let fence = [
-            f("ipad", .allowed(app: appA, token: GrantToken(1)), 10),
-            f("ipad", .released(app: appA, token: GrantToken(1)), 40),
-            f("ipad", .allowed(app: appB, token: GrantToken(2)), 40),
-            f("ipad", .allowed(app: appA, token: GrantToken(3)), 90),
-            f("ipad", .refusedStale(app: appB, token: GrantToken(2), highest: GrantToken(3)), 95),
-            f("ipad", .allowed(app: appB, token: GrantToken(4)), 130),
+            f("ipad", .allowed, appA, 1, 10),
+            f("ipad", .released, appA, 1, 40),
+            f("ipad", .allowed, appB, 2, 40),
+            f("ipad", .allowed, appA, 3, 90),
+            f("ipad", .refusedStale(highest: GrantToken(3)), appB, 2, 95),
+            f("ipad", .allowed, appB, 4, 130),
         ]
         let built = CaptureInterval.build(fence: fence, stops: [NodeStopped(node: "ipad", at: Instant(milliseconds: 100))])
         #expect(built == [
@@ -107,7 +108,7 @@ func interval(_ app: AppID, _ token: UInt64, _ start: Int64, _ end: Int64?, syst
         let good = History(fence: fence, final: emptyFinal())
         #expect(HistoryChecker.check(good, settings: PolicySettings()).passed(.noOverlappingCaptures))
         // A second process still serving ipad's camera after the kill (it never stopped): overlap.
-        let zombie = History(fence: fence + [f("ipad-old", .allowed(app: appA, token: GrantToken(3)), 90)], final: emptyFinal(),
+        let zombie = History(fence: fence + [f("ipad-old", .allowed, appA, 3, 90)], final: emptyFinal(),
                              endedAt: Instant(milliseconds: 1_000))
         let report = HistoryChecker.check(zombie, settings: PolicySettings())
         #expect(!report.passed(.noOverlappingCaptures))

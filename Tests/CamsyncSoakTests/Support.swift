@@ -36,7 +36,7 @@ struct Recorder {
     var sequence: UInt64 = 0
     var live: Set<NodeID> = []
     var requestIDs: [NodeID: UInt64] = [:]
-    var fence: [FenceObservation] = []
+    var fence: [FenceRecord] = []
     var stops: [NodeStopped] = []
     var grants: [GrantObservation] = []
     var acks: [AcknowledgedCommand] = []
@@ -101,17 +101,19 @@ struct Recorder {
         let at = Instant(milliseconds: now)
         if let (app, token) = allow {
             if let seen = fenceHighest[host]?[system], token <= seen {
-                fence.append(FenceObservation(node: host, system: system, decision: .refusedStale(app: app, token: token, highest: seen),
-                                              sequence: sequence, at: at))
+                let decision = FenceDecision(.refusedStale(highest: seen), system: system, app: app, token: token)
+                fence.append(FenceRecord(node: host, decision: decision, sequence: sequence, at: at))
                 return
             }
             fenceHighest[host, default: [:]][system] = token
             fenceHolder[host, default: [:]][system] = (app, token)
-            fence.append(FenceObservation(node: host, system: system, decision: .allowed(app: app, token: token), sequence: sequence, at: at))
+            fence.append(FenceRecord(node: host, decision: FenceDecision(.allowed, system: system, app: app, token: token),
+                                     sequence: sequence, at: at))
         }
         if let (app, token) = release {
             fenceHolder[host]?[system] = nil
-            fence.append(FenceObservation(node: host, system: system, decision: .released(app: app, token: token), sequence: sequence, at: at))
+            fence.append(FenceRecord(node: host, decision: FenceDecision(.released, system: system, app: app, token: token),
+                                     sequence: sequence, at: at))
         }
     }
 

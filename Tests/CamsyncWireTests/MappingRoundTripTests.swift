@@ -118,4 +118,26 @@ struct MappingRoundTripTests {
             #expect(try PiPWindowState(wire: throughBytes(Camsync_V1_PipWindowState(window))) == window)
         }
     }
+
+    @Test("FenceRecord round-trips through the node status's FenceRecord")
+    func fenceRecords() throws {
+        let app = Samples.facetime
+        for kind: FenceDecision.Kind in [.allowed, .released, .refusedStale(highest: GrantToken(5))] {
+            for system: CameraSystemID in [.builtIn(device: Samples.ipad), .external(CameraID(host: Samples.display, name: "cam"))] {
+                let record = FenceRecord(node: Samples.ipad, decision: FenceDecision(kind, system: system, app: app, token: GrantToken(4),
+                                                                                     fromSnapshot: kind == .released),
+                                         sequence: 1_000, at: Instant(milliseconds: 1_700_000_000_000))
+                let wire = try throughBytes(Camsync_V1_FenceRecord(record))
+                #expect(try FenceRecord(wire: wire, node: Samples.ipad) == record)
+            }
+        }
+        var wire = Camsync_V1_FenceRecord(FenceRecord(
+            node: Samples.ipad, decision: FenceDecision(.allowed, system: .builtIn(device: Samples.ipad), app: app, token: GrantToken(1)),
+            sequence: 1, at: .zero))
+        wire.decision = .unspecified
+        #expect(throws: WireMappingError("decision", .unspecified)) { try FenceRecord(wire: wire, node: Samples.ipad) }
+        wire.decision = .allowed
+        wire.clearApp()
+        #expect(throws: WireMappingError("app", .missing)) { try FenceRecord(wire: wire, node: Samples.ipad) }
+    }
 }
