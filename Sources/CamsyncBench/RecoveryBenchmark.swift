@@ -48,7 +48,7 @@ public enum RecoveryBenchmark {
                 coordinator.stop(signal: SIGKILL)
                 let client = try ProtocolDealer(context: context, endpoint: coordinator.commandEndpoint)
                 defer { client.close() }
-                try client.sendBytes(Envelope.snapshotRequest(sender: "admin", requestID: client.takeRequestID()).serializedBytes())
+                try client.sendBytes(Envelope.snapshotRequest(sender: Envelope.adminSender, requestID: client.takeRequestID()).serializedBytes())
                 let spawned = MonotonicClock.nanoseconds()
                 try coordinator.launch()
                 var snapshot: Camsync_V1_Snapshot?

@@ -115,7 +115,7 @@ public final class ProtocolDealer {
 
     /// A snapshot (sender "admin"), or nil on timeout.
     public func snapshot(timeoutMilliseconds: Int) throws -> Camsync_V1_Snapshot? {
-        _ = try socket.send([Envelope.snapshotRequest(sender: "admin", requestID: takeRequestID()).serializedBytes()])
+        _ = try socket.send([Envelope.snapshotRequest(sender: Envelope.adminSender, requestID: takeRequestID()).serializedBytes()])
         let deadline = MonotonicClock.nanoseconds() + UInt64(timeoutMilliseconds) * 1_000_000
         while true {
             let now = MonotonicClock.nanoseconds()

@@ -21,7 +21,7 @@ public final class ControlClient {
         let reply = try requests.roundTrip(request, timeoutMilliseconds: timeoutMilliseconds)
         switch reply.body {
         case .ack(let ack)?: return ack.sequence
-        case .error(let error)?: throw ClientError.refused(error)
+        case .error(let error)?: throw ClientError.refused(Refusal(error))
         default: throw ClientError.unexpectedReply("\(reply.body.map { "\($0)" } ?? "no body") to a command")
         }
     }
@@ -34,7 +34,7 @@ public final class ControlClient {
         let reply = try requests.roundTrip(envelope, timeoutMilliseconds: timeoutMilliseconds)
         switch reply.body {
         case .nodeStatus(let status)?: return status
-        case .error(let error)?: throw ClientError.refused(error)
+        case .error(let error)?: throw ClientError.refused(Refusal(error))
         default: throw ClientError.unexpectedReply("\(reply.body.map { "\($0)" } ?? "no body") to a status request")
         }
     }

@@ -10,7 +10,7 @@ public final class CoordinatorClient {
 
     /// `routingID`: the DEALER's ZMQ_ROUTING_ID. A client with a node's CURVE key must set it to that
     /// node's id (docs/PROTOCOL.md "Routing id"); admin clients may leave it to libzmq.
-    public init(context: ZMQContext, endpoint: String, sender: String = "admin", curve: ClientCurve? = nil,
+    public init(context: ZMQContext, endpoint: String, sender: String = Envelope.adminSender, curve: ClientCurve? = nil,
                 routingID: String? = nil) throws {
         self.sender = sender
         requests = try RequestSocket(context: context, endpoint: endpoint,
@@ -44,7 +44,7 @@ public final class CoordinatorClient {
             result.liveness = snapshot.livenessSettings.liveness
             result.counters = snapshot.counters
             return result
-        case .error(let error)?: throw ClientError.refused(error)
+        case .error(let error)?: throw ClientError.refused(Refusal(error))
         default: throw ClientError.unexpectedReply("\(reply.body.map { "\($0)" } ?? "no body") to a snapshot request")
         }
     }
@@ -60,7 +60,7 @@ public final class CoordinatorClient {
         let reply = try requests.roundTrip(envelope, timeoutMilliseconds: timeoutMilliseconds)
         switch reply.body {
         case .replay(let replay)?: return replay
-        case .error(let error)?: throw ClientError.refused(error)
+        case .error(let error)?: throw ClientError.refused(Refusal(error))
         default: throw ClientError.unexpectedReply("\(reply.body.map { "\($0)" } ?? "no body") to a replay request")
         }
     }
@@ -73,7 +73,7 @@ public final class CoordinatorClient {
                                            timeoutMilliseconds: timeoutMilliseconds)
         switch reply.body {
         case .ack(let ack)?: return ack.sequence
-        case .error(let error)?: throw ClientError.refused(error)
+        case .error(let error)?: throw ClientError.refused(Refusal(error))
         default: throw ClientError.unexpectedReply("\(reply.body.map { "\($0)" } ?? "no body") to a command")
         }
     }

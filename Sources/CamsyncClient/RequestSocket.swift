@@ -81,12 +81,3 @@ public struct ClientCurve: Sendable {
         self.serverPublicKey = serverPublicKey
     }
 }
-
-extension ClientError {
-    /// The client error for an error reply.
-    static func refused(_ error: Camsync_V1_Error) -> ClientError {
-        .refused(code: "\(error.code)", message: error.message,
-                 rejection: error.rejection == .unspecified ? nil : "\(error.rejection)",
-                 pipFailure: error.pipFailure == .unspecified ? nil : "\(error.pipFailure)")
-    }
-}

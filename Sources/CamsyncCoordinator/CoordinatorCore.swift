@@ -1,46 +1,54 @@
 public import CamsyncPolicy
-
-/// Why the coordinator refuses a request (the wire's `ErrorCode`, docs/PROTOCOL.md).
-public enum CoordinatorErrorCode: String, Sendable, Hashable, CaseIterable {
-    case unsupportedVersion
-    case malformed
-    case unknownNode
-    case forbidden
-    case rejected
-    case notRegistered
-    case overloaded
-    case `internal`
-}
+public import CamsyncWire
 
 /// The answer to one command.
 public enum CommandOutcome: Sendable, Hashable {
     /// Applied under `sequence`; `events` are what the engine reported.
     case accepted(sequence: UInt64, events: [Event])
     /// Refused; nothing changed.
-    case refused(CoordinatorErrorCode, message: String, rejection: Rejection?)
+    case refused(Camsync_V1_ErrorCode, message: String, rejection: Rejection?)
 }
 
-/// The sans-I/O heart of the coordinator: authorisation, the engine, sequence numbers,
-/// retries (K5) and liveness bookkeeping (K1). The shell does sockets, journal and time.
+/// The sans-I/O heart of the coordinator: the whole protocol logic of the command socket (decoding,
+/// authentication, authorisation, the engine, sequence numbers, retries (K5), liveness (K1), deadlines,
+/// snapshots and replays) as a value that takes frames and time and returns `CoordinatorAction`s.
+/// The shell (`CoordinatorLoop`) owns sockets, the log and the clocks, and only carries the actions out.
 public struct CoordinatorCore: Sendable {
-    /// The sender name the coordinator uses for commands it issues itself (K1 declarations, P6 deadlines).
-    public static let selfSender = "coordinator"
-
+    public let settings: CoordinatorSettings
     public private(set) var engine: PolicyEngine
     public private(set) var sequence: UInt64
     public let term: UInt64
+    public internal(set) var counters = CoordinatorCounters()
+    /// The last sequence the log holds durably (and that has been published): what replays can serve.
+    public internal(set) var committedSequence: UInt64
+    var lastSnapshotSequence: UInt64
+    /// Engine time (wall milliseconds), never going backwards across restarts.
+    public internal(set) var lastEngineTime: Int64
+    /// When this core began serving (monotonic): nodes not heard from since get a full timeout of grace.
+    var graceStart: Int64 = 0
+    var nextHeartbeat: Int64 = 0
     private var retries: RetryWindow<CommandOutcome>
-    /// Last traffic from each node (shell's monotonic milliseconds).
+    /// Last traffic from each node (monotonic milliseconds).
     private var lastSeen: [NodeID: Int64] = [:]
-    public let livenessTimeoutMilliseconds: Int64
+    public var livenessTimeoutMilliseconds: Int64 { settings.livenessTimeoutMilliseconds }
 
-    public init(engine: PolicyEngine, sequence: UInt64, term: UInt64, livenessTimeoutMilliseconds: Int64,
-                retryWindow: Int = 65_536) {
-        self.engine = engine
+    /// A core over `state` after `sequence` (a recovered snapshot, or empty), in `term`.
+    public init(settings: CoordinatorSettings, state: ClusterState = ClusterState(), sequence: UInt64 = 0, term: UInt64,
+                lastEngineTime: Int64 = 0) {
+        self.settings = settings
+        self.engine = PolicyEngine(settings: settings.policy, state: state)
         self.sequence = sequence
         self.term = term
-        self.livenessTimeoutMilliseconds = livenessTimeoutMilliseconds
-        self.retries = RetryWindow(capacity: retryWindow)
+        self.committedSequence = sequence
+        self.lastSnapshotSequence = sequence
+        self.lastEngineTime = lastEngineTime
+        self.retries = RetryWindow(capacity: settings.retryWindow)
+    }
+
+    /// Starts serving at `time`: liveness grace and the first heartbeat count from here.
+    public mutating func beginServing(at time: CoordinatorTime) {
+        graceStart = time.monotonicMilliseconds
+        committedSequence = sequence
     }
 
     public var state: ClusterState { engine.state }
@@ -50,6 +58,7 @@ public struct CoordinatorCore: Sendable {
     public mutating func replay(sequence: UInt64, node: String, requestID: UInt64, command: Command, at time: Instant) -> Bool {
         guard case .success(let events) = engine.apply(command, at: time) else { return false }
         self.sequence = sequence
+        lastEngineTime = max(lastEngineTime, time.milliseconds)
         retries.remember(.accepted(sequence: sequence, events: events), for: .init(node: node, requestID: requestID))
         return true
     }
@@ -153,7 +162,8 @@ public struct CoordinatorCore: Sendable {
 
 extension CoordinatorCore {
     /// Refills the retry window with a command applied before the newest snapshot (K5 across restarts).
-    public mutating func rememberApplied(sequence: UInt64, node: String, requestID: UInt64) {
+    public mutating func rememberApplied(sequence: UInt64, node: String, requestID: UInt64, at time: Instant) {
+        lastEngineTime = max(lastEngineTime, time.milliseconds)
         retries.remember(.accepted(sequence: sequence, events: []), for: .init(node: node, requestID: requestID))
     }
 }

@@ -5,17 +5,49 @@ import Foundation
 import Logging
 import ZeroMQ
 
-/// The end of a turn: group commit, then replies, then publications, then maybe a snapshot (K3).
+/// Carrying out the core's actions. Replies and publications wait for the end of the turn: group commit
+/// first, then replies, then publications, then maybe a snapshot (the write-ahead contract of
+/// `CoordinatorAction`).
 extension CoordinatorLoop {
+
+    func execute(_ actions: [CoordinatorAction]) throws {
+        for action in actions {
+            switch action {
+            case .reply(let identity, let envelope): pendingReplies.append((identity, envelope))
+            case .append(let entry): pendingEntries.append(entry)
+            case .publish(let topic, let envelope): pendingPublications.append((topic, envelope))
+            case .serveReplay(let identity, let requestID, let after, let limit):
+                let stored = Result<[[UInt8]], any Error> { try journal.batches(after: after, limit: limit) }
+                if case .failure(let error) = stored {
+                    logger.error("journal read failed", metadata: ["error": "\(error)"])
+                }
+                try execute(core.replayReply(to: identity, after: after, requestID: requestID, stored: stored))
+            case .writeSnapshot(let snapshot, let keep):
+                try journal.writeSnapshot(snapshot, keepingCommands: keep)
+            case .dropConnection(let connection, let delay):
+                routesToDrop.append((connection.descriptor, Clock.monotonicMilliseconds() + delay))
+            case .suspendKey(let key, let milliseconds):
+                zap?.suspend(key: key, for: .milliseconds(milliseconds))
+            case .count(let metric): metrics.record(metric)
+            case .log(let entry):
+                let metadata = entry.metadata.mapValues { Logger.MetadataValue.string($0) }
+                switch entry.level {
+                case .info: logger.info("\(entry.message)", metadata: metadata)
+                case .warning: logger.warning("\(entry.message)", metadata: metadata)
+                case .error: logger.error("\(entry.message)", metadata: metadata)
+                }
+            }
+        }
+    }
 
     /// Group commit, then replies, then publications, then maybe a snapshot.
     func finishTurn() throws {
-        if !pendingEntries.isEmpty {
+        let entries = pendingEntries.count
+        if entries > 0 {
             try journal.append(pendingEntries)
-            metrics.groupCommit(size: pendingEntries.count)
             pendingEntries.removeAll(keepingCapacity: true)
         }
-        committedSequence = core.sequence
+        let afterCommit = core.turnCommitted(entries: entries)
         for (identity, envelope) in pendingReplies {
             do {
                 _ = try router.send([identity, envelope.serializedBytes()], dontWait: true)
@@ -33,11 +65,21 @@ extension CoordinatorLoop {
             _ = try publisher.send([Array(topic.utf8), envelope.serializedBytes()], dontWait: true)
         }
         pendingPublications.removeAll(keepingCapacity: true)
-        if settings.durability != .off, core.sequence >= lastSnapshotSequence + settings.snapshotEvery {
-            try journal.writeSnapshot(JournalSnapshot(sequence: core.sequence, term: core.term,
-                                                      state: WireCodec.encode(core.state)),
-                                      keepingCommands: UInt64(settings.retryWindow))
-            lastSnapshotSequence = core.sequence
-        }
+        try execute(afterCommit)
+    }
+
+    /// The counters, for log lines.
+    func statsMetadata() -> Logger.Metadata {
+        let counters = core.counters
+        return ["sequence": "\(core.sequence)", "term": "\(core.term)", "accepted": "\(counters.commandsAccepted)",
+                "refused": "\(counters.commandsRefused)", "retries": "\(counters.retriesAnswered)",
+                "badFrames": "\(counters.badFrames)", "declaredDead": "\(counters.nodesDeclaredDead)"]
+    }
+
+    func logStatsWhenDue() {
+        let now = Clock.monotonicMilliseconds()
+        guard now >= nextStatsLog else { return }
+        if nextStatsLog > 0 { logger.info("coordinator stats", metadata: statsMetadata()) }
+        nextStatsLog = now + 60_000
     }
 }

@@ -5,9 +5,10 @@ import Logging
 import ZeroMQ
 import Foundation
 
-/// The coordinator's loop, confined to its thread: ROUTER in, PUB out, engine, journal.
-/// One turn: wait for traffic or the nearest deadline → handle a batch of requests →
-/// commit their journal entries in one transaction → send replies → publish events → timers.
+/// The coordinator's shell, confined to its thread: ROUTER in, PUB out, the journal, the clocks. The protocol
+/// logic is `CoordinatorCore`; this loop feeds it frames and time and carries out the actions it returns.
+/// One turn: wait for traffic or the nearest deadline → hand a batch of frames to the core → timers →
+/// commit the turn's log appends in one transaction → send replies → publish events.
 final class CoordinatorLoop {
     let settings: CoordinatorSettings
     let logger: Logger
@@ -19,7 +20,7 @@ final class CoordinatorLoop {
     let journal: Journal
     let poller = Poller()
     var core: CoordinatorCore
-    var metrics = CoordinatorMetrics()
+    let metrics = CoordinatorMetrics()
 
     /// Work of the current turn, flushed by `finishTurn()`.
     var pendingEntries: [JournalEntry] = []
@@ -28,23 +29,13 @@ final class CoordinatorLoop {
     /// Connections refused for holding another node's route, dropped (monotonic ms) once their refusal
     /// has had time to leave: libzmq writes replies on its own I/O thread.
     var routesToDrop: [(descriptor: Int32, due: Int64)] = []
-    /// The last sequence committed to the journal (and published): what replays can serve.
-    var committedSequence: UInt64
-    var lastSnapshotSequence: UInt64
-    var lastEngineTime: Int64
-    let graceStart: Int64
-    var nextHeartbeat: Int64 = 0
     var nextStatsLog: Int64 = 0
 
     init(settings: CoordinatorSettings, context: ZMQContext, wakeEndpoint: String, logger: Logger) throws {
         self.settings = settings
         self.logger = logger
         journal = try Journal(directory: settings.dataDirectory, durability: settings.durability)
-        let recovered = try CoordinatorRecovery.recover(journal: journal, settings: settings, logger: logger)
-        core = recovered.core
-        lastSnapshotSequence = recovered.snapshotSequence
-        committedSequence = recovered.core.sequence
-        lastEngineTime = recovered.lastTime
+        core = try CoordinatorRecovery.recover(journal: journal, settings: settings, logger: logger)
 
         if let security = settings.security {
             zap = try ZAPAuthenticator(context: context,
@@ -82,7 +73,7 @@ final class CoordinatorLoop {
         endpoints = .init(command: try router.lastEndpoint, event: try publisher.lastEndpoint)
         poller.register(router, for: .readable)
         poller.register(wake, for: .readable)
-        graceStart = Clock.monotonicMilliseconds()
+        core.beginServing(at: Self.now())
         logger.info("coordinator serving", metadata: [
             "term": "\(core.term)", "sequence": "\(core.sequence)", "commands": "\(endpoints.command)",
             "events": "\(endpoints.event)", "curve": "\(settings.security != nil)",
@@ -99,21 +90,42 @@ final class CoordinatorLoop {
         zap?.stop()
     }
 
+    static func now() -> CoordinatorTime {
+        CoordinatorTime(monotonicMilliseconds: Clock.monotonicMilliseconds(), wallMilliseconds: Clock.wallMilliseconds())
+    }
+
     func run(until shouldStop: () -> Bool) throws {
         while !shouldStop() {
-            let now = Clock.monotonicMilliseconds()
-            let timeout = max(0, min(nextDeadline(now: now) - now, settings.heartbeatIntervalMilliseconds))
+            let now = Self.now()
+            var deadline = core.nextDeadline(at: now)
+            if let drop = routesToDrop.map(\.due).min() { deadline = min(deadline, drop) }
+            let timeout = max(0, min(deadline - now.monotonicMilliseconds, settings.heartbeatIntervalMilliseconds))
             let ready = try poller.poll(timeoutMs: Int(timeout))
             if ready.contains(where: { $0.socket === wake }) { _ = try wake.receive(dontWait: true) }
             if shouldStop() { break }
             if ready.contains(where: { $0.socket === router }) {
                 try drainRequests()
             }
-            try runTimers()
+            logStatsWhenDue()
+            try execute(core.tick(at: Self.now()))
             try finishTurn()
         }
         try finishTurn()
         logger.info("coordinator stopped", metadata: statsMetadata())
+    }
+
+    /// Takes up to `batchLimit` requests, or what arrives within 20 ms, whichever ends first, so one
+    /// turn (and the replies waiting for its group commit) stays short whatever the frames are.
+    func drainRequests() throws {
+        var handled = 0
+        let started = Clock.monotonicMilliseconds()
+        while handled < settings.batchLimit, let message = try router.receive(dontWait: true) {
+            handled += 1
+            let inbound = InboundFrame(frames: message.frames, userID: message.userID,
+                                       connection: message.connectionDescriptor.map(ConnectionHandle.init))
+            try execute(core.receive(inbound, at: Self.now()))
+            if handled % 64 == 0, Clock.monotonicMilliseconds() - started > 20 { break }
+        }
     }
 
 }

@@ -5,13 +5,7 @@ import Logging
 /// K3: rebuild the coordinator from its journal — the newest snapshot, then every command
 /// after it, at the times they were first applied. The engine is deterministic, so this is exact.
 enum CoordinatorRecovery {
-    struct Recovered {
-        var core: CoordinatorCore
-        var snapshotSequence: UInt64
-        var lastTime: Int64
-    }
-
-    static func recover(journal: Journal, settings: CoordinatorSettings, logger: Logger) throws -> Recovered {
+    static func recover(journal: Journal, settings: CoordinatorSettings, logger: Logger) throws -> CoordinatorCore {
         let term = try journal.beginTerm()
         var state = ClusterState()
         var sequence: UInt64 = 0
@@ -19,16 +13,13 @@ enum CoordinatorRecovery {
             state = try WireCodec.decodeState(snapshot.state)
             sequence = snapshot.sequence
         }
-        var core = CoordinatorCore(engine: PolicyEngine(settings: settings.policy, state: state), sequence: sequence,
-                                   term: term, livenessTimeoutMilliseconds: settings.livenessTimeoutMilliseconds,
-                                   retryWindow: settings.retryWindow)
-        var lastTime: Int64 = 0
+        var core = CoordinatorCore(settings: settings, state: state, sequence: sequence, term: term)
         var replayed = 0
         // Commands kept from before the snapshot only refill the retry window (K5).
         for entry in try journal.entries(after: 0) {
-            lastTime = max(lastTime, entry.timeMilliseconds)
             if entry.sequence <= sequence {
-                core.rememberApplied(sequence: entry.sequence, node: entry.node, requestID: entry.requestID)
+                core.rememberApplied(sequence: entry.sequence, node: entry.node, requestID: entry.requestID,
+                                     at: Instant(milliseconds: entry.timeMilliseconds))
                 continue
             }
             let command = try WireCodec.decodeCommand(entry.command)
@@ -44,6 +35,6 @@ enum CoordinatorRecovery {
         logger.info("journal recovered", metadata: [
             "term": "\(term)", "snapshotSequence": "\(sequence)", "replayed": "\(replayed)", "sequence": "\(core.sequence)",
         ])
-        return Recovered(core: core, snapshotSequence: sequence, lastTime: lastTime)
+        return core
     }
 }

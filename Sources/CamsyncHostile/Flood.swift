@@ -441,7 +441,7 @@ public enum Flood {
     }
 
     static func goodClientLoop(context: ZMQContext, endpoint: String, realNode: NodeID, interval: Int, shared: Shared) {
-        guard let client = try? CoordinatorClient(context: context, endpoint: endpoint, sender: "admin") else { return }
+        guard let client = try? CoordinatorClient(context: context, endpoint: endpoint, sender: Envelope.adminSender) else { return }
         defer { client.close() }
         var toggle = false
         var turn = 0
@@ -469,7 +469,7 @@ public enum Flood {
     }
 
     static func snapshot(context: ZMQContext, endpoint: String) throws -> CoordinatorClient.Snapshot? {
-        let client = try CoordinatorClient(context: context, endpoint: endpoint, sender: "admin")
+        let client = try CoordinatorClient(context: context, endpoint: endpoint, sender: Envelope.adminSender)
         defer { client.close() }
         return try? client.snapshot(timeoutMilliseconds: 10_000)
     }

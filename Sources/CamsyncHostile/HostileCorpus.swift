@@ -74,8 +74,7 @@ public enum HostileCorpus {
     /// A coordinator core holding the base state (sequence = number of setup commands).
     /// `rejected` lists the setup commands the engine refused (none, unless the engine changed).
     public static func baseCore(retryWindow: Int = 65_536) -> (core: CoordinatorCore, rejected: [String]) {
-        var core = CoordinatorCore(engine: PolicyEngine(), sequence: 0, term: 1, livenessTimeoutMilliseconds: 1_500,
-                                   retryWindow: retryWindow)
+        var core = CoordinatorCore(settings: CoordinatorSettings(dataDirectory: "", retryWindow: retryWindow), term: 1)
         var rejected: [String] = []
         for (index, step) in setup.enumerated() {
             let (outcome, _) = core.handle(step.command, from: step.sender, requestID: UInt64(index + 1), isAdmin: false,
@@ -84,9 +83,6 @@ public enum HostileCorpus {
         }
         return (core, rejected)
     }
-
-    /// The base state's engine (for `HostileInput.exercise(_:engine:at:)`).
-    public static func baseEngine() -> PolicyEngine { baseCore().core.engine }
 
     /// One valid command of every `Command` case (36), on the base state's ids.
     public static var commands: [Command] {
@@ -137,8 +133,8 @@ public enum HostileCorpus {
 
     /// The sender a node would use for `command` (its subject), or admin.
     public static func naturalSender(_ command: Command) -> String {
-        if case .declareNodeDead = command { return HostileInput.adminSender }
-        return command.subjectNode?.rawValue ?? HostileInput.adminSender
+        if case .declareNodeDead = command { return Envelope.adminSender }
+        return command.subjectNode?.rawValue ?? Envelope.adminSender
     }
 
     /// Ids that exist, and ids that do not: references are swapped among them.
@@ -180,7 +176,7 @@ public enum HostileCorpus {
         func next() -> UInt64 { id += 1; return id }
         for command in commands {
             result.append(.request(command, sender: naturalSender(command), requestID: next(), term: 1))
-            result.append(.request(command, sender: HostileInput.adminSender, requestID: next(), term: 1))
+            result.append(.request(command, sender: Envelope.adminSender, requestID: next(), term: 1))
         }
         for command in impossibleReferences {
             result.append(.request(command, sender: naturalSender(command), requestID: next(), term: 1))

@@ -2,23 +2,23 @@ public import CamsyncCoordinator
 public import CamsyncPolicy
 public import CamsyncWire
 
-/// One untrusted frame through everything the coordinator does with it: envelope decoding,
-/// the mapping to a domain `Command` (bad ones become clean `MALFORMED` errors), authorisation
-/// in `CoordinatorCore` (or the engine directly), and the engine's apply. After every step the
-/// properties the cluster relies on are checked; a broken one is a `HostileInput.Failure`.
-/// A crash or a hang is a failure too, by construction (the caller dies or times out).
+/// One untrusted frame through exactly what the coordinator runs: `CoordinatorCore.receive` (envelope
+/// decoding, authentication, the mapping to a domain `Command`, authorisation, the retry window and the
+/// engine). The actions it returns are then checked for the properties the cluster relies on; a broken
+/// one is a `HostileInput.Failure`. A crash or a hang is a failure too, by construction (the caller dies
+/// or times out).
 ///
 /// Checks, per input:
-/// - every error is answerable: the error reply envelope encodes and decodes again;
-/// - an accepted command leaves `invariantViolations` empty;
-/// - a refused command leaves the state exactly as it was;
-/// - the engine is deterministic: re-applying the command to the pre-state (what a node's
-///   replica and the journal replay do) gives the same events and the same state;
-/// - the journal encoding of the command (`WireCodec`) and the published `EventBatch` round-trip
-///   to the same command and events (what recovery and replicas decode);
+/// - every reply is answerable: its envelope encodes and decodes again;
+/// - an accepted command (an `append`) leaves `invariantViolations` empty;
+/// - without an `append` the state is exactly as it was;
+/// - the engine is deterministic: applying the logged command to the pre-state (what a node's replica
+///   and the journal replay do) gives the same events and the same state;
+/// - the logged command (`WireCodec`) and the published `EventBatch` round-trip to the same command
+///   and events (what recovery and replicas decode);
 /// - a snapshot reply decodes back to the same state.
 public enum HostileInput {
-    /// What happened to one input; every case but `accepted`/`snapshot`/`heartbeat`/`retried` is a clean refusal.
+    /// What happened to one input; every case but `accepted`/`snapshot`/`replay`/`heartbeat`/`retried` is a clean refusal.
     public enum Outcome: Hashable, Sendable, CustomStringConvertible {
         /// `Envelope.decode` refused the bytes (MALFORMED or UNSUPPORTED_VERSION).
         case undecodable(Camsync_V1_ErrorCode)
@@ -27,11 +27,12 @@ public enum HostileInput {
         /// The command did not map to the domain (MALFORMED, field path in the message).
         case invalidCommand
         /// The core refused it: authorisation or an engine rejection.
-        case refused(CoordinatorErrorCode)
+        case refused(Camsync_V1_ErrorCode)
         case accepted
         /// The same (sender, request id) again: the remembered reply (K5).
         case retried
         case snapshot
+        case replay
         case heartbeat
         /// A body the coordinator does not take (ack, snapshot, event batch, …).
         case unexpectedMessage
@@ -39,26 +40,15 @@ public enum HostileInput {
         public var description: String {
             switch self {
             case .undecodable(let code): "undecodable(\(code))"
-            case .refused(let code): "refused(\(code.rawValue))"
+            case .refused(let code): "refused(\(code))"
             case .unauthenticated: "unauthenticated"
             case .invalidCommand: "invalidCommand"
             case .accepted: "accepted"
             case .retried: "retried"
             case .snapshot: "snapshot"
+            case .replay: "replay"
             case .heartbeat: "heartbeat"
             case .unexpectedMessage: "unexpectedMessage"
-            }
-        }
-
-        /// The wire error code the coordinator answers with, nil for a non-error answer.
-        public var errorCode: Camsync_V1_ErrorCode? {
-            switch self {
-            case .undecodable(let code): code
-            case .unauthenticated: .forbidden
-            case .invalidCommand: .malformed
-            case .refused(let code): code.wire
-            case .unexpectedMessage: .unexpectedMessage
-            case .accepted, .retried, .snapshot, .heartbeat: nil
             }
         }
     }
@@ -76,134 +66,122 @@ public enum HostileInput {
         }
     }
 
-    /// The sender name that is an admin in lab mode (as `CoordinatorLoop` decides).
-    public static let adminSender = "admin"
+    /// The routing id hostile frames arrive on.
+    static let routingID = Array("hostile".utf8)
 
-    // MARK: Through CoordinatorCore (authorisation, retry window, engine)
+    /// The core's clocks for engine time `time`. The monotonic clock stands still, so liveness never
+    /// declares the base cluster's nodes dead while inputs are explored; the engine's deadlines run.
+    static func clocks(_ time: Instant) -> CoordinatorTime {
+        CoordinatorTime(monotonicMilliseconds: 0, wallMilliseconds: time.milliseconds)
+    }
 
     /// Runs `bytes` as one frame at the coordinator's ROUTER, in lab mode (no CURVE): the sender is
     /// trusted, `admin` is an admin.
     public static func exercise(_ bytes: [UInt8], core: inout CoordinatorCore, at time: Instant) throws(Failure) -> Outcome {
-        let envelope: Envelope
-        switch decode(bytes, term: core.term) {
-        case .failure(let error): return try answered(.undecodable(error.code), bytes)
-        case .success(let decoded): envelope = decoded
+        let before = core.engine
+        var actions = core.receive(InboundFrame(frames: [routingID, bytes]), at: clocks(time))
+        // The shell would read the log for a replay: this core has none, so it answers from an empty one.
+        for case .serveReplay(let identity, let requestID, let after, _) in actions {
+            actions += core.replayReply(to: identity, after: after, requestID: requestID, stored: .success([]))
         }
-        guard !envelope.sender.isEmpty else { return try answered(.unauthenticated, bytes) }
-        switch envelope.body {
-        case .command:
-            let command: Command
-            do {
-                command = try envelope.domainCommand()
-            } catch {
-                try checkReply(.error(Camsync_V1_Error(error), requestID: envelope.requestID, term: core.term), bytes)
-                return .invalidCommand
-            }
-            try checkJournalEncoding(command, bytes)
-            let before = core.engine
-            let (outcome, isRetry) = core.handle(command, from: envelope.sender, requestID: envelope.requestID,
-                                                 isAdmin: envelope.sender == adminSender, at: time)
-            if isRetry {
-                guard core.engine == before else { throw Failure("a retried request changed state", bytes: bytes) }
-                return .retried
-            }
-            switch outcome {
-            case .accepted(let sequence, let events):
-                try checkAccepted(command, events: events, before: before, after: core.engine, at: time,
-                                  sequence: sequence, term: core.term, bytes)
-                return .accepted
-            case .refused(let code, let message, _):
-                guard core.engine == before else {
-                    throw Failure("refused (\(code): \(message)) but the state changed", bytes: bytes)
-                }
-                return try answered(.refused(code), bytes)
-            }
-        case .snapshotRequest:
-            try checkSnapshot(core.state, settings: core.engine.settings, sequence: core.sequence, term: core.term,
-                              requestID: envelope.requestID, bytes)
-            return .snapshot
-        case .nodeHeartbeat:
-            return .heartbeat
-        default:
-            return try answered(.unexpectedMessage, bytes)
-        }
+        try check(actions, before: before, after: core, bytes)
+        return outcome(of: actions)
     }
 
-    /// Runs the engine's own deadlines that are due at `time`, as the coordinator's timers do
-    /// (`pip_restore_deadline_passed`, issued by the coordinator itself), with the same checks.
+    /// Runs the core's timers at `time` (the engine's due deadlines, e.g. `pip_restore_deadline_passed`,
+    /// issued by the coordinator itself), with the same checks.
     public static func runDeadlines(core: inout CoordinatorCore, at time: Instant) throws(Failure) {
-        for _ in 0..<64 {
-            guard let (due, command) = core.engine.nextDeadline(), due <= time else { return }
-            let before = core.engine
-            let (outcome, _) = core.handle(command, from: CoordinatorCore.selfSender, requestID: core.sequence + 1,
-                                           isAdmin: true, at: time)
-            guard case .accepted(let sequence, let events) = outcome else { return }
-            try checkAccepted(command, events: events, before: before, after: core.engine, at: time,
-                              sequence: sequence, term: core.term, [])
-        }
-        throw Failure("the engine's deadlines never settle (64 due in a row)", bytes: [])
+        let before = core.engine
+        let actions = core.tick(at: clocks(time))
+        try check(actions, before: before, after: core, [])
     }
 
-    // MARK: Directly through the engine (no authorisation)
-
-    /// Runs `bytes` through decoding, the mapping and `PolicyEngine.apply`, every command as if an admin sent it.
-    public static func exercise(_ bytes: [UInt8], engine: inout PolicyEngine, at time: Instant) throws(Failure) -> Outcome {
-        let envelope: Envelope
-        switch decode(bytes, term: 0) {
-        case .failure(let error): return try answered(.undecodable(error.code), bytes)
-        case .success(let decoded): envelope = decoded
+    /// What the actions say happened.
+    static func outcome(of actions: [CoordinatorAction]) -> Outcome {
+        var replyCode: Camsync_V1_ErrorCode?
+        var replyBody: Envelope.OneOf_Body?
+        for case .reply(_, let envelope) in actions {
+            replyBody = envelope.body
+            if case .error(let error)? = envelope.body { replyCode = error.code }
         }
-        switch envelope.body {
-        case .command:
-            let command: Command
-            do {
-                command = try envelope.domainCommand()
-            } catch {
-                try checkReply(.error(Camsync_V1_Error(error), requestID: envelope.requestID, term: 0), bytes)
-                return .invalidCommand
+        for case .count(let metric) in actions {
+            switch metric {
+            case .badFrame(let reason):
+                switch reason {
+                case "invalidCommand": return .invalidCommand
+                case "unexpectedMessage": return .unexpectedMessage
+                case "forbidden", "routingID": return .unauthenticated
+                default: return .undecodable(replyCode ?? .malformed)
+                }
+            case .accepted: return .accepted
+            case .retried: return .retried
+            case .refused(let code): return .refused(code)
+            default: continue
             }
-            try checkJournalEncoding(command, bytes)
-            let before = engine
-            switch engine.apply(command, at: time) {
-            case .success(let events):
-                try checkAccepted(command, events: events, before: before, after: engine, at: time, sequence: 1, term: 1, bytes)
-                return .accepted
-            case .failure(let rejection):
-                guard engine == before else { throw Failure("rejected (\(rejection)) but the state changed", bytes: bytes) }
-                return try answered(.refused(.rejected), bytes)
-            }
-        case .snapshotRequest:
-            try checkSnapshot(engine.state, settings: engine.settings, sequence: 0, term: 1, requestID: envelope.requestID, bytes)
-            return .snapshot
-        case .nodeHeartbeat:
-            return .heartbeat
-        default:
-            return try answered(.unexpectedMessage, bytes)
+        }
+        switch replyBody {
+        case .snapshot?: return .snapshot
+        case .replay?: return .replay
+        case .error(let error)? where error.code == .compacted: return .replay
+        default: return .heartbeat
         }
     }
 
     // MARK: Checks
 
-    private static func decode(_ bytes: [UInt8], term: UInt64) -> Result<Envelope, WireError> {
-        do {
-            return .success(try Envelope.decode(bytes))
-        } catch {
-            return .failure(error)
+    private static func check(_ actions: [CoordinatorAction], before: PolicyEngine, after core: CoordinatorCore,
+                              _ bytes: [UInt8]) throws(Failure) {
+        var engine = before
+        var appended = false
+        for action in actions {
+            switch action {
+            case .reply(_, let envelope):
+                try checkReply(envelope, bytes)
+                if case .snapshot? = envelope.body { try checkSnapshot(envelope, state: core.state, bytes) }
+            case .publish(_, let envelope):
+                try checkReply(envelope, bytes)
+            case .append(let entry):
+                appended = true
+                try checkAppended(entry, replica: &engine, bytes)
+            default:
+                continue
+            }
         }
-    }
-
-    /// The error reply for `outcome` must encode and decode (the coordinator sends one for each).
-    private static func answered(_ outcome: Outcome, _ bytes: [UInt8]) throws(Failure) -> Outcome {
-        if let code = outcome.errorCode {
-            try checkReply(.error(Camsync_V1_Error(code: code, message: "\(outcome)"), requestID: 0, term: 1), bytes)
+        guard engine == core.engine else {
+            throw Failure(appended ? "replaying the logged commands gave another state"
+                                   : "nothing was logged but the state changed", bytes: bytes)
         }
-        return outcome
+        let violations = core.state.invariantViolations(settings: core.engine.settings)
+        guard violations.isEmpty else {
+            throw Failure("invariants broken: \(violations.prefix(5))", bytes: bytes)
+        }
     }
 
     private static func checkReply(_ reply: Envelope, _ bytes: [UInt8]) throws(Failure) {
         let encoded = reply.serializedBytes()
         guard let decoded = try? Envelope.decode(encoded), decoded == reply else {
-            throw Failure("the error reply does not round-trip", bytes: bytes)
+            throw Failure("a reply or publication does not round-trip", bytes: bytes)
+        }
+    }
+
+    /// A logged command, applied to the replica's state as recovery and the nodes do, must give the
+    /// events its batch carries; command and batch must round-trip.
+    private static func checkAppended(_ entry: JournalEntry, replica: inout PolicyEngine, _ bytes: [UInt8]) throws(Failure) {
+        let command: Command
+        do {
+            command = try WireCodec.decodeCommand(entry.command)
+        } catch {
+            throw Failure("the logged command \(entry.sequence) does not decode: \(error)", bytes: bytes)
+        }
+        try checkJournalEncoding(command, bytes)
+        guard let batchBytes = entry.batch, let batch = try? Camsync_V1_EventBatch(serializedBytes: batchBytes) else {
+            throw Failure("the logged batch \(entry.sequence) does not decode", bytes: bytes)
+        }
+        switch replica.apply(command, at: Instant(milliseconds: entry.timeMilliseconds)) {
+        case .success(let events):
+            try checkBatch(batch, command: command, events: events, bytes)
+        case .failure(let rejection):
+            throw Failure("replaying accepted \(command) was rejected: \(rejection)", bytes: bytes)
         }
     }
 
@@ -219,27 +197,9 @@ public enum HostileInput {
         }
     }
 
-    private static func checkAccepted(_ command: Command, events: [Event], before: PolicyEngine, after: PolicyEngine,
-                                      at time: Instant, sequence: UInt64, term: UInt64, _ bytes: [UInt8]) throws(Failure) {
-        let violations = after.state.invariantViolations(settings: after.settings)
-        guard violations.isEmpty else {
-            throw Failure("invariants broken after \(command): \(violations.prefix(5))", bytes: bytes)
-        }
-        // A replica (or the journal replay) applies the same command to the same state.
-        var replica = before
-        switch replica.apply(command, at: time) {
-        case .success(let replayed):
-            guard replayed == events else { throw Failure("replaying \(command) gave other events", bytes: bytes) }
-            guard replica == after else { throw Failure("replaying \(command) gave another state", bytes: bytes) }
-        case .failure(let rejection):
-            throw Failure("replaying accepted \(command) was rejected: \(rejection)", bytes: bytes)
-        }
-        // The published batch decodes to the same command and events (nodes compare events).
-        let batch = Envelope.eventBatch(Camsync_V1_EventBatch(
-            sequence: sequence, term: term, time: time, originNode: nil, originRequestID: 0, command: command, events: events))
-        guard let decoded = try? Envelope.decode(batch.serializedBytes()), case .eventBatch(let wire)? = decoded.body else {
-            throw Failure("the event batch of \(command) does not decode", bytes: bytes)
-        }
+    /// The published batch decodes to the same command and events (nodes compare events).
+    private static func checkBatch(_ wire: Camsync_V1_EventBatch, command: Command, events: [Event],
+                                   _ bytes: [UInt8]) throws(Failure) {
         do {
             let decodedCommand = try wire.domainCommand()
             let decodedEvents = try wire.domainEvents()
@@ -247,8 +207,8 @@ public enum HostileInput {
                 throw Failure("the event batch carries another command than \(command)", bytes: bytes)
             }
             guard decodedEvents == events || Camsync_V1_EventBatch(
-                sequence: sequence, term: term, time: time, originNode: nil, originRequestID: 0,
-                command: decodedCommand, events: decodedEvents) == wire else {
+                sequence: wire.sequence, term: wire.term, time: Instant(milliseconds: 0),
+                originNode: nil, originRequestID: 0, command: decodedCommand, events: decodedEvents).events == wire.events else {
                 throw Failure("the event batch of \(command) carries other events", bytes: bytes)
             }
         } catch let failure as Failure {
@@ -258,11 +218,8 @@ public enum HostileInput {
         }
     }
 
-    private static func checkSnapshot(_ state: ClusterState, settings: PolicySettings, sequence: UInt64, term: UInt64,
-                                      requestID: UInt64, _ bytes: [UInt8]) throws(Failure) {
-        let reply = Envelope.snapshot(state, sequence: sequence, term: term, requestID: requestID, settings: settings)
-        guard let decoded = try? Envelope.decode(reply.serializedBytes()), case .snapshot(let snapshot)? = decoded.body,
-              let decodedState = try? snapshot.domainState() else {
+    private static func checkSnapshot(_ reply: Envelope, state: ClusterState, _ bytes: [UInt8]) throws(Failure) {
+        guard case .snapshot(let snapshot)? = reply.body, let decodedState = try? snapshot.domainState() else {
             throw Failure("the snapshot reply does not decode", bytes: bytes)
         }
         guard decodedState == state || WireCodec.encode(decodedState) == WireCodec.encode(state) else {

@@ -214,7 +214,7 @@ final class ClusterAccess {
     }
 
     func snapshot(timeoutMilliseconds: Int = 2_000) throws -> CoordinatorClient.Snapshot {
-        let client = try CoordinatorClient(context: context, endpoint: commands, sender: "admin", curve: curve)
+        let client = try CoordinatorClient(context: context, endpoint: commands, sender: Envelope.adminSender, curve: curve)
         defer { client.close() }
         return try client.snapshot(timeoutMilliseconds: timeoutMilliseconds)
     }

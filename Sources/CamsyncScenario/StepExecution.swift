@@ -36,17 +36,17 @@ struct StepExecution {
                         return "  expected: the coordinator refuses `\(act.text)` (\(describe(refusal)))\n"
                             + "  actual:   it was accepted (sequence \(sequence))" + eventSlice([act.node])
                     }
-                } catch let ClientError.refused(code, message, rejection, pipFailure) {
-                    let refusedText = "refused (\([rejection, code, pipFailure].compactMap { $0 }.joined(separator: ", "))): \(message)"
+                } catch let ClientError.refused(refused) {
+                    let refusedText = "\(refused)"
                     guard let refusal else {
                         return "  expected: `\(act.text)` on \(act.node) is accepted\n  actual:   \(refusedText)"
                     }
                     let matches: Bool
                     switch refusal {
                     case .code(let name):
-                        matches = [rejection, code, pipFailure].compactMap { $0?.lowercased() }.contains(name.lowercased())
+                        matches = refused.names.map { $0.lowercased() }.contains(name.lowercased())
                     case .message(let text):
-                        matches = message.lowercased().contains(text.lowercased())
+                        matches = refused.message.lowercased().contains(text.lowercased())
                     case .any:
                         matches = true
                     }

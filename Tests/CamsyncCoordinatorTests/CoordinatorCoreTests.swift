@@ -9,7 +9,7 @@ import Testing
     static let notes1 = AppID(device: "ipad-1", bundleID: "com.example.notes")
 
     func core() -> CoordinatorCore {
-        CoordinatorCore(engine: PolicyEngine(), sequence: 0, term: 1, livenessTimeoutMilliseconds: 1_000, retryWindow: 4)
+        CoordinatorCore(settings: CoordinatorSettings(dataDirectory: "", heartbeatIntervalMilliseconds: 250, liveness: 4, retryWindow: 4), term: 1)
     }
 
     @Test("authorisation: register only as yourself, act only for yourself, unknown nodes refused, admin may do anything")
@@ -82,7 +82,7 @@ import Testing
 @Suite struct BoundedRefusalTests {
     @Test("refusal texts stay short whatever the input (they live in the retry window)")
     func refusalsAreBounded() {
-        var core = CoordinatorCore(engine: PolicyEngine(), sequence: 0, term: 1, livenessTimeoutMilliseconds: 1_000)
+        var core = CoordinatorCore(settings: CoordinatorSettings(dataDirectory: "", heartbeatIntervalMilliseconds: 250, liveness: 4), term: 1)
         let huge = String(repeating: "x", count: 100_000)
         let (outcome, _) = core.handle(.goHome(device: NodeID(huge)), from: huge, requestID: 1, isAdmin: false,
                                        at: Instant(milliseconds: 0))

@@ -52,18 +52,24 @@ struct SeededFuzzTests {
         #expect(report.slowestInputSeconds < 2)
     }
 
-    @Test("the engine-only entry (no authorisation) holds up too", .timeLimit(.minutes(1)))
-    func engineOnly() throws {
+    @Test("mutated inputs sent as the admin (past every authorisation check) hold up too", .timeLimit(.minutes(1)))
+    func asAdmin() throws {
         var rng = SplitMix64(seed: 7)
         let corpus = SeededFuzzer.corpus
-        let base = HostileCorpus.baseEngine()
-        var engine = base
+        let (base, _) = HostileCorpus.baseCore()
+        var core = base
         var accepted = 0
         for index in 0..<5_000 {
-            if index % 100 == 0 { engine = base }
+            if index % 100 == 0 { core = base }
             let kind = rng.pick(HostileMutator.Kind.allCases)
-            let bytes = HostileMutator.mutate(rng.pick(corpus), corpus: corpus, kind: kind, rng: &rng)
-            if try HostileInput.exercise(bytes, engine: &engine, at: Instant(milliseconds: 5_000_000 + Int64(index))) == .accepted {
+            var bytes = HostileMutator.mutate(rng.pick(corpus), corpus: corpus, kind: kind, rng: &rng)
+            if var fields = ProtobufWire.parse(bytes) {
+                fields.removeAll { $0.number == 2 || $0.number == 3 }
+                fields.append(WireField(number: 2, value: .bytes(Array(Envelope.adminSender.utf8), nested: nil)))
+                fields.append(WireField(number: 3, value: .varint(UInt64(index + 1))))
+                bytes = ProtobufWire.serialize(fields)
+            }
+            if try HostileInput.exercise(bytes, core: &core, at: Instant(milliseconds: 5_000_000 + Int64(index))) == .accepted {
                 accepted += 1
             }
         }

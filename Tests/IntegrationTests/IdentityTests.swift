@@ -86,8 +86,7 @@ struct IdentityTests {
             #expect {
                 try ipad2.act(.attachDisplay(display: "display-1", device: "ipad-2"), timeoutMilliseconds: 5_000)
             } throws: { error in
-                guard case ClientError.refused(let code, _, _, _) = error else { return false }
-                return code == "forbidden"
+                (error as? ClientError)?.refusal?.code == .forbidden
             }
             let after = try cluster.coordinatorState()
             #expect(after.state.nodes["display-1"]?.attachedTo == "ipad-1")

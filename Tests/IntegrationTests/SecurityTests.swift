@@ -46,28 +46,28 @@ struct SecurityTests {
                 try CoordinatorClient(context: ZMQContext(), endpoint: cluster.commandEndpoint, sender: sender,
                                       curve: Self.curve(ipad2Key, cluster), routingID: routingID)
             }
-            func code(_ client: CoordinatorClient, _ command: Command) throws -> String? {
+            func code(_ client: CoordinatorClient, _ command: Command) throws -> Camsync_V1_ErrorCode? {
                 do {
                     _ = try client.send(command)
                     return nil
-                } catch ClientError.refused(let code, _, _, _) {
-                    return code
+                } catch ClientError.refused(let refusal) {
+                    return refusal.code
                 }
             }
             let asIpad2 = try client("ipad-2", routingID: "ipad-2")
             defer { asIpad2.close() }
             #expect(try code(asIpad2, .registerNode(registration)) == nil, "its own registration goes through")
             let before = try cluster.coordinatorState().sequence
-            #expect(try code(asIpad2, .openFullScreen(AppID(device: "ipad-1", bundleID: "com.apple.camera"), trigger: .user)) == "forbidden")
-            #expect(try code(asIpad2, .declareNodeDead("ipad-1")) == "forbidden")
-            #expect(try code(asIpad2, .registerNode(NodeRegistration(node: "ipad-1", attributes: registration.attributes))) == "forbidden")
+            #expect(try code(asIpad2, .openFullScreen(AppID(device: "ipad-1", bundleID: "com.apple.camera"), trigger: .user)) == .forbidden)
+            #expect(try code(asIpad2, .declareNodeDead("ipad-1")) == .forbidden)
+            #expect(try code(asIpad2, .registerNode(NodeRegistration(node: "ipad-1", attributes: registration.attributes))) == .forbidden)
             #expect(try cluster.coordinatorState().sequence == before, "nothing changed")
             // Its own actions go through.
             #expect(try code(asIpad2, .openFullScreen(Apps.notes2, trigger: .user)) == nil)
             // The same key on any other route is refused (and then suspended: keep this last).
             let elsewhere = try client("ipad-2", routingID: "somewhere-else")
             defer { elsewhere.close() }
-            #expect(try code(elsewhere, .goHome(device: "ipad-2")) == "forbidden")
+            #expect(try code(elsewhere, .goHome(device: "ipad-2")) == .forbidden)
         }
     }
 

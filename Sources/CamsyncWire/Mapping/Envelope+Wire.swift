@@ -7,6 +7,8 @@ public typealias Envelope = Camsync_V1_Envelope
 extension Camsync_V1_Envelope {
     /// The sender id the coordinator uses in its envelopes.
     public static let coordinatorSender = "coordinator"
+    /// The sender name that is an admin in lab mode (no CURVE keys): the CLI's default identity.
+    public static let adminSender = "admin"
 
     /// An envelope of the current protocol version with the given header and body.
     public init(sender: String, requestID: UInt64 = 0, term: UInt64 = 0, body: OneOf_Body) {

@@ -96,8 +96,8 @@ struct CtlWatchCommand: ParsableCommand {
             do {
                 page = try client.replay(after: after)
             } catch let error as ClientError {
-                if case .refused(let code, let message, _, _) = error, code == "\(Camsync_V1_ErrorCode.compacted)" {
-                    FileHandle.standardError.write(Data("ctl watch: \(message)\n".utf8))
+                if let refusal = error.refusal, refusal.code == .compacted {
+                    FileHandle.standardError.write(Data("ctl watch: \(refusal.message)\n".utf8))
                     throw ExitCode(3)
                 }
                 throw error

@@ -1,0 +1,139 @@
+public import CamsyncPolicy
+public import CamsyncWire
+
+/// Frames on the command socket: decode, authenticate, then commands through the engine (their log
+/// append, reply and publication as actions), snapshots, replays, heartbeats. Every bad frame gets an
+/// error reply where it can be answered, and a `badFrame` count.
+extension CoordinatorCore {
+
+    /// Handles one message from the command socket.
+    public mutating func receive(_ message: InboundFrame, at time: CoordinatorTime) -> [CoordinatorAction] {
+        var actions: [CoordinatorAction] = []
+        guard message.frames.count == 2, let identity = message.frames.first else {
+            actions.append(.count(.badFrame(reason: "frames")))
+            if let identity = message.frames.first, message.frames.count > 2 {
+                actions.append(.reply(routingID: identity, .error(Camsync_V1_Error(code: .malformed,
+                    message: "expected exactly one frame (one Envelope) after the routing id, got \(message.frames.count - 1)"),
+                    requestID: Envelope.requestID(salvagedFrom: message.frames[1]), term: term)))
+            }
+            return counted(actions)
+        }
+        let envelope: Envelope
+        do {
+            envelope = try Envelope.decode(message.frames[1])
+        } catch {
+            actions.append(.count(.badFrame(reason: "\(error.code)")))
+            actions.append(.reply(routingID: identity,
+                .error(error, requestID: Envelope.requestID(salvagedFrom: message.frames[1]), term: term)))
+            return counted(actions)
+        }
+        let sender = envelope.sender
+        let isAdmin: Bool
+        switch authenticate(sender: sender, userID: message.userID, routingID: identity) {
+        case .success(let admin): isAdmin = admin
+        case .failure(let refusal):
+            actions.append(.count(.badFrame(reason: refusal.reason)))
+            actions.append(.reply(routingID: identity, .error(Camsync_V1_Error(code: .forbidden, message: refusal.message),
+                                                               requestID: envelope.requestID, term: term)))
+            if refusal.reason == AuthenticationRefusal.routingIDReason {
+                actions += routeTakeover(message, identity: identity, sender: sender)
+            }
+            return counted(actions)
+        }
+        noteTraffic(from: sender, at: time.monotonicMilliseconds)
+        switch envelope.body {
+        case .command(let wire):
+            let command: Command
+            do {
+                command = try envelope.domainCommand()
+            } catch {
+                actions.append(.count(.badFrame(reason: "invalidCommand")))
+                actions.append(.reply(routingID: identity, .error(Camsync_V1_Error(error), requestID: envelope.requestID, term: term)))
+                return counted(actions)
+            }
+            actions += apply(command, wire: wire, from: sender, requestID: envelope.requestID, isAdmin: isAdmin,
+                             replyTo: identity, at: time)
+            // A node that has just registered is tracked from now on: its silence counts from its
+            // registration, not from the coordinator's start (K1).
+            noteTraffic(from: sender, at: time.monotonicMilliseconds)
+        case .snapshotRequest:
+            actions.append(.reply(routingID: identity, snapshotEnvelope(requestID: envelope.requestID, now: time.monotonicMilliseconds)))
+        case .replayRequest(let request):
+            actions += replayActions(request, requestID: envelope.requestID, to: identity)
+        case .nodeHeartbeat:
+            break
+        default:
+            actions.append(.count(.badFrame(reason: "unexpectedMessage")))
+            actions.append(.reply(routingID: identity, .error(Camsync_V1_Error(code: .unexpectedMessage,
+                message: "the coordinator takes command, snapshot_request, replay_request and node_heartbeat bodies only"),
+                requestID: envelope.requestID, term: term)))
+        }
+        return counted(actions)
+    }
+
+    /// A connection caught holding another node's route: after the refusal is sent, drop it, and refuse
+    /// its key new connections for a while, so the route is free for the node it names
+    /// (docs/PROTOCOL.md "Routing id").
+    private func routeTakeover(_ message: InboundFrame, identity: [UInt8], sender: String) -> [CoordinatorAction] {
+        var actions: [CoordinatorAction] = []
+        if let connection = message.connection {
+            actions.append(.dropConnection(connection, afterMilliseconds: 100))
+        }
+        if let key = message.userID {
+            actions.append(.suspendKey(key, milliseconds: max(10_000, 5 * livenessTimeoutMilliseconds)))
+            actions.append(.log(.init(.warning, "a key held another node's route: connection dropped, key suspended", [
+                "routingID": String(decoding: identity.prefix(64), as: UTF8.self), "sender": String(sender.prefix(64))])))
+        }
+        return actions
+    }
+
+    /// Runs a command through the engine. Accepted ones become a log append and a publication; the
+    /// sender (if any) gets an ack or an error. `wire`: the command as it arrived (reused for the log and
+    /// the batch); nil for the coordinator's own.
+    mutating func apply(_ command: Command, wire: Camsync_V1_Command? = nil, from sender: String, requestID: UInt64,
+                        isAdmin: Bool, replyTo identity: [UInt8]?, at time: CoordinatorTime) -> [CoordinatorAction] {
+        lastEngineTime = max(lastEngineTime, time.wallMilliseconds)
+        let engineTime = lastEngineTime
+        let (outcome, isRetry) = handle(command, from: sender, requestID: requestID, isAdmin: isAdmin,
+                                        at: Instant(milliseconds: engineTime))
+        var actions: [CoordinatorAction] = []
+        switch outcome {
+        case .accepted(let sequence, let events):
+            if isRetry {
+                actions.append(.count(.retried))
+            } else {
+                actions.append(.count(.accepted))
+                if case .declareNodeDead(let node) = command {
+                    actions.append(.count(.declaredDead))
+                    actions.append(.log(.init(.warning, "node declared dead", ["node": "\(node)", "sequence": "\(sequence)"])))
+                }
+                let wireCommand = wire ?? Camsync_V1_Command(command)
+                let batch = Camsync_V1_EventBatch(
+                    sequence: sequence, term: term, time: Instant(milliseconds: engineTime),
+                    originNode: sender == Envelope.coordinatorSender ? nil : NodeID(sender),
+                    originRequestID: requestID, wireCommand: wireCommand, events: events)
+                actions.append(.append(JournalEntry(
+                    sequence: sequence, term: term, timeMilliseconds: engineTime, node: sender, requestID: requestID,
+                    command: WireCodec.encode(wireCommand), batch: WireCodec.encode(batch))))
+                actions.append(.publish(topic: EventTopic.topic(for: command, in: state), .eventBatch(batch)))
+            }
+            if let identity { actions.append(.reply(routingID: identity, .ack(sequence: sequence, requestID: requestID, term: term))) }
+        case .refused(let code, let message, let rejection):
+            actions.append(.count(isRetry ? .retried : .refused(code)))
+            guard let identity else {
+                actions.append(.log(.init(.error, "coordinator's own command refused", ["command": "\(command)", "why": message])))
+                return actions
+            }
+            var error = rejection.map(Camsync_V1_Error.init) ?? Camsync_V1_Error(code: code, message: message)
+            error.code = code
+            actions.append(.reply(routingID: identity, .error(error, requestID: requestID, term: term)))
+        }
+        return actions
+    }
+
+    /// Folds the counts of `actions` into `counters` (the shell exports them too).
+    mutating func counted(_ actions: [CoordinatorAction]) -> [CoordinatorAction] {
+        for case .count(let metric) in actions { counters.record(metric) }
+        return actions
+    }
+}
