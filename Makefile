@@ -10,7 +10,7 @@ PROTOS := $(shell find proto -name '*.proto' | sort)
 # types need `public import SwiftProtobuf`.
 SWIFT_OPTS := --swift_opt=Visibility=Public --swift_opt=FileNaming=PathToUnderscores --swift_opt=UseAccessLevelOnImports=true
 
-.PHONY: deps build test run proto proto-check bench clean plugin multihost-test soak fuzz flood
+.PHONY: deps build test package-check run proto proto-check bench clean plugin multihost-test soak fuzz flood
 
 deps:
 	@missing=""; for p in $(APT_PACKAGES); do \
@@ -25,8 +25,12 @@ deps:
 build: deps
 	$(SWIFT) build
 
-test: deps
+test: deps package-check
 	$(SWIFT) test
+
+# Package.swift declares exactly the modules each target imports.
+package-check:
+	@python3 tools/check-package-imports.py && echo "package-check: Package.swift matches the imports"
 
 # The network-namespace lab (needs root): the lab's own self-test, then the cluster across namespaces.
 # `make test` runs MultiHostTests too; it skips itself with a message where namespaces are not allowed.

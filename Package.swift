@@ -87,14 +87,14 @@ let package = Package(
             name: "CamsyncHostile",
             dependencies: [
                 "CamsyncPolicy", "CamsyncWire", "CamsyncCoordinator", "CamsyncClient", "CamsyncCluster", "CamsyncNode",
-                "CamsyncRuntime", "ZeroMQ",
+                "CamsyncRuntime", "CamsyncBench", "ZeroMQ",
             ],
             swiftSettings: swiftSettings
         ),
         .target(
             name: "CamsyncScenario",
             dependencies: [
-                "CamsyncPolicy", "CamsyncWire", "CamsyncClient", "CamsyncCluster", "ZeroMQ",
+                "CamsyncPolicy", "CamsyncWire", "CamsyncClient", "CamsyncCluster", "CamsyncNode", "ZeroMQ",
                 .product(name: "Yams", package: "Yams"),
             ],
             swiftSettings: swiftSettings
@@ -108,7 +108,7 @@ let package = Package(
         .target(
             name: "CamsyncBench",
             dependencies: [
-                "ZeroMQ", "CamsyncPolicy", "CamsyncWire", "CamsyncClient", "CamsyncCluster", "CamsyncNode", "CamsyncRuntime",
+                "ZeroMQ", "CamsyncPolicy", "CamsyncWire", "CamsyncCluster", "CamsyncNode", "CamsyncRuntime",
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
             ],
             swiftSettings: swiftSettings
@@ -116,41 +116,43 @@ let package = Package(
         .executableTarget(
             name: "camsync",
             dependencies: [
-                "ZeroMQ", "CamsyncPolicy", "CamsyncWire", "CamsyncCoordinator", "CamsyncNode", "CamsyncClient", "CamsyncRuntime", "CamsyncCluster", "CamsyncScenario", "CamsyncSoakDriver", "CamsyncSoak",
-                "CamsyncBench", .product(name: "Histogram", package: "hdrhistogram-swift"), "CamsyncHostile",
+                "ZeroMQ", "CamsyncPolicy", "CamsyncWire", "CamsyncCoordinator", "CamsyncNode", "CamsyncClient", "CamsyncCluster", "CamsyncScenario", "CamsyncSoakDriver",
+                "CamsyncBench", "CamsyncHostile",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
         ),
+        // Test targets that spawn the `camsync` executable list it, so `swift test` builds it first.
         .testTarget(name: "ZeroMQTests", dependencies: ["ZeroMQ"], swiftSettings: swiftSettings),
-        .testTarget(name: "CamsyncPolicyTests", dependencies: ["CamsyncPolicy"], swiftSettings: swiftSettings),
+        .testTarget(name: "CamsyncPolicyTests", dependencies: ["CamsyncPolicy", "CamsyncRuntime"], swiftSettings: swiftSettings),
         .testTarget(name: "CamsyncCoordinatorTests", dependencies: ["CamsyncCoordinator", "CamsyncPolicy", "CamsyncWire", "CamsyncClient", "ZeroMQ", .product(name: "Logging", package: "swift-log")], swiftSettings: swiftSettings),
         .testTarget(name: "CamsyncNodeTests", dependencies: ["CamsyncNode", "CamsyncPolicy"], swiftSettings: swiftSettings),
         .testTarget(
             name: "IntegrationTests",
-            dependencies: ["camsync", "CamsyncCluster", "CamsyncClient", "CamsyncPolicy", "CamsyncWire", "ZeroMQ", "CamsyncSoak", "CamsyncSoakDriver"],
+            dependencies: ["camsync", "CamsyncCluster", "CamsyncClient", "CamsyncNode", "CamsyncPolicy", "CamsyncWire", "ZeroMQ", "CamsyncSoak", "CamsyncSoakDriver"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "CamsyncScenarioTests",
-            dependencies: ["camsync", "CamsyncScenario", "CamsyncPolicy", "CamsyncCluster"],
+            dependencies: ["camsync", "CamsyncScenario", "CamsyncPolicy", "CamsyncCluster", "ZeroMQ"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "CamsyncCLITests",
-            dependencies: ["camsync", "CamsyncClient", "CamsyncPolicy", "CamsyncScenario", "ZeroMQ"],
+            dependencies: ["camsync", "CamsyncClient", "CamsyncPolicy", "ZeroMQ", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "CamsyncBenchTests",
-            dependencies: ["CamsyncBench", "camsync", .product(name: "Histogram", package: "hdrhistogram-swift")],
+            dependencies: ["CamsyncBench", "camsync", "CamsyncPolicy", "CamsyncRuntime", .product(name: "Histogram", package: "hdrhistogram-swift"),
+                           .product(name: "ArgumentParser", package: "swift-argument-parser")],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "CamsyncWireTests",
-            dependencies: ["CamsyncWire", "CamsyncPolicy", .product(name: "SwiftProtobuf", package: "swift-protobuf")],
+            dependencies: ["CamsyncWire", "CamsyncPolicy", "CamsyncRuntime", .product(name: "SwiftProtobuf", package: "swift-protobuf")],
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "CamsyncSoakTests", dependencies: ["CamsyncSoak", "CamsyncPolicy"], swiftSettings: swiftSettings),

@@ -1,3 +1,4 @@
+import CamsyncRuntime
 import Foundation
 
 /// Runs the selected benchmarks one after the other and collects their results. A benchmark that
@@ -8,7 +9,7 @@ public enum BenchSuite {
         var report = BenchReport(command: command, quick: settings.quick, machine: BenchSystem.machine(),
                                  startedAt: formatter.string(from: Date()))
         for name in names {
-            let started = MonotonicClock.nanoseconds()
+            let started = Clock.monotonicNanoseconds()
             let load = BenchSystem.loadAverage()
             settings.progress("== \(name.rawValue) (load average \(load))")
             var result: BenchmarkResult
@@ -18,7 +19,7 @@ public enum BenchSuite {
                 result = BenchmarkResult(name: name.rawValue, error: "\(error)")
                 settings.progress("\(name.rawValue) FAILED: \(error)")
             }
-            result.seconds = Double(MonotonicClock.nanoseconds() - started) / 1e9
+            result.seconds = Double(Clock.monotonicNanoseconds() - started) / 1e9
             result.loadAverage = load
             settings.progress(String(format: "== %@ done in %.1f s", name.rawValue, result.seconds))
             report.results.append(result)

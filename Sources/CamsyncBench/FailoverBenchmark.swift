@@ -1,3 +1,4 @@
+import CamsyncRuntime
 import CamsyncCluster
 import CamsyncNode
 import CamsyncPolicy
@@ -94,7 +95,7 @@ public enum FailoverBenchmark {
             // Let a few heartbeats pass, at a random phase.
             BenchSystem.sleep(milliseconds: Int(interval) + Int.random(in: 0..<Int(interval)))
             try subscriber.drain()
-            let killed = MonotonicClock.nanoseconds()
+            let killed = Clock.monotonicNanoseconds()
             cluster.signalNode(victim, SIGKILL)
             if let pid = cluster.nodes[victim]?.pid { ChildProcesses.unregister(pid) }
             var batchSequence: UInt64 = 0
@@ -105,16 +106,16 @@ public enum FailoverBenchmark {
                 }
                 guard case .eventBatch(let batch)? = envelope.body,
                       case .declareNodeDead(let node)? = try? Command(wire: batch.command), node == "victim" else { continue }
-                dead.record(from: killed, to: MonotonicClock.nanoseconds())
+                dead.record(from: killed, to: Clock.monotonicNanoseconds())
                 batchSequence = batch.sequence
                 released = batch.events.contains { if case .cameraReleased? = $0.kind { true } else { false } }
             }
             if !released && holder == app { notes.append("\(interval)×\(liveness) trial \(trial + 1): the batch released no camera") }
-            let replicaDeadline = MonotonicClock.nanoseconds() + 5_000_000_000
-            while MonotonicClock.nanoseconds() < replicaDeadline {
+            let replicaDeadline = Clock.monotonicNanoseconds() + 5_000_000_000
+            while Clock.monotonicNanoseconds() < replicaDeadline {
                 if let status = try? observerControl.status(afterSequence: UInt64.max, timeoutMilliseconds: 1000),
                    status.sequence >= batchSequence {
-                    replica.record(from: killed, to: MonotonicClock.nanoseconds())
+                    replica.record(from: killed, to: Clock.monotonicNanoseconds())
                     break
                 }
                 BenchSystem.sleep(milliseconds: 2)

@@ -1,3 +1,4 @@
+import CamsyncRuntime
 import CamsyncCluster
 import CamsyncPolicy
 import CamsyncWire
@@ -44,7 +45,7 @@ public enum FanoutBenchmark {
                 envelope.body = .eventBatch(batch)
             }
             let bytes = envelope.serializedBytes()
-            let sent = MonotonicClock.nanoseconds()
+            let sent = Clock.monotonicNanoseconds()
             _ = try raw.send([topic, bytes])
             return (sent, rawSequence, nil)
         }
@@ -62,10 +63,10 @@ public enum FanoutBenchmark {
         settings.progress("fanout: coordinator → \(k) SUB sockets in \(processes) processes")
         let real = try measure(settings, dir: dir, label: "coordinator", events: coordinator.eventEndpoint, context: context) {
             holding.toggle()
-            let sent = MonotonicClock.nanoseconds()
+            let sent = Clock.monotonicNanoseconds()
             let id = try dealer.send(holding ? SimulatedNode.start(node) : SimulatedNode.stop(node), as: node)
             let sequence = try BenchWait.reply(dealer, requestID: id)
-            return (sent, sequence, MonotonicClock.nanoseconds())
+            return (sent, sequence, Clock.monotonicNanoseconds())
         }
         let sampleSize = sample.serializedBytes().count
         result.rows = [
@@ -114,9 +115,9 @@ public enum FanoutBenchmark {
             ChildProcesses.register(children.last!.pid)
         }
         var ready = Set<Int>()
-        let deadline = MonotonicClock.nanoseconds() + 60_000_000_000
+        let deadline = Clock.monotonicNanoseconds() + 60_000_000_000
         while ready.count < processes {
-            guard MonotonicClock.nanoseconds() < deadline else {
+            guard Clock.monotonicNanoseconds() < deadline else {
                 throw BenchError("subscribers not ready (\(ready.count)/\(processes)): \(children.first?.logTail(5) ?? "")")
             }
             _ = try publish()
@@ -138,7 +139,7 @@ public enum FanoutBenchmark {
             var earliest = UInt64.max, latest: UInt64 = 0
             let trialDeadline = sent + 10_000_000_000
             while seen < processes {
-                let now = MonotonicClock.nanoseconds()
+                let now = Clock.monotonicNanoseconds()
                 guard now < trialDeadline else { throw BenchError("batch \(sequence) did not reach every subscriber within 10 s") }
                 _ = try poller.poll(timeoutMs: Int((trialDeadline - now) / 1_000_000) + 1)
                 while let message = try reports.receive(dontWait: true) {
@@ -222,7 +223,7 @@ public enum SubscriberProcess {
             for item in ready {
                 let socket = sockets[item.index]
                 while let message = try socket.receive(dontWait: true) {
-                    let now = MonotonicClock.nanoseconds()
+                    let now = Clock.monotonicNanoseconds()
                     guard message.frames.count == 2, let envelope = try? Envelope.decode(message.frames[1]) else { continue }
                     if !heard[item.index] {
                         heard[item.index] = true

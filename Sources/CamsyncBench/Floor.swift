@@ -1,3 +1,4 @@
+import CamsyncRuntime
 import CamsyncCluster
 import Foundation
 import ZeroMQ
@@ -50,10 +51,10 @@ public enum Floor {
         try dealer.set(.receiveTimeout(milliseconds: 5000))
         var recorder = LatencyRecorder()
         for i in 0..<(warmup + count) {
-            let start = MonotonicClock.nanoseconds()
+            let start = Clock.monotonicNanoseconds()
             _ = try dealer.send([payload])
             guard try dealer.receive() != nil else { throw BenchError("echo round trip timed out") }
-            if i >= warmup { recorder.record(from: start, to: MonotonicClock.nanoseconds()) }
+            if i >= warmup { recorder.record(from: start, to: Clock.monotonicNanoseconds()) }
         }
         return recorder.summary
     }

@@ -1,3 +1,4 @@
+import CamsyncRuntime
 import CamsyncPolicy
 import CamsyncWire
 import Foundation
@@ -113,7 +114,7 @@ struct Heartbeats {
     }
 
     mutating func tick() {
-        let now = MonotonicClock.nanoseconds()
+        let now = Clock.monotonicNanoseconds()
         guard now >= next else { return }
         next = now + intervalMs * 1_000_000
         let wall = Int64(Date().timeIntervalSince1970 * 1000)
@@ -133,8 +134,8 @@ enum BenchWait {
 
     /// Until the coordinator answers a snapshot request.
     static func serving(_ dealer: ProtocolDealer, coordinator: CoordinatorProcess, timeoutSeconds: Double = 60) throws {
-        let deadline = MonotonicClock.nanoseconds() + UInt64(timeoutSeconds * 1e9)
-        while MonotonicClock.nanoseconds() < deadline {
+        let deadline = Clock.monotonicNanoseconds() + UInt64(timeoutSeconds * 1e9)
+        while Clock.monotonicNanoseconds() < deadline {
             if try dealer.snapshot(timeoutMilliseconds: 200) != nil { return }
             if coordinator.process?.isRunning == false { break }
         }
@@ -144,8 +145,8 @@ enum BenchWait {
     /// The reply to `requestID`; throws on an error reply or a timeout.
     @discardableResult
     static func reply(_ dealer: ProtocolDealer, requestID: UInt64, timeoutMilliseconds: Int = 10_000) throws -> UInt64 {
-        let deadline = MonotonicClock.nanoseconds() + UInt64(timeoutMilliseconds) * 1_000_000
-        while MonotonicClock.nanoseconds() < deadline {
+        let deadline = Clock.monotonicNanoseconds() + UInt64(timeoutMilliseconds) * 1_000_000
+        while Clock.monotonicNanoseconds() < deadline {
             guard let reply = try dealer.receive(timeoutMilliseconds: 100) else { continue }
             guard reply.requestID == requestID else { continue }
             switch reply.body {
@@ -163,7 +164,7 @@ enum BenchWait {
         let poller = Poller()
         poller.register(dealer.socket, for: .readable)
         poller.register(subscriber.socket, for: .readable)
-        let sent = MonotonicClock.nanoseconds()
+        let sent = Clock.monotonicNanoseconds()
         let requestID = try dealer.send(command, as: sender)
         var trip = RoundTrip(sent: sent, ack: 0, batch: 0, sequence: 0, granted: false)
         let deadline = sent + UInt64(timeoutMilliseconds) * 1_000_000
@@ -171,7 +172,7 @@ enum BenchWait {
             while trip.ack == 0, let message = try dealer.socket.receive(dontWait: true) {
                 let reply = try ProtocolDealer.decode(message)
                 guard reply.requestID == requestID else { continue }
-                trip.ack = MonotonicClock.nanoseconds()
+                trip.ack = Clock.monotonicNanoseconds()
                 switch reply.body {
                 case .ack(let ack)?: trip.sequence = ack.sequence
                 case .error(let error)?: throw BenchError("\(command) refused: \(error.code) \(error.message)")
@@ -182,11 +183,11 @@ enum BenchWait {
                 guard message.frames.count == 2, let envelope = try? Envelope.decode(message.frames[1]),
                       case .eventBatch(let batch)? = envelope.body,
                       batch.originNode == sender, batch.originRequestID == requestID else { continue }
-                trip.batch = MonotonicClock.nanoseconds()
+                trip.batch = Clock.monotonicNanoseconds()
                 trip.granted = batch.events.contains { if case .cameraGranted? = $0.kind { true } else { false } }
             }
             if trip.ack != 0 && trip.batch != 0 { break }
-            let now = MonotonicClock.nanoseconds()
+            let now = Clock.monotonicNanoseconds()
             guard now < deadline else { throw BenchError("\(command): no \(trip.ack == 0 ? "ack" : "batch") within \(timeoutMilliseconds) ms") }
             _ = try poller.poll(timeoutMs: Int((deadline - now) / 1_000_000) + 1)
         }

@@ -1,3 +1,4 @@
+import CamsyncRuntime
 import CamsyncPolicy
 import CamsyncWire
 import Foundation
@@ -25,9 +26,9 @@ public enum MemoryBenchmark {
         let empty = coordinator.rssMB ?? 0
         let n = settings.memoryNodes, a = settings.memoryAppsPerNode
         settings.progress("memory: registering \(n) nodes × \(a) apps")
-        let started = MonotonicClock.nanoseconds()
+        let started = Clock.monotonicNanoseconds()
         try SimulatedCluster.setUp(dealer: setup, nodes: 0..<n, apps: a, claim: true)
-        let setupSeconds = Double(MonotonicClock.nanoseconds() - started) / 1e9
+        let setupSeconds = Double(Clock.monotonicNanoseconds() - started) / 1e9
         let registered = coordinator.rssMB ?? 0
         var snapshotBytes = 0
         for _ in 0..<10 {
@@ -66,14 +67,14 @@ public enum MicroBenchmarks {
             }
             let count = settings.pick(nodes > 100 ? 20_000 : 200_000, quick: nodes > 100 ? 4000 : 40_000)
             var holding = [Bool](repeating: true, count: nodes)
-            let start = MonotonicClock.nanoseconds()
+            let start = Clock.monotonicNanoseconds()
             for k in 0..<count {
                 let i = k % nodes, id = SimulatedNode.id(i)
                 time += 1
                 _ = engine.apply(holding[i] ? SimulatedNode.stop(id) : SimulatedNode.start(id), at: Instant(milliseconds: time))
                 holding[i].toggle()
             }
-            let seconds = Double(MonotonicClock.nanoseconds() - start) / 1e9
+            let seconds = Double(Clock.monotonicNanoseconds() - start) / 1e9
             result.rows.append(BenchRow(benchmark: "micro",
                 scenario: "engine apply start/stop_session, \(nodes) nodes × \(apps) apps, in memory",
                 throughputPerSecond: Double(count) / seconds))
@@ -85,23 +86,23 @@ public enum MicroBenchmarks {
         let envelope = Envelope.request(SimulatedNode.start(SimulatedNode.id(0)), sender: SimulatedNode.id(0), requestID: 1 << 40)
         var bytes = envelope.serializedBytes()
         var sink = 0
-        start = MonotonicClock.nanoseconds()
+        start = Clock.monotonicNanoseconds()
         for k in 0..<count {
             var e = envelope
             e.requestID = UInt64(k)
             bytes = e.serializedBytes()
             sink &+= bytes.count
         }
-        seconds = Double(MonotonicClock.nanoseconds() - start) / 1e9
+        seconds = Double(Clock.monotonicNanoseconds() - start) / 1e9
         result.rows.append(BenchRow(benchmark: "micro", scenario: "encode start_session envelope (\(bytes.count) B)",
                                     throughputPerSecond: Double(count) / seconds))
-        start = MonotonicClock.nanoseconds()
+        start = Clock.monotonicNanoseconds()
         for _ in 0..<count {
             let decoded = try Envelope.decode(bytes)
             let command = try decoded.domainCommand()
             if case .startSession = command { sink &+= 1 }
         }
-        seconds = Double(MonotonicClock.nanoseconds() - start) / 1e9
+        seconds = Double(Clock.monotonicNanoseconds() - start) / 1e9
         result.rows.append(BenchRow(benchmark: "micro", scenario: "decode + map start_session envelope",
                                     throughputPerSecond: Double(count) / seconds))
         if sink == 42 { result.notes.append("") }
@@ -114,10 +115,10 @@ public enum MicroBenchmarks {
         let block = [UInt8](repeating: 7, count: 4096)
         var syncs = LatencyRecorder()
         for _ in 0..<settings.pick(500, quick: 100) {
-            let t = MonotonicClock.nanoseconds()
+            let t = Clock.monotonicNanoseconds()
             _ = block.withUnsafeBytes { write(fd, $0.baseAddress, 4096) }
             fdatasync(fd)
-            syncs.record(from: t, to: MonotonicClock.nanoseconds())
+            syncs.record(from: t, to: Clock.monotonicNanoseconds())
         }
         result.rows.append(BenchRow(benchmark: "micro", scenario: "disk: 4 KiB append + fdatasync (work dir)", latency: syncs.summary))
         return result

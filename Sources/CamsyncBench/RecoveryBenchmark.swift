@@ -1,3 +1,4 @@
+import CamsyncRuntime
 import CamsyncPolicy
 import CamsyncWire
 import Foundation
@@ -49,7 +50,7 @@ public enum RecoveryBenchmark {
                 let client = try ProtocolDealer(context: context, endpoint: coordinator.commandEndpoint)
                 defer { client.close() }
                 try client.sendBytes(Envelope.snapshotRequest(sender: Envelope.adminSender, requestID: client.takeRequestID()).serializedBytes())
-                let spawned = MonotonicClock.nanoseconds()
+                let spawned = Clock.monotonicNanoseconds()
                 try coordinator.launch()
                 var snapshot: Camsync_V1_Snapshot?
                 while snapshot == nil {
@@ -58,7 +59,7 @@ public enum RecoveryBenchmark {
                     }
                     if case .snapshot(let s)? = reply.body { snapshot = s }
                 }
-                recorder.record(from: spawned, to: MonotonicClock.nanoseconds())
+                recorder.record(from: spawned, to: Clock.monotonicNanoseconds())
                 let after = try snapshot!.domainState()
                 if after != beforeState || snapshot!.sequence != before.sequence { equal = false }
             }

@@ -1,3 +1,4 @@
+import CamsyncRuntime
 public import CamsyncPolicy
 public import CamsyncWire
 public import ZeroMQ
@@ -116,9 +117,9 @@ public final class ProtocolDealer {
     /// A snapshot (sender "admin"), or nil on timeout.
     public func snapshot(timeoutMilliseconds: Int) throws -> Camsync_V1_Snapshot? {
         _ = try socket.send([Envelope.snapshotRequest(sender: Envelope.adminSender, requestID: takeRequestID()).serializedBytes()])
-        let deadline = MonotonicClock.nanoseconds() + UInt64(timeoutMilliseconds) * 1_000_000
+        let deadline = Clock.monotonicNanoseconds() + UInt64(timeoutMilliseconds) * 1_000_000
         while true {
-            let now = MonotonicClock.nanoseconds()
+            let now = Clock.monotonicNanoseconds()
             guard now < deadline else { return nil }
             guard let reply = try receive(timeoutMilliseconds: Int((deadline - now) / 1_000_000) + 1) else { return nil }
             if case .snapshot(let snapshot)? = reply.body { return snapshot }
@@ -144,12 +145,12 @@ public final class BatchSubscriber {
 
     /// The next decodable published envelope, or nil after the timeout.
     public func next(timeoutMilliseconds: Int) throws -> Envelope? {
-        let deadline = MonotonicClock.nanoseconds() + UInt64(max(0, timeoutMilliseconds)) * 1_000_000
+        let deadline = Clock.monotonicNanoseconds() + UInt64(max(0, timeoutMilliseconds)) * 1_000_000
         while true {
             while let message = try socket.receive(dontWait: true) {
                 if message.frames.count == 2, let envelope = try? Envelope.decode(message.frames[1]) { return envelope }
             }
-            let now = MonotonicClock.nanoseconds()
+            let now = Clock.monotonicNanoseconds()
             guard now < deadline else { return nil }
             _ = try poller.poll(timeoutMs: Int((deadline - now) / 1_000_000) + 1)
         }

@@ -4,17 +4,6 @@ import CamsyncCluster
 import Glibc
 #endif
 
-/// Monotonic time in nanoseconds (CLOCK_MONOTONIC is system-wide on Linux, so instants
-/// taken in different processes of this machine are comparable).
-public enum MonotonicClock {
-    @inline(__always)
-    public static func nanoseconds() -> UInt64 {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return UInt64(ts.tv_sec) &* 1_000_000_000 &+ UInt64(ts.tv_nsec)
-    }
-}
-
 /// Small helpers for the processes a benchmark starts.
 public enum BenchSystem {
     /// An unused loopback TCP port.

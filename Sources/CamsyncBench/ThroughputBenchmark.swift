@@ -1,3 +1,4 @@
+import CamsyncRuntime
 import CamsyncPolicy
 import CamsyncWire
 import Foundation
@@ -89,7 +90,7 @@ public enum ThroughputBenchmark {
             func sendNext() throws {
                 starting.toggle()
                 try dealer.send(starting ? SimulatedNode.start(node) : SimulatedNode.stop(node), as: node)
-                sentAt.append(MonotonicClock.nanoseconds())
+                sentAt.append(Clock.monotonicNanoseconds())
             }
             func popSent() -> UInt64 {
                 let t = sentAt[head]
@@ -103,7 +104,7 @@ public enum ThroughputBenchmark {
         let poller = Poller()
         for c in list { poller.register(c.dealer.socket, for: .readable) }
         for c in list { for _ in 0..<window { try c.sendNext() } }
-        let start = MonotonicClock.nanoseconds()
+        let start = Clock.monotonicNanoseconds()
         let measureFrom = start + UInt64(warmupSeconds * 1e9)
         let measureTo = measureFrom + UInt64(seconds * 1e9)
         var recorder = LatencyRecorder()
@@ -111,10 +112,10 @@ public enum ThroughputBenchmark {
         var sending = true
         var cpuBefore: [Int32: Double]?
         while true {
-            if cpuBefore == nil && MonotonicClock.nanoseconds() >= measureFrom { cpuBefore = BenchSystem.threadCPUSeconds(pid: pid) }
+            if cpuBefore == nil && Clock.monotonicNanoseconds() >= measureFrom { cpuBefore = BenchSystem.threadCPUSeconds(pid: pid) }
 
             let ready = try poller.poll(timeoutMs: 1000)
-            let now0 = MonotonicClock.nanoseconds()
+            let now0 = Clock.monotonicNanoseconds()
             if now0 >= measureTo && sending {
                 sending = false
                 if let before = cpuBefore {
@@ -127,7 +128,7 @@ public enum ThroughputBenchmark {
             for item in ready {
                 let c = list[item.index]
                 while let message = try c.dealer.socket.receive(dontWait: true) {
-                    let now = MonotonicClock.nanoseconds()
+                    let now = Clock.monotonicNanoseconds()
                     let sent = c.popSent()
                     if case .error? = try ProtocolDealer.decode(message).body { errors += 1 }
                     if now >= measureFrom && now <= measureTo {

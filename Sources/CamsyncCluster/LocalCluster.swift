@@ -212,18 +212,7 @@ public final class LocalCluster: @unchecked Sendable {
 
     /// Polls `condition` every 50 ms until it holds or `timeout` passes (then throws, naming `what`).
     public func waitUntil(timeout: Double, what: String, _ condition: () throws -> Bool) throws {
-        let deadline = Date().addingTimeInterval(timeout)
-        var lastError: (any Error)?
-        while Date() < deadline {
-            do {
-                if try condition() { return }
-            } catch {
-                lastError = error
-            }
-            usleep(50_000)
-        }
-        throw ClusterWaitError(message: "timed out after \(timeout) s waiting for \(what)"
-            + (lastError.map { " (last error: \($0))" } ?? ""))
+        try CamsyncCluster.waitUntil(timeout: timeout, what: what, condition)
     }
 
     /// The coordinator's current snapshot (state, sequence, term, liveness).

@@ -1,5 +1,6 @@
 import CamsyncRuntime
 public import CamsyncCluster
+public import CamsyncBench
 import CamsyncClient
 import CamsyncNode
 public import CamsyncPolicy
@@ -37,22 +38,21 @@ public struct FloodOptions: Sendable {
     public init() {}
 }
 
-/// The good client's view of one phase.
-public struct LatencySummary: Sendable, Codable, CustomStringConvertible {
+/// The good client's view of one phase: how many requests succeeded and failed, and their latency.
+public struct GoodClientPhase: Sendable, Codable, CustomStringConvertible {
     public var succeeded = 0
     public var failed = 0
-    public var p50 = 0.0, p90 = 0.0, p99 = 0.0, max = 0.0  // milliseconds
+    public var latency: LatencySummary
 
-    init(_ samples: [Double], failed: Int) {
-        let sorted = samples.sorted()
-        func percentile(_ p: Double) -> Double { sorted.isEmpty ? 0 : sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))] }
-        succeeded = sorted.count
+    init(milliseconds samples: [Double], failed: Int) {
+        succeeded = samples.count
         self.failed = failed
-        p50 = percentile(0.50); p90 = percentile(0.90); p99 = percentile(0.99); max = sorted.last ?? 0
+        latency = LatencySummary(microseconds: samples.map { $0 * 1000 })
     }
 
     public var description: String {
-        String(format: "%5d ok %3d failed  p50 %6.2f ms  p90 %6.2f ms  p99 %7.2f ms  max %7.2f ms", succeeded, failed, p50, p90, p99, max)
+        String(format: "%5d ok %3d failed  p50 %6.2f ms  p90 %6.2f ms  p99 %7.2f ms  max %7.2f ms", succeeded, failed,
+               latency.p50 / 1000, latency.p90 / 1000, latency.p99 / 1000, latency.max / 1000)
     }
 }
 
@@ -72,7 +72,7 @@ public struct FloodReport: Sendable, Codable, CustomStringConvertible {
     public var oversizedSent = 0
     public var oversizedDisconnects = 0
     public var oversizedReplies = 0
-    public var good: [String: LatencySummary] = [:]
+    public var good: [String: GoodClientPhase] = [:]
     public var goodErrors: [String] = []
     public var rssBeforeKB = 0, rssAfterKB = 0, rssPeakKB = 0, hwmKB = 0
     /// RSS (kB) when each tenth of the frames had been sent.
@@ -257,7 +257,7 @@ public enum Flood {
         report.rssCheckpoints = rss.checkpoints + [[options.frames, report.rssAfterKB]]
         let good = shared.good.withLock { $0 }
         for phase in ["before", "during", "after"] {
-            report.good[phase] = LatencySummary(good.samples[phase] ?? [], failed: good.failures[phase] ?? 0)
+            report.good[phase] = GoodClientPhase(milliseconds: good.samples[phase] ?? [], failed: good.failures[phase] ?? 0)
         }
         report.goodErrors = good.errors
         report.coordinatorAlive = kill(coordinatorPID, 0) == 0

@@ -256,17 +256,6 @@ final class ClusterAccess {
     }
 
     func poll(timeout: Double, what: String, _ condition: () throws -> Bool) throws {
-        let deadline = Date().addingTimeInterval(timeout)
-        var lastError: (any Error)?
-        while true {
-            do {
-                if try condition() { return }
-            } catch {
-                lastError = error
-            }
-            if Date() >= deadline { break }
-            usleep(50_000)
-        }
-        throw ClusterWaitError(message: "timed out after \(timeout) s waiting for \(what)" + (lastError.map { " (last error: \($0))" } ?? ""))
+        try waitUntil(timeout: timeout, what: what, condition)
     }
 }

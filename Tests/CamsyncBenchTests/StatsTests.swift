@@ -1,3 +1,4 @@
+import CamsyncRuntime
 import CamsyncBench
 import Histogram
 import Testing
@@ -65,12 +66,12 @@ import Glibc
         // Compute until this thread has been charged 0.2 CPU seconds (however loaded the machine is);
         // the 30 s bound only stops a broken reader from spinning forever.
         var x: UInt64 = 1
-        let start = MonotonicClock.nanoseconds()
+        let start = Clock.monotonicNanoseconds()
         var share = (process: 0.0, busiestThread: 0.0)
         var seconds = 0.0
         while seconds < 30 {
             for _ in 0..<1_000_000 { x = x &* 6364136223846793005 &+ 1 }
-            seconds = Double(MonotonicClock.nanoseconds() - start) / 1e9
+            seconds = Double(Clock.monotonicNanoseconds() - start) / 1e9
             share = BenchSystem.cpuShare(before: before, after: BenchSystem.threadCPUSeconds(pid: pid), seconds: seconds)
             if share.busiestThread * seconds >= 0.2 { break }
         }

@@ -1,4 +1,5 @@
 #if canImport(Glibc)
+import CamsyncRuntime
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
