@@ -60,11 +60,16 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // Node config files (YAML): what a node declares when it registers; read by the node, topologies and tools.
+        .target(
+            name: "CamsyncConfig",
+            dependencies: ["CamsyncPolicy", .product(name: "Yams", package: "Yams")],
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "CamsyncNode",
             dependencies: [
-                "ZeroMQ", "CamsyncRuntime", "CamsyncPolicy", "CamsyncWire",
-                .product(name: "Yams", package: "Yams"),
+                "ZeroMQ", "CamsyncRuntime", "CamsyncPolicy", "CamsyncWire", "CamsyncConfig",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
@@ -77,7 +82,7 @@ let package = Package(
         .target(
             name: "CamsyncCluster",
             dependencies: [
-                "ZeroMQ", "CamsyncPolicy", "CamsyncWire", "CamsyncClient", "CamsyncNode",
+                "ZeroMQ", "CamsyncPolicy", "CamsyncConfig", "CamsyncWire", "CamsyncClient",
                 .product(name: "Yams", package: "Yams"),
             ],
             swiftSettings: swiftSettings
@@ -86,15 +91,17 @@ let package = Package(
         .target(
             name: "CamsyncHostile",
             dependencies: [
-                "CamsyncPolicy", "CamsyncWire", "CamsyncCoordinator", "CamsyncClient", "CamsyncCluster", "CamsyncNode",
+                "CamsyncPolicy", "CamsyncConfig", "CamsyncWire", "CamsyncCoordinator", "CamsyncClient", "CamsyncCluster",
                 "CamsyncRuntime", "CamsyncBench", "ZeroMQ",
             ],
             swiftSettings: swiftSettings
         ),
+        // The verb table: readable action words → `Command`, shared by `ctl act`, the demo and scenario files.
+        .target(name: "CamsyncVerbs", dependencies: ["CamsyncPolicy"], swiftSettings: swiftSettings),
         .target(
             name: "CamsyncScenario",
             dependencies: [
-                "CamsyncPolicy", "CamsyncWire", "CamsyncClient", "CamsyncCluster", "CamsyncNode", "ZeroMQ",
+                "CamsyncPolicy", "CamsyncConfig", "CamsyncVerbs", "CamsyncWire", "CamsyncClient", "CamsyncCluster", "ZeroMQ",
                 .product(name: "Yams", package: "Yams"),
             ],
             swiftSettings: swiftSettings
@@ -108,7 +115,7 @@ let package = Package(
         .target(
             name: "CamsyncBench",
             dependencies: [
-                "ZeroMQ", "CamsyncPolicy", "CamsyncWire", "CamsyncCluster", "CamsyncNode", "CamsyncRuntime",
+                "ZeroMQ", "CamsyncPolicy", "CamsyncConfig", "CamsyncWire", "CamsyncCluster", "CamsyncRuntime",
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
             ],
             swiftSettings: swiftSettings
@@ -116,7 +123,7 @@ let package = Package(
         .executableTarget(
             name: "camsync",
             dependencies: [
-                "ZeroMQ", "CamsyncPolicy", "CamsyncWire", "CamsyncCoordinator", "CamsyncNode", "CamsyncClient", "CamsyncCluster", "CamsyncScenario", "CamsyncSoakDriver",
+                "ZeroMQ", "CamsyncPolicy", "CamsyncConfig", "CamsyncWire", "CamsyncCoordinator", "CamsyncNode", "CamsyncClient", "CamsyncCluster", "CamsyncScenario", "CamsyncVerbs", "CamsyncSoakDriver",
                 "CamsyncBench", "CamsyncHostile",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -126,12 +133,13 @@ let package = Package(
         ),
         // Test targets that spawn the `camsync` executable list it, so `swift test` builds it first.
         .testTarget(name: "ZeroMQTests", dependencies: ["ZeroMQ"], swiftSettings: swiftSettings),
+        .testTarget(name: "CamsyncVerbsTests", dependencies: ["CamsyncVerbs", "CamsyncPolicy"], swiftSettings: swiftSettings),
         .testTarget(name: "CamsyncPolicyTests", dependencies: ["CamsyncPolicy", "CamsyncRuntime"], swiftSettings: swiftSettings),
         .testTarget(name: "CamsyncCoordinatorTests", dependencies: ["CamsyncCoordinator", "CamsyncPolicy", "CamsyncWire", "CamsyncClient", "ZeroMQ", .product(name: "Logging", package: "swift-log")], swiftSettings: swiftSettings),
-        .testTarget(name: "CamsyncNodeTests", dependencies: ["CamsyncNode", "CamsyncPolicy"], swiftSettings: swiftSettings),
+        .testTarget(name: "CamsyncNodeTests", dependencies: ["CamsyncNode", "CamsyncPolicy", "CamsyncConfig"], swiftSettings: swiftSettings),
         .testTarget(
             name: "IntegrationTests",
-            dependencies: ["camsync", "CamsyncCluster", "CamsyncClient", "CamsyncNode", "CamsyncPolicy", "CamsyncWire", "ZeroMQ", "CamsyncSoak", "CamsyncSoakDriver"],
+            dependencies: ["camsync", "CamsyncCluster", "CamsyncClient", "CamsyncPolicy", "CamsyncConfig", "CamsyncWire", "ZeroMQ", "CamsyncSoak", "CamsyncSoakDriver"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -1,6 +1,6 @@
 import CamsyncRuntime
 import CamsyncCluster
-import CamsyncNode
+import CamsyncConfig
 import CamsyncPolicy
 import CamsyncWire
 import Foundation

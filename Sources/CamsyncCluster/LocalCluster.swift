@@ -1,5 +1,5 @@
 public import CamsyncClient
-import CamsyncNode
+import CamsyncConfig
 import CamsyncPolicy
 public import CamsyncWire
 import Foundation

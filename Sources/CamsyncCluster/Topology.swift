@@ -1,4 +1,4 @@
-public import CamsyncNode
+public import CamsyncConfig
 import Foundation
 import Yams
 

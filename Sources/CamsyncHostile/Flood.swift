@@ -2,7 +2,7 @@ import CamsyncRuntime
 public import CamsyncCluster
 public import CamsyncBench
 import CamsyncClient
-import CamsyncNode
+import CamsyncConfig
 public import CamsyncPolicy
 import CamsyncWire
 import Foundation

@@ -1,3 +1,5 @@
+public import CamsyncConfig
+
 /// Everything a node process needs to run (docs/OPERATIONS.md lists the defaults).
 public struct NodeSettings: Sendable {
     public var config: NodeConfig

@@ -1,5 +1,5 @@
 public import CamsyncCluster
-import CamsyncNode
+import CamsyncConfig
 public import CamsyncPolicy
 import Foundation
 import Yams

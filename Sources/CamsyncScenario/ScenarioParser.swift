@@ -1,6 +1,7 @@
 import CamsyncCluster
-import CamsyncNode
+import CamsyncConfig
 import CamsyncPolicy
+import CamsyncVerbs
 import Foundation
 import Yams
 

@@ -1,6 +1,6 @@
 import Testing
 import CamsyncPolicy
-@testable import CamsyncNode
+@testable import CamsyncConfig
 
 @Suite struct NodeConfigTests {
     @Test func parsesADeviceWithApps() throws {

@@ -1,5 +1,5 @@
 import CamsyncCluster
-import CamsyncNode
+import CamsyncConfig
 import CamsyncPolicy
 import Foundation
 import Testing

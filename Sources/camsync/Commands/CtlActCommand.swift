@@ -1,7 +1,7 @@
 import ArgumentParser
 import CamsyncClient
 import CamsyncPolicy
-import CamsyncScenario
+import CamsyncVerbs
 import ZeroMQ
 
 struct CtlActCommand: ParsableCommand {

@@ -1,9 +1,9 @@
 import ArgumentParser
 import CamsyncClient
 import CamsyncCluster
-import CamsyncNode
+import CamsyncConfig
 import CamsyncPolicy
-import CamsyncScenario
+import CamsyncVerbs
 import CamsyncWire
 import Foundation
 

@@ -1,3 +1,4 @@
+import CamsyncConfig
 import ArgumentParser
 import CamsyncNode
 import Foundation

@@ -456,7 +456,8 @@ struct Arguments {
 }
 
 extension SystemPressureLevel {
-    static func named(_ word: String) -> Self? {
+    /// The level by its name (nominal, fair, serious, critical, shutdown), as verbs and scenario files spell it.
+    public static func named(_ word: String) -> Self? {
         switch word {
         case "nominal": .nominal
         case "fair": .fair
@@ -469,7 +470,8 @@ extension SystemPressureLevel {
 }
 
 extension CaptureOutput {
-    static func named(_ word: String) -> Self? {
+    /// The level by its name (nominal, fair, serious, critical, shutdown), as verbs and scenario files spell it.
+    public static func named(_ word: String) -> Self? {
         switch word {
         case "video", "videodata", "video-data": .videoData
         case "movie", "moviefile", "movie-file": .movieFile

@@ -1,5 +1,5 @@
 import CamsyncPolicy
-import CamsyncScenario
+import CamsyncVerbs
 import Testing
 
 @Suite struct ActionVerbsTests {
