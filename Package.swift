@@ -127,7 +127,7 @@ let package = Package(
         .testTarget(name: "ZeroMQTests", dependencies: ["ZeroMQ"], swiftSettings: swiftSettings),
         .testTarget(name: "CamsyncPolicyTests", dependencies: ["CamsyncPolicy"], swiftSettings: swiftSettings),
         .testTarget(name: "CamsyncCoordinatorTests", dependencies: ["CamsyncCoordinator", "CamsyncPolicy", "CamsyncWire", "CamsyncClient", "ZeroMQ", .product(name: "Logging", package: "swift-log")], swiftSettings: swiftSettings),
-        .testTarget(name: "CamsyncNodeTests", dependencies: ["CamsyncNode", "CamsyncPolicy"], swiftSettings: swiftSettings),
+        .testTarget(name: "CamsyncNodeTests", dependencies: ["CamsyncNode", "CamsyncPolicy", "CamsyncWire"], swiftSettings: swiftSettings),
         .testTarget(
             name: "IntegrationTests",
             dependencies: ["camsync", "CamsyncCluster", "CamsyncClient", "CamsyncPolicy", "CamsyncWire", "ZeroMQ", "CamsyncSoak", "CamsyncSoakDriver"],
