@@ -31,6 +31,39 @@ import Testing
         #expect(ack.sequence == coordinator.sequence)
     }
 
+    /// A control request whose `command` carries a field this build does not know (a newer client's).
+    static func requestWithUnknownField(_ command: Command) throws -> [UInt8] {
+        func varint(_ value: Int) -> [UInt8] {
+            var value = value, bytes: [UInt8] = []
+            while value >= 0x80 { bytes.append(UInt8(value & 0x7F) | 0x80); value >>= 7 }
+            return bytes + [UInt8(value)]
+        }
+        var header = Envelope()
+        header.protocolVersion = WireProtocol.version
+        header.sender = "ctl"
+        header.requestID = 42
+        var bare = Envelope()
+        bare.command = Camsync_V1_Command(command)
+        // bare = tag of field 10 (0x52), the length, the command's bytes.
+        let encoded = bare.serializedBytes()
+        let lengthEnd = try #require(encoded.dropFirst().firstIndex { $0 & 0x80 == 0 })
+        let commandBytes = encoded[(lengthEnd + 1)...]
+        let unknownField: [UInt8] = [0xB8, 0x3E, 0x01]   // field 999, varint 1
+        return header.serializedBytes() + [0x52] + varint(commandBytes.count + unknownField.count) + commandBytes + unknownField
+    }
+
+    @Test("the forwarded command is the one that arrived, fields this node does not know included")
+    func forwardsUnknownFields() throws {
+        var (session, _) = try H.joined()
+        let frame = try Self.requestWithUnknownField(.openFullScreen(H.app, trigger: .user))
+        let arrived = try Envelope.decode(frame)
+        let domain = try arrived.domainCommand()
+        #expect(domain == .openFullScreen(H.app, trigger: .user))
+        #expect(arrived.command != Camsync_V1_Command(domain), "the frame does carry an unknown field")
+        let forwarded = try #require(session.receiveControl(identity: [1], frame: frame, now: H.at(1000)).sent.first)
+        #expect(forwarded.command == arrived.command, "not decoded and re-encoded")
+    }
+
     static func envelope(_ body: Envelope.OneOf_Body, version: UInt32 = WireProtocol.version) -> [UInt8] {
         var envelope = Envelope(sender: "ctl", requestID: 42, body: body)
         envelope.protocolVersion = version

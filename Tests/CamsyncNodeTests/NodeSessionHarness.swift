@@ -12,8 +12,9 @@ enum NodeSessionHarness {
                                          apps: [AppSpec(bundleID: "com.example.call")])
 
     /// Defaults of `camsync node`: 500 ms heartbeats, liveness 3, 1 s retries, 10 attempts.
-    static func settings(requestRetryMilliseconds: Int64 = 1000, requestAttempts: Int = 10) -> NodeSettings {
-        NodeSettings(config: NodeConfig(registration: NodeRegistration(node: node, attributes: .device(device))),
+    static func settings(_ registration: NodeRegistration = NodeRegistration(node: node, attributes: .device(device)),
+                         requestRetryMilliseconds: Int64 = 1000, requestAttempts: Int = 10) -> NodeSettings {
+        NodeSettings(config: NodeConfig(registration: registration),
                      coordinatorCommandEndpoint: "tcp://127.0.0.1:5555", coordinatorEventEndpoint: "tcp://127.0.0.1:5556",
                      controlEndpoint: "ipc:///tmp/unused", heartbeatIntervalMilliseconds: 500, liveness: 3,
                      requestRetryMilliseconds: requestRetryMilliseconds, requestAttempts: requestAttempts)
