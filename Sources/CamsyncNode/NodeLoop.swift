@@ -5,12 +5,12 @@ import Logging
 import ZeroMQ
 
 /// A node's loop, confined to its thread: DEALER to the coordinator, SUB for events,
-/// ROUTER for local control clients. Keeps the replica (Clone pattern), the camera fence
-/// (C8) and the app-facing event log; forwards user/app actions; rejoins after failures (K2).
+/// ROUTER for local control clients. Only sockets, polling and the clocks live here: every
+/// protocol decision (the replica, the camera fence, joining and rejoining, retries, silence,
+/// reconnects) is `NodeSession`'s, and this loop carries out the `NodeAction`s it returns.
 final class NodeLoop {
     let settings: NodeSettings
     let logger: Logger
-    let id: NodeID
     let controlEndpoint: String
     let context: ZMQContext
     var dealer: ZMQSocket
@@ -18,62 +18,15 @@ final class NodeLoop {
     let control: ZMQSocket
     let wake: ZMQSocket
     var poller = Poller()
-
-    var replica: ReplicaSync
-    var fence: CameraFence
-    var appEvents: RingBuffer<AppFacingEvent>
-    var fenceLog: RingBuffer<FenceRecord>
+    var session: NodeSession
     let history: NodeHistoryFile?
-    /// K2: what this node runs, as of the last state in which it was alive in the cluster.
-    var assertions: [AppAssertion] = []
-    var registered = false
-
-    var nextRequestID: UInt64
-    var pending: [UInt64: PendingRequest] = [:]
-    var lastSentToCoordinator: Int64 = 0
-    var lastHeardFromCoordinator: Int64
-    /// The last reply on the command socket, or when that socket was last (re)opened.
-    var lastReplyOrReconnect: Int64
-    var coordinatorSilent = false
-    var isCoordinatorReachable: Bool { !coordinatorSilent }
-    var reconnectDelay: Int64
-    var nextReconnect: Int64 = 0
-    var knownTerm: UInt64 = 0
-    var snapshotRequested = false
-    var attachRequested = false
-    var snapshotWanted = false
-    var subscriptionLive = false
-
-    struct PendingRequest {
-        enum Origin {
-            case control(identity: [UInt8], requestID: UInt64, command: Command?)
-            case register
-            case snapshot
-            case attach
-        }
-        var origin: Origin
-        var bytes: [UInt8]
-        var sentAt: Int64
-        var firstSentAt: Int64
-        var attempts: Int
-    }
 
     init(settings: NodeSettings, context: ZMQContext, wakeEndpoint: String, logger: Logger) throws {
         self.settings = settings
         self.logger = logger
         self.context = context
-        id = settings.config.id
-        replica = ReplicaSync()
-        fence = CameraFence(host: settings.config.id)
-        appEvents = RingBuffer(capacity: settings.historyLimit)
-        fenceLog = RingBuffer(capacity: settings.historyLimit)
         history = try settings.historyPath.map { try NodeHistoryFile(path: $0) }
-        history?.append(.start(node: settings.config.id, at: Instant(milliseconds: Clock.wallMilliseconds())))
-        // Request ids must not repeat across restarts of this node (K5 windows live in the coordinator).
-        nextRequestID = UInt64(Clock.wallMilliseconds()) << 16
-        reconnectDelay = settings.heartbeatIntervalMilliseconds
-        lastHeardFromCoordinator = Clock.monotonicMilliseconds()
-        lastReplyOrReconnect = lastHeardFromCoordinator
+        session = NodeSession(settings: settings, now: Self.now())
 
         dealer = try Self.makeDealer(context, settings)
         subscriber = try Self.makeSubscriber(context, settings)
@@ -85,9 +38,13 @@ final class NodeLoop {
         try wake.bind(wakeEndpoint)
         registerPollItems()
         logger.info("node started", metadata: [
-            "node": "\(id)", "kind": "\(settings.config.registration.kind)", "control": "\(controlEndpoint)",
+            "node": "\(settings.config.id)", "kind": "\(settings.config.registration.kind)", "control": "\(controlEndpoint)",
             "coordinator": "\(settings.coordinatorCommandEndpoint)",
         ])
+    }
+
+    static func now() -> NodeTime {
+        NodeTime(monotonic: Clock.monotonicMilliseconds(), wall: Instant(milliseconds: Clock.wallMilliseconds()))
     }
 
     static func makeDealer(_ context: ZMQContext, _ settings: NodeSettings) throws -> ZMQSocket {
@@ -133,29 +90,63 @@ final class NodeLoop {
     // MARK: Loop
 
     func run(until shouldStop: () -> Bool) throws {
-        join(reason: "start")
+        try perform(session.start(now: Self.now()))
         while !shouldStop() {
             let now = Clock.monotonicMilliseconds()
-            let timeout = max(0, min(nextDeadline() - now, settings.heartbeatIntervalMilliseconds))
+            let timeout = max(0, min(session.nextDeadline - now, settings.heartbeatIntervalMilliseconds))
             let ready = try poller.poll(timeoutMs: Int(timeout))
             if shouldStop() { break }
             for item in ready {
                 guard let socket = item.socket else { continue }
                 if socket === wake { _ = try wake.receive(dontWait: true) }
-                if socket === subscriber { try drainSubscriber() }
-                if socket === dealer { try drainReplies() }
-                if socket === control { try drainControl() }
+                if socket === subscriber {
+                    while let message = try subscriber.receive(dontWait: true) {
+                        try perform(session.receivePublication(message.frames, now: Self.now()))
+                    }
+                }
+                if socket === dealer {
+                    while let message = try dealer.receive(dontWait: true) {
+                        try perform(session.receiveReply(message.frames, now: Self.now()))
+                    }
+                }
+                if socket === control {
+                    while let message = try control.receive(dontWait: true) {
+                        guard message.frames.count == 2, let identity = message.frames.first else { continue }
+                        try perform(session.receiveControl(identity: identity, frame: message.frames[1], now: Self.now()))
+                    }
+                }
             }
-            try runTimers()
+            try perform(session.tick(now: Self.now()))
         }
-        logger.info("node stopped", metadata: ["node": "\(id)", "sequence": "\(replica.sequence)"])
+        logger.info("node stopped", metadata: ["node": "\(settings.config.id)", "sequence": "\(session.replica.sequence)"])
     }
 
-    func nextDeadline() -> Int64 {
-        var deadline = lastSentToCoordinator + settings.heartbeatIntervalMilliseconds
-        deadline = min(deadline, lastHeardFromCoordinator + settings.heartbeatIntervalMilliseconds * settings.liveness + 1)
-        for request in pending.values { deadline = min(deadline, request.sentAt + settings.requestRetryMilliseconds) }
-        return deadline
-    }
+    // MARK: Actions
 
+    func perform(_ actions: [NodeAction]) throws {
+        for action in actions {
+            switch action {
+            case .send(let envelope):
+                do {
+                    _ = try dealer.send([envelope.serializedBytes()], dontWait: true)
+                } catch {
+                    logger.debug("send to coordinator failed", metadata: ["error": "\(error)"])
+                }
+            case .reconnect(let reopenSubscriber):
+                dealer.close()
+                dealer = try Self.makeDealer(context, settings)
+                if reopenSubscriber {
+                    subscriber.close()
+                    subscriber = try Self.makeSubscriber(context, settings)
+                }
+                registerPollItems()
+            case .replyToControl(let identity, let envelope):
+                _ = try? control.send([identity, envelope.serializedBytes()], dontWait: true)
+            case .appendHistory(let entry):
+                history?.append(entry)
+            case .log(let level, let message, let metadata):
+                logger.log(level: level, message, metadata: metadata)
+            }
+        }
+    }
 }

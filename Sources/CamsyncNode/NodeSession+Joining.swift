@@ -1,18 +1,15 @@
 import CamsyncPolicy
-import CamsyncRuntime
 import CamsyncWire
-import Logging
-import ZeroMQ
 
 /// K2: registering (with assertions), the live-subscription snapshot request, request bookkeeping.
-extension NodeLoop {
+extension NodeSession {
 
     /// Register (re-asserting what this node runs), then ask for a snapshot. The SUB socket is
     /// already subscribed, so nothing published after the snapshot can be missed.
     /// `resync`: also replace the replica with a fresh snapshot. A coordinator restart does not need
     /// it (the journal brings back the same sequence; a gap would show in its heartbeats), so the
     /// replica keeps applying batches in order and no app-facing event is skipped.
-    func join(reason: String, resync: Bool = true) {
+    mutating func join(reason: String, resync: Bool = true) {
         registered = false
         if resync {
             replica.resync()
@@ -36,7 +33,7 @@ extension NodeLoop {
             registration.attributes = .display(display)
         }
         attachRequested = false
-        logger.info("joining", metadata: ["node": "\(id)", "reason": "\(reason)", "assertions": "\(assertions.count)"])
+        log(.info, "joining", ["reason": "\(reason)", "assertions": "\(assertions.count)"])
         send(.request(.registerNode(registration), sender: id.rawValue, requestID: takeRequestID(), term: knownTerm),
              origin: .register)
         if resync { requestSnapshot() }
@@ -45,7 +42,7 @@ extension NodeLoop {
     /// Asks for a snapshot once the subscription is known to be live (the SUB socket has received
     /// something since it connected): then nothing published after the snapshot can be lost to the
     /// slow-joiner race. Heartbeats arrive every interval, so this waits at most one interval.
-    func requestSnapshot() {
+    mutating func requestSnapshot() {
         snapshotWanted = true
         guard subscriptionLive, !snapshotRequested else { return }
         snapshotWanted = false
@@ -53,24 +50,21 @@ extension NodeLoop {
         send(.snapshotRequest(sender: id.rawValue, requestID: takeRequestID(), term: knownTerm), origin: .snapshot)
     }
 
-    func takeRequestID() -> UInt64 {
+    mutating func takeRequestID() -> UInt64 {
         nextRequestID += 1
         return nextRequestID
     }
 
-    func send(_ envelope: Envelope, origin: PendingRequest.Origin) {
-        let bytes = envelope.serializedBytes()
-        let now = Clock.monotonicMilliseconds()
-        pending[envelope.requestID] = PendingRequest(origin: origin, bytes: bytes, sentAt: now, firstSentAt: now, attempts: 1)
-        transmit(bytes)
+    /// Sends a request and keeps it until its reply arrives (retried with the same id, K5).
+    mutating func send(_ envelope: Envelope, origin: PendingRequest.Origin) {
+        pending[envelope.requestID] = PendingRequest(origin: origin, envelope: envelope, sentAt: now.monotonic,
+                                                     firstSentAt: now.monotonic, attempts: 1)
+        transmit(envelope)
     }
 
-    func transmit(_ bytes: [UInt8]) {
-        do {
-            _ = try dealer.send([bytes], dontWait: true)
-            lastSentToCoordinator = Clock.monotonicMilliseconds()
-        } catch {
-            logger.debug("send to coordinator failed", metadata: ["error": "\(error)"])
-        }
+    /// Anything on the command socket counts as traffic: a heartbeat is due an interval later.
+    mutating func transmit(_ envelope: Envelope) {
+        emit(.send(envelope))
+        lastSentToCoordinator = now.monotonic
     }
 }

@@ -1,9 +1,9 @@
 import CamsyncPolicy
 import CamsyncWire
 
-extension NodeLoop {
+extension NodeSession {
     /// "What do you see": the replica, the app-facing events and the fence (control socket).
-    func statusEnvelope(requestID: UInt64, afterSequence: UInt64) -> Envelope {
+    func status(requestID: UInt64, afterSequence: UInt64) -> Envelope {
         var status = Camsync_V1_NodeStatus()
         status.node = id.rawValue
         status.registered = registered

@@ -1,0 +1,32 @@
+import CamsyncPolicy
+import CamsyncWire
+import Logging
+
+/// What `NodeSession` asks its shell (`NodeLoop`) to do, in order. The session decides; the shell
+/// owns the sockets, the history file and the logger and only carries these out.
+enum NodeAction: Sendable {
+    /// Send this envelope on the DEALER to the coordinator (requests, retries, heartbeats).
+    case send(Envelope)
+    /// Close and reopen the DEALER (and the SUB too when `subscriber` is true) to drop whatever
+    /// was queued for a dead connection. Resends of pending requests follow as `.send` actions.
+    case reconnect(subscriber: Bool)
+    /// Answer a local control client (`camsync ctl`) on the control ROUTER.
+    case replyToControl(identity: [UInt8], Envelope)
+    /// Append a line to the node's history file (`--history`), if it keeps one.
+    case appendHistory(NodeHistoryEntry)
+    /// A log line for the node's logger.
+    case log(Logger.Level, Logger.Message, Logger.Metadata)
+}
+
+/// The time a shell passes into `NodeSession`: the session never reads a clock.
+struct NodeTime: Sendable, Equatable {
+    /// Milliseconds since an arbitrary point, never going backwards (timeouts, liveness, deadlines).
+    var monotonic: Int64
+    /// Wall-clock time (stamped on heartbeats, fence records and the history file).
+    var wall: Instant
+
+    init(monotonic: Int64, wall: Instant) {
+        self.monotonic = monotonic
+        self.wall = wall
+    }
+}

@@ -1,0 +1,123 @@
+import CamsyncPolicy
+import CamsyncWire
+
+/// The published stream: batches into the replica (Clone pattern), heartbeats, the fence and app-facing logs.
+extension NodeSession {
+
+    /// One message from the SUB socket (topic frame, then an `Envelope`).
+    mutating func receivePublication(_ frames: [[UInt8]], now: NodeTime) -> [NodeAction] {
+        enter(now)
+        heardFromCoordinator()
+        if !subscriptionLive {
+            subscriptionLive = true
+            if snapshotWanted { requestSnapshot() }
+        }
+        guard frames.count == 2, let envelope = try? Envelope.decode(frames[1]) else { return leave() }
+        switch envelope.body {
+        case .eventBatch(let wire)?:
+            guard let command = try? wire.domainCommand(), let events = try? wire.domainEvents() else {
+                log(.warning, "undecodable event batch", ["sequence": "\(wire.sequence)"])
+                return leave()
+            }
+            let batch = PublishedBatch(sequence: wire.sequence, term: wire.term, time: wire.time,
+                                       command: command, events: events)
+            handle(replica.receive(batch))
+        case .coordinatorHeartbeat(let heartbeat)?:
+            if noteTerm(heartbeat.term) { break }
+            if replica.isBehind(coordinatorTerm: heartbeat.term, lastSequence: heartbeat.lastSequence) {
+                log(.info, "behind the coordinator: resync", [
+                    "have": "\(replica.sequence)", "coordinator": "\(heartbeat.lastSequence)"])
+                replica.resync()
+                requestSnapshot()
+            }
+        default:
+            break
+        }
+        return leave()
+    }
+
+    /// A new coordinator term means the coordinator restarted: rejoin (K2). Returns true if it rejoined.
+    @discardableResult
+    mutating func noteTerm(_ term: UInt64) -> Bool {
+        guard term > knownTerm else { return false }
+        let first = knownTerm == 0
+        knownTerm = term
+        if !first {
+            join(reason: "coordinator term \(term)", resync: false)
+            return true
+        }
+        return false
+    }
+
+    mutating func handle(_ outcome: ReplicaSync.Outcome) {
+        switch outcome {
+        case .nothing:
+            break
+        case .needSnapshot(let reason):
+            log(.info, "resync", ["reason": "\(reason)"])
+            requestSnapshot()
+        case .applied(let batches):
+            for batch in batches { applied(batch) }
+            refreshAssertions()
+            attachIfConfigured()
+        }
+    }
+
+    mutating func applied(_ batch: PublishedBatch) {
+        for event in batch.events {
+            if let decision = fence.observe(event) { record(decision, sequence: batch.sequence) }
+            switch event {
+            case .nodeJoined(let node, _), .nodeRejoined(let node, _):
+                // Our device (re)joined: attach again, as a display plugged into a rebooted iPad would.
+                if case .display(let display) = settings.config.registration.attributes, display.attachedTo == node {
+                    attachRequested = false
+                }
+            default:
+                break
+            }
+            if case .nodeLeft(let node, let reason) = event, node == id, reason == .declaredDead {
+                log(.warning, "this node was declared dead: rejoining")
+                join(reason: "declared dead")
+            }
+        }
+        for event in AppFacingEvent.from(batch.events, sequence: batch.sequence, device: id) { record(event) }
+    }
+
+    /// K2: remember what this node runs, from states in which it is alive.
+    mutating func refreshAssertions() {
+        guard replica.phase == .synced, replica.state.nodes[id]?.alive == true else { return }
+        assertions = replica.state.apps.values.filter { $0.id.device == id && $0.scene.isRunning }
+            .sorted { $0.id < $1.id }
+            .map { app in
+                AppAssertion(bundleID: app.id.bundleID, scene: app.scene, session: app.session?.configuration,
+                             sessionWantsToRun: app.session?.wantsToRun ?? false, pip: app.pip?.setup)
+            }
+    }
+
+    mutating func record(_ event: AppFacingEvent) {
+        appEvents.append(event)
+        emit(.appendHistory(NodeHistoryEntry(app: event, node: id, at: now.wall)))
+        log(.notice, "\(event.description)")
+    }
+
+    mutating func record(_ decision: FenceDecision, sequence: UInt64? = nil) {
+        let entry = FenceRecord(node: id, decision: decision, sequence: sequence ?? replica.sequence, at: now.wall)
+        fenceLog.append(entry)
+        emit(.appendHistory(.fence(record: entry)))
+        if case .refusedStale = decision.kind {
+            log(.warning, "\(entry.description)")
+        } else {
+            log(.info, "\(entry.description)")
+        }
+    }
+
+    mutating func heardFromCoordinator() {
+        lastHeardFromCoordinator = now.monotonic
+        if coordinatorSilent {
+            coordinatorSilent = false
+            reconnectDelay = settings.heartbeatIntervalMilliseconds
+            log(.info, "coordinator is back")
+            join(reason: "coordinator back")
+        }
+    }
+}

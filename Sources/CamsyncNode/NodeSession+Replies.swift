@@ -1,0 +1,100 @@
+import CamsyncPolicy
+import CamsyncWire
+
+/// Replies from the coordinator: registration, snapshots, attach, and relaying control requests' answers.
+extension NodeSession {
+
+    /// One message from the DEALER (a reply from the coordinator; one frame, an `Envelope`).
+    mutating func receiveReply(_ frames: [[UInt8]], now: NodeTime) -> [NodeAction] {
+        enter(now)
+        heardFromCoordinator()
+        lastReplyOrReconnect = now.monotonic
+        guard frames.count == 1, let envelope = try? Envelope.decode(frames[0]) else {
+            log(.warning, "undecodable reply from coordinator", ["frames": "\(frames.count)"])
+            return leave()
+        }
+        noteTerm(envelope.term)
+        if let request = pending.removeValue(forKey: envelope.requestID) {
+            handleReply(envelope, to: request)
+        }
+        return leave()
+    }
+
+    mutating func handleReply(_ envelope: Envelope, to request: PendingRequest) {
+        switch request.origin {
+        case .register:
+            handleRegisterReply(envelope)
+        case .attach:
+            if case .error(let error)? = envelope.body {
+                log(.warning, "attach refused", ["message": "\(error.message)"])
+            }
+        case .snapshot:
+            snapshotRequested = false
+            handleSnapshotReply(envelope)
+        case .control(let identity, let clientRequestID, let command):
+            if case .error(let error)? = envelope.body, case .startPiP(let app, _) = command, error.pipFailure != .unspecified {
+                // No batch carries a refusal: stamp it with the next sequence, so that whoever asks for
+                // what happened after the sequence it had when it acted sees it (docs/PROTOCOL.md).
+                record(AppFacingEvent(sequence: replica.sequence + 1, app: app, name: "failedToStartPictureInPicture",
+                                      details: [("reason", "\(error.pipFailure)"), ("message", error.message)]))
+            }
+            var answer = envelope
+            answer.requestID = clientRequestID
+            answer.sender = id.rawValue
+            emit(.replyToControl(identity: identity, answer))
+        }
+    }
+
+    mutating func handleRegisterReply(_ envelope: Envelope) {
+        switch envelope.body {
+        case .ack(let ack)?:
+            registered = true
+            log(.info, "registered", ["sequence": "\(ack.sequence)", "term": "\(envelope.term)"])
+            attachIfConfigured()
+        case .error(let error)?:
+            log(.error, "registration refused", ["code": "\(error.code)", "message": "\(error.message)"])
+        default:
+            break
+        }
+    }
+
+    mutating func handleSnapshotReply(_ envelope: Envelope) {
+        guard case .snapshot(let snapshot)? = envelope.body else { return }
+        let state: ClusterState
+        let policy: PolicySettings
+        do {
+            state = try snapshot.domainState()
+            policy = try snapshot.domainSettings()
+        } catch {
+            log(.error, "undecodable snapshot", ["error": "\(error)"])
+            requestSnapshot()
+            return
+        }
+        let outcome = replica.receiveSnapshot(sequence: snapshot.sequence, term: snapshot.term, state: state, settings: policy)
+        knownTerm = max(knownTerm, snapshot.term)
+        log(.info, "synced from snapshot", ["sequence": "\(snapshot.sequence)", "term": "\(snapshot.term)"])
+        for batch in replica.coveredBySnapshot {
+            for event in AppFacingEvent.from(batch.events, sequence: batch.sequence, device: id) { record(event) }
+        }
+        for decision in fence.adopt(replica.state) { record(decision) }
+        if registered, replica.state.nodes[id]?.alive != true {
+            // Declared dead while we could not hear it (a partition): rejoin with what we run (K2).
+            join(reason: "snapshot shows this node is not alive")
+            return
+        }
+        handle(outcome)
+        refreshAssertions()
+        attachIfConfigured()
+    }
+
+    /// A display whose config names a device attaches to it once both are alive in the replica.
+    mutating func attachIfConfigured() {
+        guard registered, !attachRequested, replica.phase == .synced,
+              case .display(let display) = settings.config.registration.attributes, let device = display.attachedTo,
+              let me = replica.state.nodes[id], me.alive, me.attachedTo == nil,
+              replica.state.nodes[device]?.alive == true else { return }
+        attachRequested = true
+        send(.request(.attachDisplay(display: id, device: device), sender: id.rawValue,
+                      requestID: takeRequestID(), term: knownTerm), origin: .attach)
+    }
+}

@@ -1,0 +1,115 @@
+import CamsyncPolicy
+import CamsyncWire
+import Logging
+
+/// A node's protocol state, sans I/O: registration (K2), the replica (Clone pattern, `ReplicaSync`),
+/// the camera fence (C8), pending requests and their retries (K5), coordinator silence and the
+/// reconnect schedule (K1, Lazy Pirate), and the app-facing event log. It reads no clock and
+/// owns no socket: the shell (`NodeLoop`) feeds it messages and the time, and carries out the
+/// `NodeAction`s each entry point returns, in order. Only the session's own methods change its
+/// state; the shell and the tests read it.
+struct NodeSession {
+    let settings: NodeSettings
+    var id: NodeID { settings.config.id }
+
+    var replica = ReplicaSync()
+    var fence: CameraFence
+    var appEvents: RingBuffer<AppFacingEvent>
+    var fenceLog: RingBuffer<FenceRecord>
+    /// K2: what this node runs, as of the last state in which it was alive in the cluster.
+    var assertions: [AppAssertion] = []
+    var registered = false
+    var knownTerm: UInt64 = 0
+
+    var nextRequestID: UInt64
+    var pending: [UInt64: PendingRequest] = [:]
+    var lastSentToCoordinator: Int64 = 0
+    var lastHeardFromCoordinator: Int64
+    /// The last reply on the command socket, or when that socket was last (re)opened.
+    var lastReplyOrReconnect: Int64
+    var coordinatorSilent = false
+    var isCoordinatorReachable: Bool { !coordinatorSilent }
+    /// Back-off between reconnects while the coordinator is silent (doubles up to 8 s).
+    var reconnectDelay: Int64
+    var nextReconnect: Int64 = 0
+    var snapshotRequested = false
+    var attachRequested = false
+    var snapshotWanted = false
+    /// The SUB socket has received something since it was (re)opened (slow-joiner guard).
+    var subscriptionLive = false
+
+    /// The time of the entry point being run (set on entry; the session never reads a clock).
+    var now: NodeTime
+    /// Actions produced by the entry point being run, handed to the shell when it returns.
+    var actions: [NodeAction] = []
+
+    struct PendingRequest: Sendable {
+        enum Origin: Sendable {
+            /// A local control client's command, forwarded as this node; `command` is its domain form.
+            case control(identity: [UInt8], requestID: UInt64, command: Command)
+            case register
+            case snapshot
+            case attach
+        }
+        var origin: Origin
+        var envelope: Envelope
+        var sentAt: Int64
+        var firstSentAt: Int64
+        var attempts: Int
+    }
+
+    /// `now.wall` seeds the request ids: they must not repeat across restarts of this node
+    /// (K5 windows live in the coordinator).
+    init(settings: NodeSettings, now: NodeTime) {
+        self.settings = settings
+        self.now = now
+        fence = CameraFence(host: settings.config.id)
+        appEvents = RingBuffer(capacity: settings.historyLimit)
+        fenceLog = RingBuffer(capacity: settings.historyLimit)
+        nextRequestID = UInt64(max(0, now.wall.milliseconds)) << 16
+        reconnectDelay = settings.heartbeatIntervalMilliseconds
+        lastHeardFromCoordinator = now.monotonic
+        lastReplyOrReconnect = now.monotonic
+    }
+
+    // MARK: Entry points
+
+    /// The node starts: note it in the history, then register and ask for a snapshot.
+    mutating func start(now: NodeTime) -> [NodeAction] {
+        enter(now)
+        actions.append(.appendHistory(.start(node: id, at: now.wall)))
+        join(reason: "start")
+        return leave()
+    }
+
+    /// When the shell must call `tick` at the latest (monotonic ms): the next heartbeat to send,
+    /// the coordinator's liveness timeout, or a pending request's retry.
+    var nextDeadline: Int64 {
+        var deadline = lastSentToCoordinator + settings.heartbeatIntervalMilliseconds
+        deadline = min(deadline, lastHeardFromCoordinator + settings.heartbeatIntervalMilliseconds * settings.liveness + 1)
+        for request in pending.values { deadline = min(deadline, request.sentAt + settings.requestRetryMilliseconds) }
+        return deadline
+    }
+
+    // MARK: Helpers for the entry points
+
+    mutating func enter(_ time: NodeTime) {
+        now = time
+        actions.removeAll()
+    }
+
+    mutating func leave() -> [NodeAction] {
+        defer { actions.removeAll() }
+        return actions
+    }
+
+    mutating func emit(_ action: NodeAction) {
+        actions.append(action)
+    }
+
+    mutating func log(_ level: Logger.Level, _ message: Logger.Message, _ metadata: Logger.Metadata = [:]) {
+        var metadata = metadata
+        metadata["node"] = "\(id)"
+        actions.append(.log(level, message, metadata))
+    }
+}

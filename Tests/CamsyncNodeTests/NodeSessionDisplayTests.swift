@@ -1,0 +1,46 @@
+import CamsyncPolicy
+import CamsyncWire
+import Testing
+@testable import CamsyncNode
+
+/// A display's attach without sockets: it registers unattached and attaches with its own command
+/// once it and its device are alive in its replica, and again after its device rejoins.
+@Suite struct NodeSessionDisplayTests {
+    typealias H = NodeSessionHarness
+    static let display: NodeID = "display-1"
+
+    @Test("a display attaches once both are alive, and again when its device comes back")
+    func attachesAndReattaches() throws {
+        let registration = NodeRegistration(node: Self.display, attributes: .display(DisplayAttributes(name: "TV", attachedTo: H.node)))
+        var session = NodeSession(settings: H.settings(registration), now: H.at(0))
+        var coordinator = FakeCoordinator()
+        let device = NodeRegistration(node: H.node, attributes: .device(H.device))
+        _ = try coordinator.publish(.registerNode(device))
+
+        let start = session.start(now: H.at(0))
+        let register = try #require(start.registrations.first)
+        guard case .display(let attributes) = register.attributes else { Issue.record("not a display"); return }
+        #expect(attributes.attachedTo == nil, "it attaches with its own command, once its device is alive")
+
+        let snapshotRequest = try #require(session.receivePublication(coordinator.heartbeat(), now: H.at(100)).snapshotRequests.first)
+        let registered = try coordinator.answer(try #require(start.requests.first))
+        _ = session.receivePublication(try #require(registered.publication), now: H.at(150))
+        #expect(session.receiveReply(registered.reply, now: H.at(200)).requests.isEmpty, "not synced yet: no attach")
+        let synced = session.receiveReply(try coordinator.answer(snapshotRequest).reply, now: H.at(300))
+        let attach = try #require(synced.requests.first)
+        #expect(try attach.domainCommand() == .attachDisplay(display: Self.display, device: H.node))
+        #expect(session.attachRequested)
+
+        let attached = try coordinator.answer(attach)
+        _ = session.receivePublication(try #require(attached.publication), now: H.at(350))
+        _ = session.receiveReply(attached.reply, now: H.at(400))
+        #expect(session.replica.state.nodes[Self.display]?.attachedTo == H.node)
+
+        // The device dies (the display is detached) and comes back: attach again.
+        let died = session.receivePublication(try coordinator.publish(.declareNodeDead(H.node)), now: H.at(500))
+        #expect(died.requests.isEmpty, "the device is gone: nothing to attach to")
+        #expect(session.replica.state.nodes[Self.display]?.attachedTo == nil)
+        let back = session.receivePublication(try coordinator.publish(.registerNode(device)), now: H.at(600))
+        #expect(try back.requests.map { try $0.domainCommand() } == [.attachDisplay(display: Self.display, device: H.node)])
+    }
+}
