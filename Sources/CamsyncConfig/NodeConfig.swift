@@ -54,18 +54,7 @@ public struct NodeConfig: Sendable, Equatable {
         }
     }
 
-    private static func describe(_ error: DecodingError) -> String {
-        func path(_ context: DecodingError.Context) -> String {
-            let p = context.codingPath.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(separator: ".")
-            return p.isEmpty ? "top level" : p
-        }
-        switch error {
-        case .keyNotFound(let key, let context): return "missing field '\(key.stringValue)' at \(path(context))"
-        case .typeMismatch(_, let context), .valueNotFound(_, let context), .dataCorrupted(let context):
-            return "bad value at \(path(context)): \(context.debugDescription)"
-        @unknown default: return "\(error)"
-        }
-    }
+    private static func describe(_ error: DecodingError) -> String { describeDecodingError(error) }
 }
 
 /// A config file that cannot be used, with a sentence saying why.
@@ -188,5 +177,21 @@ extension NodeConfig.File.Display {
     func attributes(id: String) throws -> DisplayAttributes {
         DisplayAttributes(name: name ?? id, attachedTo: attachedTo.map { NodeID($0) },
                           cameras: try (cameras ?? []).map { try $0.spec(defaultPosition: .external) })
+    }
+}
+
+/// A YAML decoding error as a sentence naming the field at fault (`missing field 'id' at top level`,
+/// `bad value at display.cameras[0]: …`); other errors as they describe themselves.
+public func describeDecodingError(_ error: any Error) -> String {
+    guard let error = error as? DecodingError else { return "\(error)" }
+    func path(_ context: DecodingError.Context) -> String {
+        let p = context.codingPath.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(separator: ".")
+        return p.isEmpty ? "top level" : p
+    }
+    switch error {
+    case .keyNotFound(let key, let context): return "missing field '\(key.stringValue)' at \(path(context))"
+    case .typeMismatch(_, let context), .valueNotFound(_, let context), .dataCorrupted(let context):
+        return "bad value at \(path(context)): \(context.debugDescription)"
+    @unknown default: return "\(error)"
     }
 }

@@ -110,19 +110,7 @@ struct ScenarioParser {
         }
     }
 
-    static func describe(_ error: any Error) -> String {
-        guard let error = error as? DecodingError else { return "\(error)" }
-        func path(_ context: DecodingError.Context) -> String {
-            let p = context.codingPath.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(separator: ".")
-            return p.isEmpty ? "top level" : p
-        }
-        switch error {
-        case .keyNotFound(let key, let context): return "missing field '\(key.stringValue)' at \(path(context))"
-        case .typeMismatch(_, let context), .valueNotFound(_, let context), .dataCorrupted(let context):
-            return "bad value at \(path(context)): \(context.debugDescription)"
-        @unknown default: return "\(error)"
-        }
-    }
+    static func describe(_ error: any Error) -> String { describeDecodingError(error) }
 }
 
 func line(_ node: Node) -> Int { node.mark?.line ?? 0 }

@@ -1,3 +1,4 @@
+import CamsyncCluster
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -36,22 +37,8 @@ public final class NetworkLab: @unchecked Sendable {
     public func healAll() { for host in 1...hosts { heal(host: host) } }
 
     @discardableResult
-    static func run(script: String, _ arguments: [String], subnet: String?) throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/bash")
-        process.arguments = [script] + arguments
-        if let subnet {
-            var environment = ProcessInfo.processInfo.environment
-            environment["LAB_SUBNET"] = subnet
-            process.environment = environment
-        }
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        return (process.terminationStatus, output)
+    static func run(script: String, _ arguments: [String], subnet: String?) throws -> CommandResult {
+        try runCommand("/bin/bash", [script] + arguments, environment: subnet.map { ["LAB_SUBNET": $0] } ?? [:])
     }
 }
 

@@ -196,17 +196,5 @@ final class RequestProbe {
 
 /// Runs `camsync ARGS` to completion (killed after `timeout` seconds) and returns its stdout; stderr is discarded.
 func runCamsync(_ arguments: [String], timeout: Double = 30) throws -> String {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: try camsyncBinary())
-    process.arguments = arguments
-    let pipe = Pipe()
-    process.standardOutput = pipe
-    process.standardError = FileHandle.nullDevice
-    try process.run()
-    let killer = DispatchWorkItem { if process.isRunning { process.terminate() } }
-    DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: killer)
-    let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    process.waitUntilExit()
-    killer.cancel()
-    return output
+    try runCommand(camsyncBinary(), arguments, includeStandardError: false, timeout: timeout).output
 }

@@ -19,17 +19,8 @@ enum MultiHostLab {
     }()
 
     @discardableResult
-    static func run(_ arguments: [String]) throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/bash")
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        return (process.terminationStatus, output)
+    static func run(_ arguments: [String]) throws -> CommandResult {
+        try runCommand("/bin/bash", arguments)
     }
 }
 

@@ -100,17 +100,8 @@ struct SecurityTests {
         }
     }
 
-    static func runCLI(_ arguments: [String]) throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: try camsyncBinary())
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        return (process.terminationStatus, output)
+    static func runCLI(_ arguments: [String]) throws -> CommandResult {
+        try runCommand(camsyncBinary(), arguments)
     }
 
     @Test("the admin key may declare a node dead; secret keys never appear in any log")
