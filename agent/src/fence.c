@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "camsync/v1/control.pb-c.h"
+#include "log.h"
 #include "text.h"
 
 int fence_init(camera_fence *fence, const char *host, size_t capacity) {
@@ -79,6 +80,7 @@ static void record(camera_fence *fence, int decision, const char *camera, const 
     const char *verb = decision == CAMSYNC__V1__FENCE_RECORD__DECISION__DECISION_ALLOWED   ? "allow"
                        : decision == CAMSYNC__V1__FENCE_RECORD__DECISION__DECISION_RELEASED ? "release"
                                                                                              : "refuse";
+    if (log_quiet) return;
     char extra[64] = "";
     if (decision == CAMSYNC__V1__FENCE_RECORD__DECISION__DECISION_REFUSED_STALE)
         snprintf(extra, sizeof extra, " highest=%llu", (unsigned long long)highest);

@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "agent.h"
+#include "log.h"
 #include "wire.h"
 
 int64_t agent_monotonic_ms(void) {
@@ -21,7 +22,10 @@ int64_t agent_wall_ms(void) {
     return (int64_t)now.tv_sec * 1000 + now.tv_nsec / 1000000;
 }
 
+int log_quiet = 0;
+
 void agent_log(display_agent *agent, const char *level, const char *format, ...) {
+    if (log_quiet) return;
     char text[768];
     va_list args;
     va_start(args, format);

@@ -236,6 +236,7 @@ static int sequence_order(const void *a, const void *b) {
 
 // After a snapshot or a replay: the buffered live batches that follow, in order.
 static void drain_buffer(display_agent *agent) {
+    if (agent->n_buffered == 0) return;
     qsort(agent->buffered, agent->n_buffered, sizeof *agent->buffered, sequence_order);
     size_t n = agent->n_buffered;
     Camsync__V1__Envelope **held = agent->buffered;
