@@ -142,6 +142,12 @@ int main(int argc, char **argv) {
     action.sa_handler = on_signal;
     sigaction(SIGTERM, &action, NULL);
     sigaction(SIGINT, &action, NULL);
+    // A parent may start us with these blocked (a Swift test runner's threads do): unblock them.
+    sigset_t stop_signals;
+    sigemptyset(&stop_signals);
+    sigaddset(&stop_signals, SIGTERM);
+    sigaddset(&stop_signals, SIGINT);
+    sigprocmask(SIG_UNBLOCK, &stop_signals, NULL);
 
     sockets s = {.context = zmq_ctx_new(), .config = &config};
     zmq_ctx_set(s.context, ZMQ_IO_THREADS, 1);

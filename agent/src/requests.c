@@ -36,9 +36,11 @@ void agent_log(display_agent *agent, const char *level, const char *format, ...)
 
 uint64_t agent_take_request_id(display_agent *agent) { return ++agent->next_request_id; }
 
+// An attempt counts as sent even when the socket has nowhere to queue it (no connection): the
+// next heartbeat is due an interval later, not at once (no busy loop while the coordinator is away).
 void agent_transmit(display_agent *agent, const uint8_t *bytes, size_t length) {
-    if (agent->transport.to_coordinator(agent->transport.context, bytes, length) == 0)
-        agent->last_sent = agent_monotonic_ms();
+    agent->transport.to_coordinator(agent->transport.context, bytes, length);
+    agent->last_sent = agent_monotonic_ms();
 }
 
 pending_request *agent_pending(display_agent *agent, uint64_t request_id) {
@@ -90,9 +92,12 @@ void agent_send_request(display_agent *agent, Camsync__V1__Envelope *envelope, r
 int64_t agent_next_deadline(const display_agent *agent) {
     const agent_config *c = agent->config;
     int64_t deadline = agent->last_sent + c->heartbeat_ms;
-    int64_t silence = agent->last_heard + c->heartbeat_ms * c->liveness + 1;
-    if (silence < deadline) deadline = silence;
-    if (agent->coordinator_silent && agent->next_reconnect < deadline) deadline = agent->next_reconnect;
+    if (agent->coordinator_silent) {
+        if (agent->next_reconnect < deadline) deadline = agent->next_reconnect;
+    } else {
+        int64_t silence = agent->last_heard + c->heartbeat_ms * c->liveness + 1;
+        if (silence < deadline) deadline = silence;
+    }
     for (size_t i = 0; i < agent->n_pending; i++)
         if (agent->pending[i].sent_at + c->request_retry_ms < deadline)
             deadline = agent->pending[i].sent_at + c->request_retry_ms;

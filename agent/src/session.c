@@ -294,6 +294,8 @@ void agent_on_published(display_agent *agent, size_t n_frames, const uint8_t *by
         return;
     }
     if (envelope->body_case == CAMSYNC__V1__ENVELOPE__BODY_EVENT_BATCH) {
+        // A publication with a higher term also means a new coordinator (docs/PROTOCOL.md "Envelope").
+        note_term(agent, envelope->event_batch->term);
         if (agent->phase == PHASE_SYNCED) {
             receive_synced(agent, envelope->event_batch);
             if (agent->phase == PHASE_SYNCED) attach_if_configured(agent);
