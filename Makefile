@@ -1,7 +1,8 @@
 # camsync — every target installs what it needs on a fresh Debian machine.
 SHELL := /bin/bash
 SWIFT ?= swift
-APT_PACKAGES := libzmq3-dev protobuf-compiler pkg-config libsqlite3-dev iproute2 python3-zmq python3-protobuf
+APT_PACKAGES := libzmq3-dev protobuf-compiler pkg-config libsqlite3-dev iproute2 python3-zmq python3-protobuf \
+  libprotobuf-c-dev protobuf-c-compiler libyaml-dev
 PROTO_OUT := Sources/CamsyncWire/Generated
 PLUGIN_SCRATCH := .build-protoc-gen-swift
 PLUGIN := $(PLUGIN_SCRATCH)/release/protoc-gen-swift
@@ -10,7 +11,7 @@ PROTOS := $(shell find proto -name '*.proto' | sort)
 # types need `public import SwiftProtobuf`.
 SWIFT_OPTS := --swift_opt=Visibility=Public --swift_opt=FileNaming=PathToUnderscores --swift_opt=UseAccessLevelOnImports=true
 
-.PHONY: deps build test package-check run proto proto-check bench clean plugin multihost-test soak fuzz flood
+.PHONY: deps build test package-check run proto proto-check proto-c bench clean plugin multihost-test soak fuzz flood agent-asan fuzz-agent
 
 deps:
 	@missing=""; for p in $(APT_PACKAGES); do \
@@ -22,10 +23,12 @@ deps:
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing >/dev/null; \
 	fi
 
+# `swift build` also builds the C display agent (camsync-display-agent, a SwiftPM C target in agent/).
 build: deps
 	$(SWIFT) build
 
-test: deps package-check
+# agent-asan first: DisplayAgentTests run one cluster with the sanitizer build of the agent.
+test: deps package-check agent-asan
 	$(SWIFT) test
 
 # Package.swift declares exactly the modules each target imports.
@@ -69,6 +72,38 @@ proto-check: plugin
 	  --swift_out=$$tmp $(SWIFT_OPTS) $(PROTOS); \
 	if diff -r $$tmp $(PROTO_OUT) >/dev/null; then echo "proto-check: generated code is up to date"; \
 	else diff -r $$tmp $(PROTO_OUT) | head -40; echo "proto-check: committed code differs; run 'make proto'"; exit 1; fi
+	@tmp=$$(mktemp -d); trap 'rm -rf $$tmp' EXIT; \
+	agent/tools/proto-c.sh $$tmp; \
+	if diff -r $$tmp $(PROTO_C_OUT) >/dev/null; then echo "proto-check: generated C code is up to date"; \
+	else diff -r $$tmp $(PROTO_C_OUT) | head -40; echo "proto-check: committed C code differs; run 'make proto-c'"; exit 1; fi
+
+# The display agent's protobuf-c code (protoc-c 1.4; proto3 `optional` is rewritten, see the script).
+PROTO_C_OUT := agent/generated
+proto-c: deps
+	agent/tools/proto-c.sh $(PROTO_C_OUT)
+
+# The display agent under AddressSanitizer + UndefinedBehaviorSanitizer (DisplayAgentTests runs a
+# cluster with it), and libFuzzer over its frame decoding. Same sources as the SwiftPM target.
+CLANG ?= $(shell command -v clang || echo /opt/swift/usr/bin/clang)
+AGENT_SCRATCH := .build-agent
+AGENT_SOURCES := $(wildcard agent/src/*.c) $(wildcard agent/generated/camsync/v1/*.c)
+AGENT_HEADERS := $(wildcard agent/src/*.h) $(wildcard agent/generated/camsync/v1/*.h)
+AGENT_CFLAGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Wno-unused-parameter -Iagent/src -Iagent/generated -g -O1 \
+  -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+AGENT_LIBS := -lzmq -lprotobuf-c -lyaml
+$(AGENT_SCRATCH)/camsync-display-agent-asan: $(AGENT_SOURCES) $(AGENT_HEADERS)
+	mkdir -p $(AGENT_SCRATCH)
+	$(CLANG) $(AGENT_CFLAGS) -fsanitize=address,undefined $(AGENT_SOURCES) $(AGENT_LIBS) -o $@
+agent-asan: deps $(AGENT_SCRATCH)/camsync-display-agent-asan
+
+FUZZ_AGENT_SECONDS ?= 60
+fuzz-agent: deps
+	mkdir -p $(AGENT_SCRATCH)/corpus $(AGENT_SCRATCH)/crashes
+	$(CLANG) $(AGENT_CFLAGS) -fsanitize=fuzzer,address,undefined \
+	  $(filter-out agent/src/main.c,$(AGENT_SOURCES)) agent/fuzz/fuzz_frames.c $(AGENT_LIBS) -o $(AGENT_SCRATCH)/fuzz-frames
+	ASAN_OPTIONS=detect_leaks=1 $(AGENT_SCRATCH)/fuzz-frames $(AGENT_SCRATCH)/corpus \
+	  -max_total_time=$(FUZZ_AGENT_SECONDS) -max_len=65536 -timeout=10 -rss_limit_mb=2048 \
+	  -artifact_prefix=$(AGENT_SCRATCH)/crashes/ -print_final_stats=1
 
 # The whole benchmark suite in release (< 10 min on 2 cores): `make bench BENCH_ARGS="--quick latency"`.
 BENCH_ARGS ?=

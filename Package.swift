@@ -13,6 +13,7 @@ let package = Package(
     platforms: [.macOS(.v14)],
     products: [
         .executable(name: "camsync", targets: ["camsync"]),
+        .executable(name: "camsync-display-agent", targets: ["camsync-display-agent"]),
         .library(name: "CamsyncPolicy", targets: ["CamsyncPolicy"]),
         .library(name: "ZeroMQ", targets: ["ZeroMQ"]),
     ],
@@ -131,6 +132,16 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // The display agent in C (agent/README.md): libzmq, protobuf-c and libyaml from Debian
+        // (`make deps`); its protobuf-c code is generated into agent/generated (`make proto-c`).
+        .executableTarget(
+            name: "camsync-display-agent",
+            path: "agent",
+            exclude: ["fuzz", "tools", "README.md"],
+            sources: ["src", "generated"],
+            cSettings: [.headerSearchPath("generated"), .headerSearchPath("src"), .define("_GNU_SOURCE")],
+            linkerSettings: [.linkedLibrary("zmq"), .linkedLibrary("protobuf-c"), .linkedLibrary("yaml")]
+        ),
         // Test targets that spawn the `camsync` executable list it, so `swift test` builds it first.
         .testTarget(name: "ZeroMQTests", dependencies: ["ZeroMQ"], swiftSettings: swiftSettings),
         .testTarget(name: "CamsyncVerbsTests", dependencies: ["CamsyncVerbs", "CamsyncPolicy"], swiftSettings: swiftSettings),
@@ -169,7 +180,8 @@ let package = Package(
             dependencies: ["camsync", "CamsyncHostile", "CamsyncCoordinator", "CamsyncCluster", "CamsyncPolicy", "CamsyncWire", "CamsyncRuntime"],
             swiftSettings: swiftSettings
         ),
-    ]
+    ],
+    cLanguageStandard: .c11
 )
 
 // libFuzzer driver (`make fuzz`): only when CAMSYNC_FUZZ is set, so it never takes part in the

@@ -11,6 +11,13 @@ public enum CamsyncExecutable {
         (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
     }
 
+    /// The C display agent (`camsync-display-agent`) for a cluster run by `camsync`: `$CAMSYNC_DISPLAY_AGENT`
+    /// when set, else the one SwiftPM builds beside `camsync`.
+    public static func displayAgent(besides camsync: String) -> String {
+        if let path = ProcessInfo.processInfo.environment["CAMSYNC_DISPLAY_AGENT"], !path.isEmpty { return path }
+        return URL(fileURLWithPath: camsync).deletingLastPathComponent().appendingPathComponent("camsync-display-agent").path
+    }
+
     /// `camsync` in the running process's directory (where SwiftPM puts it beside the test bundle).
     public static func besideThisProcess() throws -> String {
         let candidate = URL(fileURLWithPath: current).deletingLastPathComponent().appendingPathComponent("camsync").path

@@ -24,6 +24,9 @@ public final class LocalCluster: @unchecked Sendable {
     public var recordsNodeHistory = false
     /// When false, processes outlive this object (`camsync cluster up` leaves the cluster running).
     public var stopsProcessesOnDeinit = true
+    /// The C display agent started for nodes with `agent: c` (default: beside `executable`, or
+    /// `$CAMSYNC_DISPLAY_AGENT`); tests point it at the sanitizer build.
+    public var displayAgentExecutable: String
 
     private let context: ZMQContext
 
@@ -33,6 +36,7 @@ public final class LocalCluster: @unchecked Sendable {
         self.topology = topology
         self.runDirectory = runDirectory
         self.executable = executable
+        displayAgentExecutable = CamsyncExecutable.displayAgent(besides: executable)
         context = try ZMQContext(ioThreads: 1)
         try FileManager.default.createDirectory(atPath: runDirectory, withIntermediateDirectories: true)
         keys = topology.security?.curve == true
@@ -70,8 +74,8 @@ public final class LocalCluster: @unchecked Sendable {
 
     // MARK: Processes
 
-    private func launch(_ name: String, host: String?, arguments: [String]) throws -> ManagedProcess {
-        var executable = self.executable
+    private func launch(_ name: String, host: String?, arguments: [String], executable: String? = nil) throws -> ManagedProcess {
+        var executable = executable ?? self.executable
         var arguments = arguments
         if let host, !host.isEmpty {
             arguments = ["netns", "exec", host, executable] + arguments
@@ -109,15 +113,21 @@ public final class LocalCluster: @unchecked Sendable {
             throw TopologyError(message: "no node '\(id)' in topology '\(topology.name)'")
         }
         let s = topology.settings
+        let isAgent = node.config.agent == "c"
         var arguments = [
-            "node", "--config", configPath(id), "--coordinator", commandEndpoint, "--events", eventEndpoint,
+            "--config", configPath(id), "--coordinator", commandEndpoint, "--events", eventEndpoint,
             "--control", controlEndpoint(id), "--heartbeat-ms", "\(s?.heartbeatMs ?? 500)", "--liveness", "\(s?.liveness ?? 3)",
         ]
         if let keys {
             arguments += ["--secret-key", keys.path("\(id).key"), "--coordinator-key", keys.path("coordinator.pub")]
         }
+        if isAgent {
+            // The C display agent takes the same options as `camsync node` but keeps no history file.
+            nodes[id] = try launch(id, host: node.host, arguments: arguments, executable: displayAgentExecutable)
+            return
+        }
         if recordsNodeHistory { arguments += ["--history", historyPath(id)] }
-        nodes[id] = try launch(id, host: node.host, arguments: arguments)
+        nodes[id] = try launch(id, host: node.host, arguments: ["node"] + arguments)
     }
 
     /// The run directory's record of processes (including ones an earlier `cluster up` started).

@@ -70,6 +70,9 @@ extension NodeConfig {
         public var kind: String
         public var device: Device?
         public var display: Display?
+        /// Which implementation runs the node: `swift` (`camsync node`, the default) or `c`
+        /// (`camsync-display-agent`, displays only). `camsync cluster up` starts the one named.
+        public var agent: String?
 
         public struct Camera: Codable, Sendable, Equatable {
             public var name: String
@@ -108,6 +111,12 @@ extension NodeConfig {
 
         public func registration() throws -> NodeRegistration {
             guard !id.isEmpty else { throw NodeConfigError(message: "'id' must not be empty") }
+            switch agent {
+            case nil, "swift": break
+            case "c" where kind == "display": break
+            case "c": throw NodeConfigError(message: "'agent: c' runs displays only (camsync-display-agent); '\(id)' is a \(kind)")
+            case let other?: throw NodeConfigError(message: "'agent' must be 'swift' or 'c', not '\(other)'")
+            }
             switch kind {
             case "device":
                 guard let device else { throw NodeConfigError(message: "kind 'device' needs a 'device:' section") }

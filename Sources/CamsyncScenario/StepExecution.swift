@@ -395,7 +395,7 @@ final class Observation {
                 let status = try access.status(id, after: UInt64.max - 1)
                 if !status.synced || status.sequence != coordinator.sequence {
                     problems.append("\(id) at sequence \(status.sequence) (synced \(status.synced)), coordinator at \(coordinator.sequence)")
-                } else if try ClusterState(wire: status.replica) != coordinator.state {
+                } else if try !status.replicaAgrees(with: coordinator.state) {
                     problems.append("\(id)'s replica differs from the coordinator's state at sequence \(coordinator.sequence)")
                 }
             }

@@ -42,7 +42,7 @@ extension LocalCluster {
             let (coordinator, nodes) = try replicas()
             for status in nodes.values {
                 guard status.synced, status.sequence == coordinator.sequence else { return false }
-                guard try ClusterState(wire: status.replica) == coordinator.state else { return false }
+                guard try status.replicaAgrees(with: coordinator.state) else { return false }
             }
             return true
         }

@@ -76,10 +76,12 @@ enum YAMLNodeFile {
 func withCluster<T: Sendable>(
     _ nodes: [String] = [TestTopology.ipad1, TestTopology.ipad2, TestTopology.display1],
     heartbeatMs: Int64 = 250, liveness: Int64 = 4, curve: Bool = false, tcp: Bool = false,
+    prepare: (LocalCluster) throws -> Void = { _ in },
     _ body: (LocalCluster) throws -> T
 ) async throws -> T {
     let (topology, dir) = try TestTopology.make(nodes, heartbeatMs: heartbeatMs, liveness: liveness, curve: curve, tcp: tcp)
     let cluster = try LocalCluster(topology: topology, runDirectory: dir, executable: try camsyncBinary())
+    try prepare(cluster)
     defer {
         cluster.stop(grace: 3)
         try? FileManager.default.removeItem(atPath: dir)

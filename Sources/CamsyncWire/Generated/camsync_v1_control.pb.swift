@@ -243,6 +243,11 @@ public nonisolated struct Camsync_V1_NodeStatus: Sendable {
 
   public var holders: [Camsync_V1_FenceHolder] = []
 
+  /// True when `replica` is partial: a node that runs no policy engine (the C display agent) keeps
+  /// only its own record and its device's (id, alive, attached_to) and the camera systems it hosts
+  /// (docs/PROTOCOL.md "A client without an engine"). False: the full replica.
+  public var partialReplica: Bool = false
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -487,7 +492,7 @@ nonisolated extension Camsync_V1_FenceHolder: SwiftProtobuf.Message, SwiftProtob
 
 nonisolated extension Camsync_V1_NodeStatus: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".NodeStatus"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}node\0\u{1}registered\0\u{1}synced\0\u{1}sequence\0\u{1}term\0\u{3}coordinator_reachable\0\u{1}replica\0\u{3}app_events\0\u{3}fence_log\0\u{1}holders\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}node\0\u{1}registered\0\u{1}synced\0\u{1}sequence\0\u{1}term\0\u{3}coordinator_reachable\0\u{1}replica\0\u{3}app_events\0\u{3}fence_log\0\u{1}holders\0\u{3}partial_replica\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -505,6 +510,7 @@ nonisolated extension Camsync_V1_NodeStatus: SwiftProtobuf.Message, SwiftProtobu
       case 8: try { try decoder.decodeRepeatedMessageField(value: &self.appEvents) }()
       case 9: try { try decoder.decodeRepeatedMessageField(value: &self.fenceLog) }()
       case 10: try { try decoder.decodeRepeatedMessageField(value: &self.holders) }()
+      case 11: try { try decoder.decodeSingularBoolField(value: &self.partialReplica) }()
       default: break
       }
     }
@@ -545,6 +551,9 @@ nonisolated extension Camsync_V1_NodeStatus: SwiftProtobuf.Message, SwiftProtobu
     if !self.holders.isEmpty {
       try visitor.visitRepeatedMessageField(value: self.holders, fieldNumber: 10)
     }
+    if self.partialReplica != false {
+      try visitor.visitSingularBoolField(value: self.partialReplica, fieldNumber: 11)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -559,6 +568,7 @@ nonisolated extension Camsync_V1_NodeStatus: SwiftProtobuf.Message, SwiftProtobu
     if lhs.appEvents != rhs.appEvents {return false}
     if lhs.fenceLog != rhs.fenceLog {return false}
     if lhs.holders != rhs.holders {return false}
+    if lhs.partialReplica != rhs.partialReplica {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

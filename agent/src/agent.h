@@ -1,0 +1,106 @@
+// The display agent: one session with the coordinator (register, follow, fence, heartbeat, rejoin)
+// and a control socket. Sans I/O: the loop in main.c feeds it frames and timer ticks, and it sends
+// through `agent_transport`; the fuzz target drives the same functions with no sockets.
+#ifndef CAMSYNC_AGENT_AGENT_H
+#define CAMSYNC_AGENT_AGENT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "camsync/v1/envelope.pb-c.h"
+#include "config.h"
+#include "fence.h"
+#include "view.h"
+
+typedef struct {
+    // A frame for the coordinator's command socket (DEALER). Returns 0 when it was queued.
+    int (*to_coordinator)(void *context, const uint8_t *bytes, size_t length);
+    // A reply on the control socket (ROUTER) to the client with this routing identity.
+    void (*to_control)(void *context, const uint8_t *identity, size_t identity_length, const uint8_t *bytes,
+                       size_t length);
+    // Fresh sockets to the coordinator: the command socket, and the subscriber when `subscriber`.
+    void (*reconnect)(void *context, int subscriber);
+    void *context;
+} agent_transport;
+
+typedef enum { ORIGIN_REGISTER, ORIGIN_SNAPSHOT, ORIGIN_ATTACH, ORIGIN_REPLAY, ORIGIN_CONTROL } request_origin;
+
+typedef struct {
+    uint64_t request_id;
+    request_origin origin;
+    uint8_t *identity; // control: the client's routing identity
+    size_t identity_length;
+    uint64_t client_request_id;
+    uint8_t *bytes;
+    size_t length;
+    int64_t sent_at, first_sent_at;
+    int attempts;
+} pending_request;
+
+typedef enum {
+    PHASE_AWAITING_SNAPSHOT, // batches are buffered until the snapshot arrives
+    PHASE_REPLAYING,         // a gap: batches after `sequence` are asked for (replay_request)
+    PHASE_SYNCED,
+} sync_phase;
+
+typedef struct {
+    agent_config *config;
+    agent_transport transport;
+    view_state view;
+    camera_fence fence;
+
+    sync_phase phase;
+    uint64_t sequence; // the last batch applied (or the snapshot's sequence)
+    uint64_t term;     // the term of that batch / snapshot
+    Camsync__V1__Envelope **buffered; // live batches held while not synced, any order
+    size_t n_buffered, buffer_limit;
+
+    int registered;
+    int snapshot_requested, snapshot_wanted, subscription_live, attach_requested, replay_requested;
+    uint64_t known_term;
+    uint64_t next_request_id;
+    pending_request *pending;
+    size_t n_pending;
+
+    int64_t last_sent, last_heard, last_reply_or_reconnect;
+    int coordinator_silent;
+    int64_t reconnect_delay, next_reconnect;
+
+    // Counters (logged at exit; the footprint measurement reads them).
+    uint64_t batches_applied, resnapshots, replays, bad_frames;
+} display_agent;
+
+int agent_init(display_agent *agent, agent_config *config, agent_transport transport);
+void agent_free(display_agent *agent);
+
+// Starts joining (register, then snapshot once the subscription is live).
+void agent_start(display_agent *agent);
+// One frame from the coordinator's command socket.
+void agent_on_reply(display_agent *agent, const uint8_t *bytes, size_t length);
+// One message from the events socket: its topic frame and its envelope frame (n_frames as received).
+void agent_on_published(display_agent *agent, size_t n_frames, const uint8_t *bytes, size_t length);
+// One message on the control socket: [identity, envelope] (n_frames as received).
+void agent_on_control(display_agent *agent, size_t n_frames, const uint8_t *identity, size_t identity_length,
+                      const uint8_t *bytes, size_t length);
+// Timers: coordinator silence and reconnection, retries, heartbeats. `now` is monotonic ms.
+void agent_tick(display_agent *agent, int64_t now);
+// The next instant agent_tick has something to do.
+int64_t agent_next_deadline(const display_agent *agent);
+
+// Clocks (monotonic and wall, ms).
+int64_t agent_monotonic_ms(void);
+int64_t agent_wall_ms(void);
+
+// Internal, shared by session.c, requests.c, control.c.
+void agent_send_request(display_agent *agent, Camsync__V1__Envelope *envelope, request_origin origin,
+                        const uint8_t *identity, size_t identity_length, uint64_t client_request_id);
+uint64_t agent_take_request_id(display_agent *agent);
+void agent_transmit(display_agent *agent, const uint8_t *bytes, size_t length);
+pending_request *agent_pending(display_agent *agent, uint64_t request_id);
+void agent_drop_pending(display_agent *agent, size_t index);
+void agent_join(display_agent *agent, const char *reason, int resync);
+void agent_request_snapshot(display_agent *agent);
+void agent_log(display_agent *agent, const char *level, const char *format, ...)
+    __attribute__((format(printf, 3, 4)));
+
+#endif

@@ -1,0 +1,52 @@
+// The display's node config file (docs/OPERATIONS.md "Node config files") and the command line.
+#ifndef CAMSYNC_AGENT_CONFIG_H
+#define CAMSYNC_AGENT_CONFIG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define AGENT_MAX_ENDPOINTS 8
+
+typedef struct {
+    char *name;
+    int position; // Camsync__V1__CameraPosition
+} agent_camera_spec;
+
+typedef struct {
+    // From the YAML file.
+    char *id;
+    char *display_name;
+    char *attached_to; // NULL: attach to nothing
+    agent_camera_spec *cameras;
+    size_t n_cameras;
+    // From the command line. Endpoints are lists (an HA coordinator pair later); one is used today.
+    char *coordinators[AGENT_MAX_ENDPOINTS];
+    size_t n_coordinators;
+    char *events[AGENT_MAX_ENDPOINTS];
+    size_t n_events;
+    char *control;
+    int64_t heartbeat_ms;
+    int64_t liveness;
+    int64_t request_retry_ms;
+    int request_attempts;
+    size_t history_limit;
+    // CURVE (all three set, or none): Z85 keys, 40 characters.
+    char secret_key[41];
+    char public_key[41];
+    char coordinator_key[41];
+    int curve;
+} agent_config;
+
+// Parses YAML text into `config` (id, display attributes). On failure returns -1 and writes a
+// message naming the field into `error`.
+int config_parse_yaml(agent_config *config, const char *text, size_t length, char *error, size_t error_size);
+
+// Parses argv (the same options as `camsync node`), reading the config and key files.
+int config_from_arguments(agent_config *config, int argc, char **argv, char *error, size_t error_size);
+
+// Reads the first line of a key file as a Z85 key (40 characters).
+int config_read_key(const char *path, char out[41], char *error, size_t error_size);
+
+void config_free(agent_config *config);
+
+#endif

@@ -1,0 +1,435 @@
+// The session with the coordinator: joining (K2), the snapshot and sequenced batches with gap
+// detection and replay (Clone pattern without an engine), attaching to the device, new terms.
+#include <stdlib.h>
+#include <string.h>
+
+#include "agent.h"
+#include "wire.h"
+
+int agent_init(display_agent *agent, agent_config *config, agent_transport transport) {
+    memset(agent, 0, sizeof *agent);
+    agent->config = config;
+    agent->transport = transport;
+    view_init(&agent->view, config);
+    if (fence_init(&agent->fence, config->id, config->history_limit)) return -1;
+    agent->buffer_limit = 10000;
+    agent->phase = PHASE_AWAITING_SNAPSHOT;
+    // Request ids must not repeat across restarts of this node (K5 windows live in the coordinator).
+    agent->next_request_id = (uint64_t)agent_wall_ms() << 16;
+    agent->reconnect_delay = config->heartbeat_ms;
+    agent->last_heard = agent->last_reply_or_reconnect = agent_monotonic_ms();
+    return 0;
+}
+
+static void drop_buffer(display_agent *agent) {
+    for (size_t i = 0; i < agent->n_buffered; i++) wire_free(agent->buffered[i]);
+    agent->n_buffered = 0;
+}
+
+void agent_free(display_agent *agent) {
+    drop_buffer(agent);
+    free(agent->buffered);
+    while (agent->n_pending) agent_drop_pending(agent, agent->n_pending - 1);
+    free(agent->pending);
+    view_free(&agent->view);
+    fence_free(&agent->fence);
+}
+
+// MARK: Joining
+
+static void resync(display_agent *agent) {
+    agent->phase = PHASE_AWAITING_SNAPSHOT;
+    agent->replay_requested = 0;
+    drop_buffer(agent);
+}
+
+void agent_request_snapshot(display_agent *agent) {
+    agent->snapshot_wanted = 1;
+    if (!agent->subscription_live || agent->snapshot_requested) return;
+    agent->snapshot_wanted = 0;
+    agent->snapshot_requested = 1;
+    Camsync__V1__SnapshotRequest request = CAMSYNC__V1__SNAPSHOT_REQUEST__INIT;
+    Camsync__V1__Envelope envelope = CAMSYNC__V1__ENVELOPE__INIT;
+    envelope.body_case = CAMSYNC__V1__ENVELOPE__BODY_SNAPSHOT_REQUEST;
+    envelope.snapshot_request = &request;
+    agent_send_request(agent, &envelope, ORIGIN_SNAPSHOT, NULL, 0, 0);
+}
+
+static void need_snapshot(display_agent *agent, const char *reason) {
+    agent_log(agent, "info", "resync reason=\"%s\" have=%llu", reason, (unsigned long long)agent->sequence);
+    agent->resnapshots++;
+    resync(agent);
+    agent_request_snapshot(agent);
+}
+
+// A gap after `sequence`: ask for the missing batches (the agent keeps no engine, so a replay is
+// cheaper than a snapshot); COMPACTED or any error falls back to a snapshot.
+static void request_replay(display_agent *agent) {
+    agent->phase = PHASE_REPLAYING;
+    if (agent->replay_requested) return;
+    agent->replay_requested = 1;
+    agent->replays++;
+    Camsync__V1__ReplayRequest request = CAMSYNC__V1__REPLAY_REQUEST__INIT;
+    request.after_sequence = agent->sequence;
+    Camsync__V1__Envelope envelope = CAMSYNC__V1__ENVELOPE__INIT;
+    envelope.body_case = CAMSYNC__V1__ENVELOPE__BODY_REPLAY_REQUEST;
+    envelope.replay_request = &request;
+    agent_send_request(agent, &envelope, ORIGIN_REPLAY, NULL, 0, 0);
+}
+
+void agent_join(display_agent *agent, const char *reason, int resync_too) {
+    agent->registered = 0;
+    if (resync_too) {
+        resync(agent);
+        agent->snapshot_requested = 0;
+        agent->snapshot_wanted = 0;
+    }
+    // Requests to a previous coordinator incarnation are abandoned: register/snapshot restart here.
+    for (size_t i = 0; i < agent->n_pending;) {
+        request_origin origin = agent->pending[i].origin;
+        if (origin == ORIGIN_REGISTER || origin == ORIGIN_ATTACH ||
+            (resync_too && (origin == ORIGIN_SNAPSHOT || origin == ORIGIN_REPLAY)))
+            agent_drop_pending(agent, i);
+        else
+            i++;
+    }
+    agent_config *c = agent->config;
+    Camsync__V1__CameraSpec specs[c->n_cameras ? c->n_cameras : 1];
+    Camsync__V1__CameraSpec *spec_list[c->n_cameras ? c->n_cameras : 1];
+    for (size_t i = 0; i < c->n_cameras; i++) {
+        camsync__v1__camera_spec__init(&specs[i]);
+        specs[i].name = c->cameras[i].name;
+        specs[i].position = c->cameras[i].position;
+        spec_list[i] = &specs[i];
+    }
+    // A display attaches with its own command once its device is alive (the device may join later).
+    Camsync__V1__DisplayAttributes display = CAMSYNC__V1__DISPLAY_ATTRIBUTES__INIT;
+    display.name = c->display_name;
+    display.n_cameras = c->n_cameras;
+    display.cameras = spec_list;
+    Camsync__V1__NodeRegistration registration = CAMSYNC__V1__NODE_REGISTRATION__INIT;
+    registration.node = c->id;
+    registration.attributes_case = CAMSYNC__V1__NODE_REGISTRATION__ATTRIBUTES_DISPLAY;
+    registration.display = &display;
+    Camsync__V1__Command__RegisterNode register_node = CAMSYNC__V1__COMMAND__REGISTER_NODE__INIT;
+    register_node.registration = &registration;
+    Camsync__V1__Command command = CAMSYNC__V1__COMMAND__INIT;
+    command.kind_case = CAMSYNC__V1__COMMAND__KIND_REGISTER_NODE;
+    command.register_node = &register_node;
+    Camsync__V1__Envelope envelope = CAMSYNC__V1__ENVELOPE__INIT;
+    envelope.body_case = CAMSYNC__V1__ENVELOPE__BODY_COMMAND;
+    envelope.command = &command;
+    agent->attach_requested = 0;
+    agent_log(agent, "info", "joining reason=\"%s\"", reason);
+    agent_send_request(agent, &envelope, ORIGIN_REGISTER, NULL, 0, 0);
+    if (resync_too) agent_request_snapshot(agent);
+}
+
+void agent_start(display_agent *agent) { agent_join(agent, "start", 1); }
+
+// A display whose config names a device attaches to it once both are alive in the view.
+static void attach_if_configured(display_agent *agent) {
+    view_state *v = &agent->view;
+    if (!agent->registered || agent->attach_requested || agent->phase != PHASE_SYNCED || !v->device_id) return;
+    if (!v->self.known || !v->self.alive || v->self.attached_to || !v->device.known || !v->device.alive) return;
+    agent->attach_requested = 1;
+    Camsync__V1__Command__AttachDisplay attach = CAMSYNC__V1__COMMAND__ATTACH_DISPLAY__INIT;
+    attach.display = agent->config->id;
+    attach.device = (char *)v->device_id;
+    Camsync__V1__Command command = CAMSYNC__V1__COMMAND__INIT;
+    command.kind_case = CAMSYNC__V1__COMMAND__KIND_ATTACH_DISPLAY;
+    command.attach_display = &attach;
+    Camsync__V1__Envelope envelope = CAMSYNC__V1__ENVELOPE__INIT;
+    envelope.body_case = CAMSYNC__V1__ENVELOPE__BODY_COMMAND;
+    envelope.command = &command;
+    agent_send_request(agent, &envelope, ORIGIN_ATTACH, NULL, 0, 0);
+}
+
+// A new coordinator term means the coordinator restarted: rejoin (K2). Returns 1 if it rejoined.
+static int note_term(display_agent *agent, uint64_t term) {
+    if (term <= agent->known_term) return 0;
+    int first = agent->known_term == 0;
+    agent->known_term = term;
+    if (first) return 0;
+    agent_join(agent, "coordinator term", 0);
+    return 1;
+}
+
+static void heard_from_coordinator(display_agent *agent) {
+    agent->last_heard = agent_monotonic_ms();
+    if (agent->coordinator_silent) {
+        agent->coordinator_silent = 0;
+        agent->reconnect_delay = agent->config->heartbeat_ms;
+        agent_log(agent, "info", "coordinator is back");
+        agent_join(agent, "coordinator back", 1);
+    }
+}
+
+// MARK: Batches
+
+// Applies one batch's events to the view and the fence. -1: malformed (the caller re-snapshots).
+static int apply_batch(display_agent *agent, const Camsync__V1__EventBatch *batch) {
+    if (!batch->command || batch->command->kind_case == CAMSYNC__V1__COMMAND__KIND__NOT_SET) return -1;
+    int rejoin = 0;
+    for (size_t i = 0; i < batch->n_events; i++) {
+        const Camsync__V1__Event *event = batch->events[i];
+        if (!event || view_apply(&agent->view, event, agent->config)) return -1;
+        switch (event->kind_case) {
+        case CAMSYNC__V1__EVENT__KIND_CAMERA_GRANTED: {
+            const char *camera = wire_external_camera_of(event->camera_granted->camera_system, agent->config->id);
+            if (camera)
+                fence_granted(&agent->fence, camera, event->camera_granted->app->device,
+                              event->camera_granted->app->bundle_id, event->camera_granted->token, batch->sequence);
+            break;
+        }
+        case CAMSYNC__V1__EVENT__KIND_CAMERA_RELEASED: {
+            const char *camera = wire_external_camera_of(event->camera_released->camera_system, agent->config->id);
+            if (camera)
+                fence_released(&agent->fence, camera, event->camera_released->app->device,
+                               event->camera_released->app->bundle_id, batch->sequence);
+            break;
+        }
+        case CAMSYNC__V1__EVENT__KIND_NODE_JOINED:
+        case CAMSYNC__V1__EVENT__KIND_NODE_REJOINED: {
+            const char *node = event->kind_case == CAMSYNC__V1__EVENT__KIND_NODE_JOINED ? event->node_joined->node
+                                                                                        : event->node_rejoined->node;
+            // Our device (re)joined: attach again, as a display plugged into a rebooted iPad would.
+            if (agent->view.device_id && strcmp(node, agent->view.device_id) == 0) agent->attach_requested = 0;
+            break;
+        }
+        case CAMSYNC__V1__EVENT__KIND_NODE_LEFT:
+            if (strcmp(event->node_left->node, agent->config->id) == 0 &&
+                event->node_left->reason == CAMSYNC__V1__NODE_LEAVE_REASON__NODE_LEAVE_REASON_DECLARED_DEAD)
+                rejoin = 1;
+            break;
+        default:
+            break;
+        }
+    }
+    agent->sequence = batch->sequence;
+    agent->term = batch->term;
+    agent->batches_applied++;
+    if (rejoin) {
+        agent_log(agent, "warning", "this node was declared dead: rejoining");
+        agent_join(agent, "declared dead", 1);
+    }
+    return 0;
+}
+
+// Feeds one batch in sync: applies the next one, ignores old ones, replays after a gap.
+static void receive_synced(display_agent *agent, const Camsync__V1__EventBatch *batch) {
+    if (batch->sequence <= agent->sequence) return;
+    if (batch->sequence != agent->sequence + 1) {
+        agent_log(agent, "info", "gap: expected sequence %llu, got %llu; replaying",
+                  (unsigned long long)agent->sequence + 1, (unsigned long long)batch->sequence);
+        request_replay(agent);
+        return;
+    }
+    if (apply_batch(agent, batch)) need_snapshot(agent, "malformed event batch");
+}
+
+static int sequence_order(const void *a, const void *b) {
+    uint64_t x = (*(Camsync__V1__Envelope *const *)a)->event_batch->sequence;
+    uint64_t y = (*(Camsync__V1__Envelope *const *)b)->event_batch->sequence;
+    return x < y ? -1 : x > y;
+}
+
+// After a snapshot or a replay: the buffered live batches that follow, in order.
+static void drain_buffer(display_agent *agent) {
+    if (agent->n_buffered == 0) return;
+    qsort(agent->buffered, agent->n_buffered, sizeof *agent->buffered, sequence_order);
+    size_t n = agent->n_buffered;
+    Camsync__V1__Envelope **held = agent->buffered;
+    agent->buffered = NULL;
+    agent->n_buffered = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (agent->phase == PHASE_SYNCED) receive_synced(agent, held[i]->event_batch);
+        if (agent->phase == PHASE_REPLAYING || agent->phase == PHASE_AWAITING_SNAPSHOT) {
+            // Keep the rest for after the replay (a snapshot drops them: resync cleared the buffer).
+            if (agent->phase == PHASE_REPLAYING && held[i]->event_batch->sequence > agent->sequence) {
+                Camsync__V1__Envelope **grown = realloc(agent->buffered, (agent->n_buffered + 1) * sizeof *grown);
+                if (grown) {
+                    agent->buffered = grown;
+                    agent->buffered[agent->n_buffered++] = held[i];
+                    held[i] = NULL;
+                }
+            }
+        }
+        wire_free(held[i]);
+    }
+    free(held);
+}
+
+static void buffer(display_agent *agent, Camsync__V1__Envelope *envelope) {
+    if (agent->n_buffered >= agent->buffer_limit) {
+        // Drop the oldest; the gap it leaves is replayed or re-snapshotted later.
+        size_t oldest = 0;
+        for (size_t i = 1; i < agent->n_buffered; i++)
+            if (agent->buffered[i]->event_batch->sequence < agent->buffered[oldest]->event_batch->sequence) oldest = i;
+        wire_free(agent->buffered[oldest]);
+        agent->buffered[oldest] = agent->buffered[--agent->n_buffered];
+    }
+    Camsync__V1__Envelope **grown = realloc(agent->buffered, (agent->n_buffered + 1) * sizeof *grown);
+    if (!grown) {
+        wire_free(envelope);
+        return;
+    }
+    agent->buffered = grown;
+    agent->buffered[agent->n_buffered++] = envelope;
+}
+
+void agent_on_published(display_agent *agent, size_t n_frames, const uint8_t *bytes, size_t length) {
+    heard_from_coordinator(agent);
+    if (!agent->subscription_live) {
+        agent->subscription_live = 1;
+        if (agent->snapshot_wanted) agent_request_snapshot(agent);
+    }
+    if (n_frames != 2) return;
+    wire_error error;
+    Camsync__V1__Envelope *envelope = wire_decode(bytes, length, &error);
+    if (!envelope) {
+        agent->bad_frames++;
+        // A batch we cannot read leaves a hole; the next heartbeat's last_sequence shows it.
+        agent_log(agent, "warning", "undecodable publication: %s", error.message);
+        return;
+    }
+    if (envelope->body_case == CAMSYNC__V1__ENVELOPE__BODY_EVENT_BATCH) {
+        // A publication with a higher term also means a new coordinator (docs/PROTOCOL.md "Envelope").
+        note_term(agent, envelope->event_batch->term);
+        if (agent->phase == PHASE_SYNCED) {
+            receive_synced(agent, envelope->event_batch);
+            if (agent->phase == PHASE_SYNCED) attach_if_configured(agent);
+        } else {
+            buffer(agent, envelope);
+            return;
+        }
+    } else if (envelope->body_case == CAMSYNC__V1__ENVELOPE__BODY_COORDINATOR_HEARTBEAT) {
+        const Camsync__V1__CoordinatorHeartbeat *heartbeat = envelope->coordinator_heartbeat;
+        if (!note_term(agent, heartbeat->term) && agent->phase == PHASE_SYNCED) {
+            if (heartbeat->last_sequence > agent->sequence) {
+                agent_log(agent, "info", "behind the coordinator: have %llu, coordinator %llu; replaying",
+                          (unsigned long long)agent->sequence, (unsigned long long)heartbeat->last_sequence);
+                request_replay(agent);
+            } else if (heartbeat->term != agent->term && heartbeat->last_sequence < agent->sequence) {
+                need_snapshot(agent, "the coordinator's log is behind this node's");
+            }
+        }
+    }
+    wire_free(envelope);
+}
+
+// MARK: Replies
+
+static void on_snapshot(display_agent *agent, const Camsync__V1__Snapshot *snapshot) {
+    if (!snapshot->state || view_adopt(&agent->view, snapshot->state, agent->config)) {
+        agent_log(agent, "error", "undecodable snapshot: state is missing or malformed");
+        agent->snapshot_requested = 0;
+        agent_request_snapshot(agent);
+        return;
+    }
+    agent->sequence = snapshot->sequence;
+    agent->term = snapshot->term;
+    agent->phase = PHASE_SYNCED;
+    agent->replay_requested = 0;
+    if (snapshot->term > agent->known_term) agent->known_term = snapshot->term;
+    agent_log(agent, "info", "synced from snapshot sequence=%llu term=%llu", (unsigned long long)snapshot->sequence,
+              (unsigned long long)snapshot->term);
+    fence_adopt(&agent->fence, &agent->view, agent->sequence);
+    if (agent->registered && !agent->view.self.alive) {
+        // Declared dead while we could not hear it (a partition): rejoin (K2).
+        agent_join(agent, "snapshot shows this node is not alive", 1);
+        return;
+    }
+    drain_buffer(agent);
+    attach_if_configured(agent);
+}
+
+static void on_replay(display_agent *agent, const Camsync__V1__Replay *replay) {
+    agent->replay_requested = 0;
+    if (agent->phase != PHASE_REPLAYING) return;
+    for (size_t i = 0; i < replay->n_batches; i++) {
+        const Camsync__V1__EventBatch *batch = replay->batches[i];
+        if (!batch) continue;
+        if (batch->sequence <= agent->sequence) continue;
+        if (batch->sequence != agent->sequence + 1 || apply_batch(agent, batch)) {
+            need_snapshot(agent, "replay does not continue this node's sequence");
+            return;
+        }
+        if (agent->phase != PHASE_REPLAYING) return; // a rejoin inside the batch
+    }
+    if (replay->n_batches > 0 && agent->sequence < replay->last_sequence) {
+        request_replay(agent); // more to fetch
+        return;
+    }
+    agent->phase = PHASE_SYNCED;
+    agent_log(agent, "info", "caught up by replay sequence=%llu", (unsigned long long)agent->sequence);
+    drain_buffer(agent);
+    attach_if_configured(agent);
+}
+
+void agent_on_reply(display_agent *agent, const uint8_t *bytes, size_t length) {
+    heard_from_coordinator(agent);
+    agent->last_reply_or_reconnect = agent_monotonic_ms();
+    wire_error error;
+    Camsync__V1__Envelope *envelope = wire_decode(bytes, length, &error);
+    if (!envelope) {
+        agent->bad_frames++;
+        agent_log(agent, "warning", "undecodable reply from coordinator: %s", error.message);
+        return;
+    }
+    note_term(agent, envelope->term);
+    pending_request *request = agent_pending(agent, envelope->request_id);
+    if (!request) {
+        wire_free(envelope);
+        return;
+    }
+    size_t index = (size_t)(request - agent->pending);
+    pending_request taken = *request;
+    request->identity = NULL;
+    agent_drop_pending(agent, index);
+    int is_error = envelope->body_case == CAMSYNC__V1__ENVELOPE__BODY_ERROR;
+    const char *message = is_error && envelope->error->message ? envelope->error->message : "";
+    switch (taken.origin) {
+    case ORIGIN_REGISTER:
+        if (envelope->body_case == CAMSYNC__V1__ENVELOPE__BODY_ACK) {
+            agent->registered = 1;
+            agent_log(agent, "info", "registered sequence=%llu term=%llu", (unsigned long long)envelope->ack->sequence,
+                      (unsigned long long)envelope->term);
+            attach_if_configured(agent);
+        } else if (is_error) {
+            agent_log(agent, "error", "registration refused code=%d message=\"%s\"", envelope->error->code, message);
+        }
+        break;
+    case ORIGIN_ATTACH:
+        if (is_error) agent_log(agent, "warning", "attach refused message=\"%s\"", message);
+        break;
+    case ORIGIN_SNAPSHOT:
+        agent->snapshot_requested = 0;
+        if (envelope->body_case == CAMSYNC__V1__ENVELOPE__BODY_SNAPSHOT) on_snapshot(agent, envelope->snapshot);
+        else agent_request_snapshot(agent);
+        break;
+    case ORIGIN_REPLAY:
+        if (envelope->body_case == CAMSYNC__V1__ENVELOPE__BODY_REPLAY) {
+            on_replay(agent, envelope->replay);
+        } else {
+            agent->replay_requested = 0;
+            need_snapshot(agent, is_error ? message : "unexpected answer to a replay request");
+        }
+        break;
+    case ORIGIN_CONTROL: {
+        // Relay the coordinator's answer with the client's request id, from this node.
+        char *original_sender = envelope->sender;
+        envelope->request_id = taken.client_request_id;
+        envelope->sender = agent->config->id;
+        size_t out_length = 0;
+        uint8_t *out = wire_pack(envelope, &out_length);
+        envelope->sender = original_sender;
+        if (out) agent->transport.to_control(agent->transport.context, taken.identity, taken.identity_length, out,
+                                             out_length);
+        free(out);
+        break;
+    }
+    }
+    free(taken.identity);
+    wire_free(envelope);
+}
