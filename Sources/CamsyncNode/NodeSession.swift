@@ -86,7 +86,11 @@ struct NodeSession {
     /// the coordinator's liveness timeout, or a pending request's retry.
     var nextDeadline: Int64 {
         var deadline = lastSentToCoordinator + settings.heartbeatIntervalMilliseconds
-        deadline = min(deadline, lastHeardFromCoordinator + settings.heartbeatIntervalMilliseconds * settings.liveness + 1)
+        // Silent: the next reconnect is what is due (the silence deadline lies in the past, and polling
+        // up to it would spin the loop while the coordinator is away).
+        deadline = min(deadline, coordinatorSilent
+            ? nextReconnect
+            : lastHeardFromCoordinator + settings.heartbeatIntervalMilliseconds * settings.liveness + 1)
         for request in pending.values { deadline = min(deadline, request.sentAt + settings.requestRetryMilliseconds) }
         return deadline
     }

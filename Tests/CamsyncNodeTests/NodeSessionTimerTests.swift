@@ -100,6 +100,8 @@ import Testing
                 reconnects.append((t, session.reconnectDelay))
             }
             #expect(actions.sent.allSatisfy { $0.isNodeHeartbeat }, "nothing but heartbeats is sent at \(t)")
+            // The shell polls until this deadline: one in the past would spin its loop while the coordinator is away.
+            #expect(session.nextDeadline > t, "deadline \(session.nextDeadline) is not after \(t)")
         }
         #expect(silentSince == 1850, "silent once interval × liveness (1500 ms) has passed with nothing heard")
         #expect(reconnects.map(\.at) == schedule.map(\.at))
