@@ -5,9 +5,10 @@
 /// Every handler validates first and mutates only after its last possible
 /// rejection, so a refused command leaves `state` exactly as it was. After a
 /// handler succeeds, `settle` runs the rules that follow from any change, in a
-/// fixed order: roles (L5) and the backgroundMedia memory limit (P9), camera
-/// arbitration (C1–C8) for every camera system the command touched, pressure
-/// advice (S2), and recordings (R1).
+/// fixed order: background audio (A8), roles (L5) and the backgroundMedia memory
+/// limit (P9), ducking, the silence hint and ended audio interruptions (A4–A6),
+/// camera arbitration (C1–C8, with the microphone of A7) for every camera system the
+/// command touched, pressure advice (S2), and recordings (R1).
 ///
 /// Next to the state the engine keeps a `StateIndex` (apps per device, camera systems per host, …)
 /// so a command costs in proportion to the devices it touches, not to the cluster. The index is
