@@ -174,7 +174,7 @@ let package = Package(
             dependencies: ["CamsyncWire", "CamsyncPolicy", "CamsyncRuntime", .product(name: "SwiftProtobuf", package: "swift-protobuf")],
             swiftSettings: swiftSettings
         ),
-        .testTarget(name: "CamsyncSoakTests", dependencies: ["CamsyncSoak", "CamsyncPolicy"], swiftSettings: swiftSettings),
+        .testTarget(name: "CamsyncSoakTests", dependencies: ["CamsyncSoak", "CamsyncPolicy", "CamsyncNode"], swiftSettings: swiftSettings),
         .testTarget(
             name: "CamsyncHostileTests",
             dependencies: ["camsync", "CamsyncHostile", "CamsyncCoordinator", "CamsyncCluster", "CamsyncPolicy", "CamsyncWire", "CamsyncRuntime"],

@@ -11,6 +11,8 @@ public struct StatusReport: Codable, Sendable, Equatable {
     public var sessions: [[String]]
     public var pip: [[String]]
     public var layout: [[String]]
+    /// Audio sessions of running apps, per device (A1–A8).
+    public var audio: [[String]] = []
     /// The coordinator's counters (commands, retries, bad frames by reason), as name/value rows.
     public var counters: [[String]] = []
 
@@ -74,6 +76,7 @@ public struct StatusReport: Codable, Sendable, Equatable {
         layout = apps.filter { $0.scene.isRunning }.map { app in
             [app.id.device.rawValue, app.id.bundleID, Self.describe(app.scene), app.role?.rawValue ?? "-"]
         }
+        audio = Self.audioRows(state)
     }
 
     public static func describe(_ scene: Scene) -> String {

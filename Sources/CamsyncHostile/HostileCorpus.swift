@@ -59,6 +59,8 @@ public enum HostileCorpus {
             ("ipad-1", .startSession(call1)),
             ("ipad-1", .startRecording(call1, .movieFile)),
             ("ipad-1", .setupPiP(call1, PiPControllerSetup(kind: .videoCall))),
+            // The call's audio holds the microphone (A7).
+            ("ipad-1", .activateAudioSession(call1)),
             ("ipad-1", .stageOpen(notes1, StageWindow(screen: display, frame: Frame(x: 100, y: 80, width: 640, height: 480)))),
             // ipad-2: Camera.app on the front camera, a call in Slide Over waiting for it.
             ("ipad-2", .openFullScreen(camera2, trigger: .user)),
@@ -84,7 +86,7 @@ public enum HostileCorpus {
         return (core, rejected)
     }
 
-    /// One valid command of every `Command` case (36), on the base state's ids.
+    /// One valid command of every `Command` case (39), on the base state's ids.
     public static var commands: [Command] {
         let call1 = app(ipad1, call), video1 = app(ipad1, video), notes1 = app(ipad1, notes), camera1 = app(ipad1, camera)
         let call2 = app(ipad2, call), legacy1 = app(ipad1, legacy), full1 = app(ipad1, fullOnly)
@@ -128,6 +130,9 @@ public enum HostileCorpus {
             .completePiPRestore(video1),
             .pipRestoreDeadlinePassed(video1),
             .setPressure(.builtIn(device: ipad2), .critical),
+            .setAudioCategory(call1, AudioSessionConfiguration(category: .playAndRecord, mixWithOthers: true, duckOthers: true)),
+            .activateAudioSession(video1),
+            .deactivateAudioSession(call1),
         ]
     }
 
@@ -165,6 +170,9 @@ public enum HostileCorpus {
             .unregisterNode("ipad-9"),
             .reportMemory(ghostApp, megabytes: Int.max),
             .installApp(device: ipad1, call),
+            .activateAudioSession(ghostApp),
+            .deactivateAudioSession(ghostNodeApp),
+            .setAudioCategory(app(ipad1, notes), AudioSessionConfiguration(category: .record, mixWithOthers: true)),
         ]
     }
 

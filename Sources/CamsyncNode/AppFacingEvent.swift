@@ -1,7 +1,8 @@
 public import CamsyncPolicy
 
 /// What an app on this node would see from the system: AVCaptureSession notifications,
-/// AVPictureInPictureController delegate callbacks, alerts and warnings. Logged in a
+/// AVPictureInPictureController delegate callbacks, AVAudioSession notifications, alerts and
+/// warnings. Logged in a
 /// stable, grep-able form: `app-event seq=42 app=com.example.call event=wasInterrupted reason=videoDeviceInUseByAnotherClient raw=3`.
 public struct AppFacingEvent: Sendable, Equatable, CustomStringConvertible {
     public var sequence: UInt64
@@ -61,7 +62,7 @@ public struct AppFacingEvent: Sendable, Equatable, CustomStringConvertible {
         case .pipRestoreFinished(let app, let restored): (app, "restoreFinished", [("restored", String(restored))])
         case .appTerminated(let app, let reason): (app, "terminated", [("reason", reason.rawValue)])
         case .roleChanged(let app, let role): (app, "roleChanged", [("role", role?.rawValue ?? "none")])
-        default: nil
+        default: describeAudio(event)
         }
     }
 }

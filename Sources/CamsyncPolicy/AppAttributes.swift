@@ -18,6 +18,7 @@ public struct AppSpec: Hashable, Codable, Sendable {
     public var requiresFullScreen: Bool
     /// Background mode "Audio, AirPlay and Picture in Picture" (P1).
     public var backgroundModeAudioAirPlayPiP: Bool
+    /// The category the app declares: its audio session starts with it (A1).
     public var audioSessionCategory: AudioSessionCategory
     /// Camera.app (seed 001: "Camera.app assumes control of the camera when it's opened").
     public var isSystemCameraApp: Bool

@@ -46,12 +46,15 @@ public struct SessionConfiguration: Hashable, Codable, Sendable {
     public var frameRate: Int
     /// An explicit hardware cost (C9); `nil` lets the engine's documented cost model compute it.
     public var hardwareCost: Double?
+    /// The session has the microphone as an input (A7: it waits while another app holds the microphone).
+    public var audioInput: Bool
 
     public init(
         camera: CameraID, multitaskingCameraAccessEnabled: Bool = false, outputs: [CaptureOutput] = [.videoData],
         resolution: CaptureResolution = .hd1080, proRAW: Bool = false, deepFusion: Bool = false,
-        frameRate: Int = 30, hardwareCost: Double? = nil
+        frameRate: Int = 30, hardwareCost: Double? = nil, audioInput: Bool = false
     ) {
+        self.audioInput = audioInput
         self.camera = camera
         self.multitaskingCameraAccessEnabled = multitaskingCameraAccessEnabled
         self.outputs = outputs

@@ -33,8 +33,9 @@ extension ClusterState {
         return session.configuration.multitaskingCameraAccessEnabled && multitaskingCameraAccessSupported(app: id)
     }
 
-    /// C2 steps 1–5 in order: why the app may not hold its session's camera, or nil when it
-    /// is eligible (it may still wait because another session holds the camera, C2.6).
+    /// C2 steps 1–5 in order, with A7 between 4 and 5: why the app may not hold its session's
+    /// camera, or nil when it is eligible (it may still wait because another session holds the
+    /// camera, C2.6).
     public func eligibilityReason(app id: AppID) -> InterruptionReason? {
         eligibilityReason(app: id, deviceApps: nil)
     }
@@ -52,6 +53,11 @@ extension ClusterState {
         if app.showsOnlyInPiP && !effective { return .videoDeviceNotAvailableInBackground }
         // 4. the device is multitasking (L6) without effective multitasking camera access
         if !effective && (deviceApps.map(isMultitasking(among:)) ?? isMultitasking(device: id.device)) { return .videoDeviceNotAvailableWithMultipleForegroundApps }
+        // A7 (between 4 and 5): the session records audio while another app holds the microphone
+        if app.session?.configuration.audioInput == true,
+           let holder = microphoneHolder(device: id.device, deviceApps: deviceApps), holder != id {
+            return .audioDeviceInUseByAnotherClient
+        }
         // 5. the camera system is shut down by pressure
         if let camera = app.session?.configuration.camera, let system = cameraSystem(of: camera),
            cameraSystems[system]?.pressure == .shutdown {

@@ -96,7 +96,8 @@ extension AppRecord {
         switch scene {
         case .fullScreen, .splitPrimary, .stageWindow: return .primary
         case .splitSecondary, .slideOver: return .secondary
-        case .background: return hasActivePiP ? .backgroundMedia : .background
+        // L5, A8: PiP in background, or audio it may play in background.
+        case .background: return hasActivePiP || playsBackgroundAudio ? .backgroundMedia : .background
         case .notRunning, .terminated: return nil
         }
     }

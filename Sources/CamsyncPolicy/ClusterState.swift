@@ -61,9 +61,12 @@ public struct AppRecord: Hashable, Codable, Sendable {
     public var memoryFootprintMB: Int
     public var session: CaptureSessionRecord?
     public var pip: PiPRecord?
+    /// A1–A8: the app's audio session (nil given to `init` means the declared category, inactive).
+    public var audioSession: AudioSessionRecord
 
     public init(id: AppID, spec: AppSpec, scene: Scene = .notRunning, role: Role? = nil,
-                memoryFootprintMB: Int, session: CaptureSessionRecord? = nil, pip: PiPRecord? = nil) {
+                memoryFootprintMB: Int, session: CaptureSessionRecord? = nil, pip: PiPRecord? = nil,
+                audioSession: AudioSessionRecord? = nil) {
         self.id = id
         self.spec = spec
         self.scene = scene
@@ -71,6 +74,7 @@ public struct AppRecord: Hashable, Codable, Sendable {
         self.memoryFootprintMB = memoryFootprintMB
         self.session = session
         self.pip = pip
+        self.audioSession = audioSession ?? AudioSessionRecord(declared: spec.audioSessionCategory)
     }
 }
 

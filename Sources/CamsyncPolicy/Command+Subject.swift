@@ -16,7 +16,8 @@ extension Command {
              .startRecording(let app, _), .stopRecording(let app), .setupPiP(let app, _),
              .setPiPContentSource(let app, _), .releasePiP(let app), .startPiP(let app, _), .stashPiP(let app),
              .unstashPiP(let app), .movePiP(let app, _, _), .closePiP(let app), .restorePiP(let app),
-             .completePiPRestore(let app), .pipRestoreDeadlinePassed(let app):
+             .completePiPRestore(let app), .pipRestoreDeadlinePassed(let app),
+             .setAudioCategory(let app, _), .activateAudioSession(let app), .deactivateAudioSession(let app):
             app.device
         case .setPressure(let system, _): system.host
         }

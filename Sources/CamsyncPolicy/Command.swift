@@ -52,4 +52,12 @@ public enum Command: Hashable, Codable, Sendable {
 
     // System pressure (S1–S3)
     case setPressure(CameraSystemID, SystemPressureLevel)
+
+    // Audio sessions (A1–A8): the app's own AVAudioSession calls
+    /// `setCategory(_:options:)` (A1); on an active session, as a new activation (A2, A3).
+    case setAudioCategory(AppID, AudioSessionConfiguration)
+    /// `setActive(true)` when the user first uses the app's audio (A2, A3).
+    case activateAudioSession(AppID)
+    /// `setActive(false, options: .notifyOthersOnDeactivation)` (A6).
+    case deactivateAudioSession(AppID)
 }

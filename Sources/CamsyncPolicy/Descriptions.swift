@@ -16,6 +16,17 @@ extension PiPFailureReason: CustomStringConvertible { public var description: St
 extension NodeLeaveReason: CustomStringConvertible { public var description: String { rawValue } }
 extension TerminationReason: CustomStringConvertible { public var description: String { rawValue } }
 extension WarningKind: CustomStringConvertible { public var description: String { rawValue } }
+extension AudioInterruptionReason: CustomStringConvertible { public var description: String { rawValue } }
+
+extension AudioSessionConfiguration: CustomStringConvertible {
+    /// `playback`, `playback+mixWithOthers+duckOthers`.
+    public var description: String {
+        var parts = [category.rawValue]
+        if mixWithOthers { parts.append("mixWithOthers") }
+        if duckOthers { parts.append("duckOthers") }
+        return parts.joined(separator: "+")
+    }
+}
 
 extension SystemPressureLevel: CustomStringConvertible {
     public var description: String {
@@ -61,6 +72,7 @@ extension SessionConfiguration: CustomStringConvertible {
         if proRAW { parts.append("ProRAW") }
         if deepFusion { parts.append("Deep Fusion") }
         if let hardwareCost { parts.append("cost \(hardwareCost)") }
+        if audioInput { parts.append("audio input") }
         return parts.joined(separator: ", ")
     }
 }

@@ -77,4 +77,20 @@ public enum Event: Hashable, Codable, Sendable {
     case pipMoved(AppID, screen: NodeID, frame: Frame)
     case pipRestoreUserInterface(AppID)
     case pipRestoreFinished(AppID, restored: Bool)
+
+    // Audio sessions (A1–A8)
+    /// A1: the app set its category and options (as AVAudioSession keeps them).
+    case audioSessionConfigured(AppID, AudioSessionConfiguration)
+    case audioSessionActivated(AppID)
+    case audioSessionDeactivated(AppID)
+    /// A3 (`default`) or A8 (`appWasSuspended`): the session became inactive.
+    case audioInterruptionBegan(AppID, AudioInterruptionReason)
+    /// A6: the session that interrupted this one ended; the app may reactivate by itself.
+    case audioInterruptionEnded(AppID, shouldResume: Bool)
+    /// A4: another app's active `duckOthers` session lowers this one.
+    case audioDuckingBegan(AppID)
+    case audioDuckingEnded(AppID)
+    /// A5: `secondaryAudioShouldBeSilencedHint` became true / false for the app.
+    case secondaryAudioSilenceHintBegan(AppID)
+    case secondaryAudioSilenceHintEnded(AppID)
 }

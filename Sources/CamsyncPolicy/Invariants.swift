@@ -102,6 +102,8 @@ extension ClusterState {
                 violations.append("L1: \(device) layout has \(full) full, \(primary)+\(secondary) split, \(slide) slide over")
             }
         }
+        // A1–A8
+        violations += audioInvariantViolations(appsByDevice: appsByDevice)
         return violations
     }
 }

@@ -229,8 +229,8 @@ extension PolicyEngine {
     }
 
     /// Ends an app's process: its PiP window closes (P4: a suspended one resumes), its
-    /// recording finishes (R1), its session and PiP controller are gone; arbitration then
-    /// releases its camera (C6).
+    /// recording finishes (R1), its session, PiP controller and audio session are gone;
+    /// arbitration then releases its camera (C6), settling ends the interruptions it caused (A6).
     mutating func terminateApp(_ id: AppID, reason: TerminationReason, _ tx: inout Transaction) {
         guard let app = state.apps[id], app.scene.isRunning else { return }
         tx.emit(.appTerminated(id, reason))
@@ -244,6 +244,7 @@ extension PolicyEngine {
         index.moveSession(id, from: app.session?.configuration.camera.host, to: nil)
         state.apps[id]?.pip = nil
         index.noteRestoreEnded(id)
+        endAudioSession(id)
         tx.affect(id.device)
     }
 

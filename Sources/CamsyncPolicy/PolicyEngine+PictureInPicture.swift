@@ -8,7 +8,7 @@ extension PolicyEngine {
         guard let app = state.apps[id], let pip = app.pip else { return .noController }
         guard state.deviceAttributes(id.device)?.pipSupported == true else { return .deviceUnsupported }
         guard app.spec.backgroundModeAudioAirPlayPiP else { return .missingBackgroundMode }
-        guard app.spec.audioSessionCategory == .playback || app.spec.audioSessionCategory == .playAndRecord else {
+        guard app.audioSession.configuration.allowsBackgroundAudio else {
             return .audioSessionCategory
         }
         guard pip.setup.hasContentSource else { return .noContentSource }

@@ -5,9 +5,10 @@
 /// Every handler validates first and mutates only after its last possible
 /// rejection, so a refused command leaves `state` exactly as it was. After a
 /// handler succeeds, `settle` runs the rules that follow from any change, in a
-/// fixed order: roles (L5) and the backgroundMedia memory limit (P9), camera
-/// arbitration (C1–C8) for every camera system the command touched, pressure
-/// advice (S2), and recordings (R1).
+/// fixed order: background audio (A8), roles (L5) and the backgroundMedia memory
+/// limit (P9), ducking, the silence hint and ended audio interruptions (A4–A6),
+/// camera arbitration (C1–C8, with the microphone of A7) for every camera system the
+/// command touched, pressure advice (S2), and recordings (R1).
 ///
 /// Next to the state the engine keeps a `StateIndex` (apps per device, camera systems per host, …)
 /// so a command costs in proportion to the devices it touches, not to the cluster. The index is
@@ -86,11 +87,17 @@ public struct PolicyEngine: Hashable, Sendable {
         case .completePiPRestore(let app): try completePiPRestore(app, &tx)
         case .pipRestoreDeadlinePassed(let app): try pipRestoreDeadlinePassed(app, &tx)
         case .setPressure(let system, let level): try setPressure(system, level, &tx)
+        case .setAudioCategory(let app, let configuration): try setAudioCategory(app, configuration, &tx)
+        case .activateAudioSession(let app): try activateAudioSession(app, &tx)
+        case .deactivateAudioSession(let app): try deactivateAudioSession(app, &tx)
         }
     }
 
     /// The rules that follow from whatever the handler changed, in a fixed order.
     private mutating func settle(_ tx: inout Transaction) {
+        // A8: audio of apps that left the screen without background audio is interrupted
+        // (before roles: playing in background makes an app backgroundMedia).
+        suspendBackgroundAudio(&tx)
         // L5 roles and P9: terminating an app can resume another PiP (P4), which changes
         // roles again, so repeat until nothing is over the limit.
         while true {
@@ -98,6 +105,9 @@ public struct PolicyEngine: Hashable, Sendable {
             if overLimit.isEmpty { break }
             for id in overLimit { terminateApp(id, reason: .memoryLimit, &tx) }
         }
+        // A4–A6: ducking, the secondary-audio hint and ended interruptions follow from the
+        // activations above (before arbitration, which reads the microphone holder, A7).
+        refreshAudio(&tx)
         // C1–C8, S2, S3 for every camera system the command may have touched.
         // A system is touched when its host was, when its host is an affected device, or when
         // its host is a display attached to an affected device (its arbitration device, C10).

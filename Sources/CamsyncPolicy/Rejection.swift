@@ -27,6 +27,13 @@ public struct Rejection: Error, Hashable, Codable, Sendable, CustomStringConvert
         case pipNotActive
         case invalidArgument
         case illegalState
+        /// A1: a category / option pair AVAudioSession refuses.
+        case incompatibleCategoryOptions
+        /// A2: a non-mixable activation while the app is not visible (AVAudioSession's `cannotInterruptOthers`).
+        case cannotInterruptOthers
+        /// A8: audio from background without the audio background mode and a playback / playAndRecord
+        /// category (AVAudioSession's `cannotStartPlaying`).
+        case cannotStartPlaying
     }
 
     public var code: Code

@@ -179,6 +179,8 @@ public struct Scenario: Sendable {
         /// nil = not running (no role).
         case role(AppID, Role?)
         case pip(AppID, PiPPattern, screen: NodeID?, frame: Frame?)
+        /// The app's audio session (A1–A8).
+        case audio(AppID, AudioPattern)
         case camera(CameraSystemID, holder: AppID??, token: UInt64?, pressure: SystemPressureLevel?)
         /// The hosting node's fence (C8): who may capture, under which token.
         case fence(CameraSystemID, holder: AppID?, token: UInt64?)
@@ -198,6 +200,7 @@ public struct Scenario: Sendable {
             case .role(let app, let role): "role of \(app) is \(role?.rawValue ?? "none")"
             case .pip(let app, let pip, let screen, let frame):
                 "PiP of \(app) is \(pip.rawValue)" + (screen.map { " on \($0)" } ?? "") + (frame.map { " at \(Scenario.describe($0))" } ?? "")
+            case .audio(let app, let pattern): "audio session of \(app) is \(pattern)"
             case .camera(let system, let holder, let token, let pressure):
                 "camera \(system)" + [holder.map { " holder \($0?.description ?? "none")" }, token.map { " last token \($0)" },
                                       pressure.map { " pressure \(Scenario.describe($0))" }].compactMap { $0 }.joined(separator: ",")

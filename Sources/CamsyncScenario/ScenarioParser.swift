@@ -51,7 +51,7 @@ struct ScenarioParser {
         guard let name = top["name"]?.string, !name.isEmpty else { throw ScenarioParseError("missing field 'name'") }
         let rules = try stringList(top["rules"], field: "rules")
         let seeds = try stringList(top["seeds"], field: "seeds")
-        for rule in rules where rule.range(of: #"^[LCSRPK][0-9]+(\.[0-9]+)?$"#, options: .regularExpression) == nil {
+        for rule in rules where rule.range(of: #"^[LCSRPKA][0-9]+(\.[0-9]+)?$"#, options: .regularExpression) == nil {
             throw ScenarioParseError("'rules' lists '\(rule)', which is not a SPEC rule id such as C4 or P3")
         }
         guard let topology = top["topology"]?.mapping else {
@@ -307,7 +307,7 @@ struct StepParser {
             return out
         }
         if keys.contains("app") {
-            try only(["app", "session", "scene", "role", "pip", "pip_screen", "pip_frame"], "app")
+            try only(["app", "session", "scene", "role", "pip", "pip_screen", "pip_frame", "audio", "category", "ducked", "hint"], "app")
             let app = try appID(m["app"], field: "\(field).app")
             var out: [Scenario.Expectation] = []
             if let s = m["session"]?.string { out.append(.session(app, try sessionState(s, field: "\(field).session"))) }
@@ -333,7 +333,8 @@ struct StepParser {
             } else if keys.contains("pip_screen") || keys.contains("pip_frame") {
                 throw fail("\(field).pip", "pip_screen / pip_frame need `pip: active` or `pip: stashed`")
             }
-            guard !out.isEmpty else { throw fail(field, "an app check needs session, scene, role or pip") }
+            if let audio = try audioPattern(m, keys: keys, field: field) { out.append(.audio(app, audio)) }
+            guard !out.isEmpty else { throw fail(field, "an app check needs session, scene, role, pip or audio") }
             return out
         }
         if keys.contains("camera") {

@@ -264,7 +264,7 @@ final class Observation {
 
     static func relevantNodes(_ expectation: Scenario.Expectation) -> [NodeID] {
         switch expectation {
-        case .session(let app, _), .scene(let app, _), .role(let app, _), .pip(let app, _, _, _): [app.device]
+        case .session(let app, _), .scene(let app, _), .role(let app, _), .pip(let app, _, _, _), .audio(let app, _): [app.device]
         case .camera(let system, let holder, _, _):
             [system.host] + ((holder ?? nil).map { [$0.device] } ?? [])
         case .fence(let system, let holder, _): [system.host] + (holder.map { [$0.device] } ?? [])
@@ -278,6 +278,7 @@ final class Observation {
         case .session(_, let state): Scenario.describe(state)
         case .scene(_, let scene): scene.description
         case .role(_, let role): role?.rawValue ?? "none"
+        case .audio(_, let pattern): pattern.description
         case .pip(_, let pip, let screen, let frame):
             pip.rawValue + (screen.map { " on \($0)" } ?? "") + (frame.map { " at \(Scenario.describe($0))" } ?? "")
         case .camera(_, let holder, let token, let pressure):
@@ -318,6 +319,9 @@ final class Observation {
         case .role(let id, let role):
             guard let app = try app(id) else { return "no app \(id) in the coordinator's state" }
             return app.role == role ? nil : (app.role?.rawValue ?? "none") + " (scene \(Scenario.describe(app.scene)))"
+        case .audio(let id, let pattern):
+            guard let app = try app(id) else { return "no app \(id) in the coordinator's state" }
+            return pattern.matches(app.audioSession) ? nil : Scenario.AudioPattern.describe(app.audioSession)
         case .pip(let id, let pattern, let screen, let frame):
             guard let app = try app(id) else { return "no app \(id) in the coordinator's state" }
             let window = app.pip?.window ?? .inactive

@@ -12,6 +12,9 @@ public enum CheckName: String, Sendable, Equatable, Hashable, Codable, CaseItera
     case replicasConverge
     /// C2, K3: replaying the journal through the engine gives the recorded reasons and final state.
     case sessionReasonsMatchModel
+    /// A1–A8: the audio invariants hold through the replay and on every replica, and every
+    /// AVAudioSession notification a node gave agrees with the model.
+    case audioMatchesModel
 
     public var description: String {
         switch self {
@@ -21,6 +24,7 @@ public enum CheckName: String, Sendable, Equatable, Hashable, Codable, CaseItera
         case .alertAtMostOncePerDevice: "R1 alert at most once per device"
         case .replicasConverge: "replicas converge (K2, K4)"
         case .sessionReasonsMatchModel: "C2 reasons match the model (C2, K3)"
+        case .audioMatchesModel: "audio sessions match the model (A1–A8)"
         }
     }
 }

@@ -217,6 +217,8 @@ public struct History: Sendable, Equatable, Hashable, Codable {
     public var acks: [AcknowledgedCommand]
     public var alerts: [AlertObservation]
     public var sessions: [SessionObservation]
+    /// AVAudioSession notifications the nodes gave their apps (A3–A6).
+    public var audio: [AudioObservation]
     public var replay: ReplayInput
     public var final: FinalState
     /// Operations the driver attempted (acked or not) and faults it injected.
@@ -227,7 +229,7 @@ public struct History: Sendable, Equatable, Hashable, Codable {
 
     public init(fence: [FenceRecord] = [], nodeStops: [NodeStopped] = [], captures: [CaptureInterval] = [],
                 grants: [GrantObservation] = [], acks: [AcknowledgedCommand] = [], alerts: [AlertObservation] = [],
-                sessions: [SessionObservation] = [], replay: ReplayInput = ReplayInput(commands: []),
+                sessions: [SessionObservation] = [], audio: [AudioObservation] = [], replay: ReplayInput = ReplayInput(commands: []),
                 final: FinalState, operations: Int = 0, faults: [FaultCount] = [], endedAt: Instant? = nil) {
         self.fence = fence
         self.nodeStops = nodeStops
@@ -236,6 +238,7 @@ public struct History: Sendable, Equatable, Hashable, Codable {
         self.acks = acks
         self.alerts = alerts
         self.sessions = sessions
+        self.audio = audio
         self.replay = replay
         self.final = final
         self.operations = operations

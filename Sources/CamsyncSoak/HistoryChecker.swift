@@ -1,6 +1,6 @@
 public import CamsyncPolicy
 
-/// Decides whether a soak history is safe, Jepsen-style: six independent checks over the
+/// Decides whether a soak history is safe, Jepsen-style: seven independent checks over the
 /// recorded values. Pure: no I/O, no clock.
 public enum HistoryChecker {
     /// Violations kept per check (all are counted).
@@ -19,6 +19,7 @@ public enum HistoryChecker {
             alertAtMostOncePerDevice(history.alerts, final: history.final),
             replicasConverge(history.final),
             sessionReasonsMatchModel(history.replay, sessions: history.sessions, final: history.final, settings: settings),
+            audioMatchesModel(history.replay, audio: history.audio, final: history.final, settings: settings),
         ]
         let counts = HistoryCounts(
             operations: history.operations, faults: history.faults.reduce(0) { $0 + $1.count },

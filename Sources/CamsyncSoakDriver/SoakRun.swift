@@ -253,6 +253,7 @@ public final class SoakRun: @unchecked Sendable {
         var fence: [FenceRecord] = []
         var grants: [GrantObservation] = []
         var alerts: [AlertObservation] = []
+        var audio: [AudioObservation] = []
         for node in cluster.topology.nodes.map(\.id) {
             for entry in NodeHistoryEntry.read(path: cluster.historyPath(node)) {
                 switch entry {
@@ -265,7 +266,11 @@ public final class SoakRun: @unchecked Sendable {
                     }
                 case .app(let node, _, let sequence, let app, let name, _) where name == "recordingQualityAlert":
                     alerts.append(AlertObservation(node: node, device: app.device, app: app, sequence: sequence))
-                case .start, .app:
+                case .app(let node, _, let sequence, let app, let name, let details):
+                    if let seen = AudioObservation(node: node, app: app, sequence: sequence, name: name, details: details) {
+                        audio.append(seen)
+                    }
+                case .start:
                     continue
                 }
             }
@@ -287,7 +292,7 @@ public final class SoakRun: @unchecked Sendable {
             journalCompactedThrough: (entries.first?.sequence ?? 1) - 1, replicas: replicas)
         let faults = faultCounts.withLock { $0 }.sorted { $0.key < $1.key }.map { FaultCount(kind: $0.key, count: $0.value) }
         return History(fence: fence, nodeStops: stops.withLock { $0 }, grants: grants, acks: acks.withLock { $0 },
-                       alerts: alerts, replay: replay, final: final, operations: operations.withLock { $0 },
+                       alerts: alerts, audio: audio, replay: replay, final: final, operations: operations.withLock { $0 },
                        faults: faults, endedAt: endedAt)
     }
 }

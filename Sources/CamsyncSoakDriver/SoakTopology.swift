@@ -2,13 +2,14 @@ import CamsyncCluster
 import CamsyncPolicy
 
 /// The soak's cluster: three iPads (two on iPadOS 16, one on 15) and three displays with cameras,
-/// so that several apps contend for each camera system, including display cameras and PiP apps.
+/// so that several apps contend for each camera system, including display cameras and PiP apps,
+/// and for each device's audio (a music player, an ambient game, the call's microphone, A1–A8).
 enum SoakTopology {
     static let devices: [String] = ["ipad-1", "ipad-2", "ipad-3"]
     static let displays: [(id: String, device: String)] = [("display-1", "ipad-1"), ("display-2", "ipad-2"), ("display-3", "ipad-1")]
     static let apps: [String] = [
         "com.apple.camera", "com.example.videocall", "com.example.recorder", "com.example.scanner",
-        "com.example.player", "com.example.notes",
+        "com.example.player", "com.example.notes", "com.example.music", "com.example.game",
     ]
 
     /// `lab`: when set, every process runs in its own network namespace of the lab (coordinator in
@@ -41,6 +42,8 @@ enum SoakTopology {
                 "        - { bundleID: com.example.scanner }",
                 "        - { bundleID: com.example.player, backgroundModePiP: true, audioSessionCategory: playback, memoryMB: 150 }",
                 "        - { bundleID: com.example.notes }",
+                "        - { bundleID: com.example.music, backgroundModePiP: true, audioSessionCategory: playback }",
+                "        - { bundleID: com.example.game, audioSessionCategory: ambient }",
             ]
         }
         for (index, display) in displays.enumerated() {

@@ -25,7 +25,7 @@ struct Workload {
         let frame = Frame(x: Int(rng.next() % 400), y: Int(rng.next() % 300), width: 600, height: 400)
         let screens = [device] + SoakTopology.displays.filter { $0.device == device.rawValue }.map { NodeID($0.id) }
         let command: Command
-        switch rng.next() % 24 {
+        switch rng.next() % 28 {
         case 0, 1: command = .openFullScreen(app, trigger: chance(20) ? .notification : .user)
         case 2: command = .goHome(device: device)
         case 3: command = .split(app, side: chance(50) ? .left : .right)
@@ -40,7 +40,7 @@ struct Workload {
             command = .configureSession(app, SessionConfiguration(
                 camera: pick(cameras), multitaskingCameraAccessEnabled: chance(60),
                 outputs: chance(50) ? [.videoData, .movieFile] : [.videoData],
-                resolution: pick([.hd720, .hd1080, .uhd4K]), frameRate: pick([30, 60])))
+                resolution: pick([.hd720, .hd1080, .uhd4K]), frameRate: pick([30, 60]), audioInput: chance(30)))
         case 11, 12, 13: command = .startSession(app)
         case 14: command = .stopSession(app)
         case 15: command = chance(50) ? .startRecording(app, .movieFile) : .stopRecording(app)
@@ -52,6 +52,12 @@ struct Workload {
         case 20: command = .completePiPRestore(app)
         case 21: command = .setPressure(.builtIn(device: device), pick(SystemPressureLevel.allCases))
         case 22: command = .reportMemory(app, megabytes: pick([80, 150, 250]))
+        // A1–A8: the apps' own audio session calls, any category × options (some impossible, refused).
+        case 24:
+            let category = pick(AudioSessionCategory.allCases)
+            command = .setAudioCategory(app, AudioSessionConfiguration(category: category, mixWithOthers: chance(30), duckOthers: chance(15)))
+        case 25, 26: command = .activateAudioSession(app)
+        case 27: command = .deactivateAudioSession(app)
         default: command = .sendToBackground(app, cause: pick(BackgroundCause.allCases))
         }
         return (device, command)

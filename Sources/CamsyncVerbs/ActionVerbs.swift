@@ -44,7 +44,7 @@ public enum ActionVerbs {
         Verb(usage: "terminate APP", summary: "quit APP (its session stops, its PiP closes, its camera is released)", rules: "C6", examples: ["terminate com.apple.camera"]),
         Verb(usage: "memory APP MB", summary: "APP reports its memory footprint in megabytes", rules: "P9", examples: ["memory com.example.videocall 350"]),
         Verb(usage: "install BUNDLE [--deployment-target N] [--entitlement] [--requires-full-screen] [--pip-background-mode] [--audio CATEGORY] [--system-camera] [--memory MB]", summary: "install an app on this device (CATEGORY: playback, playAndRecord, ambient, soloAmbient, record)", rules: "C3, L4, P1", examples: ["install com.example.new", "install com.example.tv --pip-background-mode --audio playback --deployment-target 15 --entitlement --requires-full-screen --system-camera --memory 80"]),
-        Verb(usage: "session configure APP --camera [NODE/]NAME [--multitasking] [--resolution 4k|1080p|720p|vga] [--prores-raw] [--deep-fusion] [--fps N] [--outputs video,movie,photo,asset-writer,depth,metadata] [--cost X]", summary: "configure APP's capture session (camera NAME on this node unless NODE/ is given)", rules: "C3, C9, C10, R2", examples: ["session configure com.example.videocall --camera front", "session configure com.example.recorder --camera display-1/center-stage --multitasking --resolution 4k --prores-raw --deep-fusion --fps 60 --outputs video,movie --cost 0.5"]),
+        Verb(usage: "session configure APP --camera [NODE/]NAME [--multitasking] [--resolution 4k|1080p|720p|vga] [--prores-raw] [--deep-fusion] [--fps N] [--outputs video,movie,photo,asset-writer,depth,metadata] [--cost X] [--audio-input]", summary: "configure APP's capture session (camera NAME on this node unless NODE/ is given; --audio-input adds the microphone)", rules: "C3, C9, C10, R2, A7", examples: ["session configure com.example.videocall --camera front", "session configure com.example.recorder --camera display-1/center-stage --multitasking --resolution 4k --prores-raw --deep-fusion --fps 60 --outputs video,movie --cost 0.5 --audio-input"]),
         Verb(usage: "session start APP", summary: "start APP's capture session", rules: "C1, C2, C4, C5, C9", examples: ["session start com.example.videocall"]),
         Verb(usage: "session stop APP", summary: "stop APP's capture session (the camera returns to the last preempted waiter)", rules: "C6", examples: ["session stop com.apple.camera"]),
         Verb(usage: "record start APP [movie|asset-writer]", summary: "start recording with a movie file output (default) or an asset writer", rules: "R1", examples: ["record start com.example.recorder", "record start com.example.recorder asset-writer"]),
@@ -65,7 +65,7 @@ public enum ActionVerbs {
         Verb(usage: "attach DEVICE", summary: "attach this display to DEVICE", rules: "L3, C10", examples: ["attach ipad-1"]),
         Verb(usage: "detach", summary: "detach this display (its windows return to the device, its cameras disconnect)", rules: "L3, C10", examples: ["detach"]),
         Verb(usage: "leave", summary: "this node leaves the cluster (unregisters)", rules: "K1", examples: ["leave"]),
-    ]
+    ] + audioVerbs
 
     /// Every verb with its usage, meaning and SPEC rules.
     public static var help: String {
@@ -92,7 +92,7 @@ public enum ActionVerbs {
         return command
     }
 
-    private static func app(_ node: NodeID, _ args: inout Arguments, _ usage: String) throws(ActionParseError) -> AppID {
+    static func app(_ node: NodeID, _ args: inout Arguments, _ usage: String) throws(ActionParseError) -> AppID {
         AppID(device: node, bundleID: try args.positional("APP (a bundle id of an app on \(node))", usage: usage))
     }
 
@@ -183,6 +183,8 @@ public enum ActionVerbs {
             }
         case "pip":
             return try parsePiP(node: node, &args)
+        case "audio":
+            return try parseAudio(node: node, &args)
         case "pressure":
             let usage = "pressure nominal|fair|serious|critical|shutdown [CAMERA]"
             guard let word = args.next() else { throw ActionParseError("`pressure` needs a level: nominal, fair, serious, critical or shutdown") }
@@ -273,6 +275,7 @@ public enum ActionVerbs {
             configuration.multitaskingCameraAccessEnabled = args.flag("--multitasking")
             configuration.proRAW = args.flag("--prores-raw") || args.flag("--proraw")
             configuration.deepFusion = args.flag("--deep-fusion")
+            configuration.audioInput = args.flag("--audio-input")
             if let resolution = try args.option("--resolution", usage: usage) {
                 switch resolution.lowercased() {
                 case "4k", "uhd4k", "2160p": configuration.resolution = .uhd4K

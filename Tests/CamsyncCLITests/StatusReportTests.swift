@@ -38,4 +38,24 @@ import Testing
         #expect(text.contains("coordinator term 1, sequence 5"))
         #expect(text.contains("videoDeviceNotAvailableWithMultipleForegroundApps  4"))
     }
+
+    @Test("audio sessions: category, options, active or interrupted by whom, ducked, silence hint, microphone (A1–A8)")
+    func audioRows() throws {
+        var engine = PolicyEngine(state: try Self.state())
+        let call = AppID(device: "ipad-1", bundleID: "com.example.call")
+        let notes = AppID(device: "ipad-1", bundleID: "com.example.notes")
+        _ = try engine.apply(.activateAudioSession(call), at: Instant(milliseconds: 10)).get()
+        _ = try engine.apply(.setAudioCategory(notes, AudioSessionConfiguration(category: .playback)), at: Instant(milliseconds: 11)).get()
+        _ = try engine.apply(.activateAudioSession(notes), at: Instant(milliseconds: 12)).get()
+        let report = StatusReport(state: engine.state, sequence: 8, term: 1)
+        #expect(report.audio == [
+            ["ipad-1", "com.example.call", "playAndRecord", "-", "interrupted by com.example.notes", "no", "yes", "-"],
+            ["ipad-1", "com.example.notes", "playback", "-", "active", "no", "no", "-"],
+        ])
+        _ = try engine.apply(.deactivateAudioSession(notes), at: Instant(milliseconds: 13)).get()
+        _ = try engine.apply(.activateAudioSession(call), at: Instant(milliseconds: 14)).get()
+        let text = CtlStatusCommand.render(StatusReport(state: engine.state, sequence: 10, term: 1))
+        #expect(text.contains("Audio sessions"))
+        #expect(StatusReport(state: engine.state, sequence: 10, term: 1).audio.first?.last == "yes", "A7: the call holds the microphone")
+    }
 }

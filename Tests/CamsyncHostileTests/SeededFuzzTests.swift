@@ -26,9 +26,9 @@ struct SeededFuzzTests {
             let outcome = try HostileInput.exercise(envelope.serializedBytes(), core: &core, at: Instant(milliseconds: 9_000_000))
             outcomes["\(outcome)", default: 0] += 1
         }
-        #expect(Set(HostileCorpus.commands.map { "\($0)".prefix(while: { $0 != "(" }) }).count == 36)
+        #expect(Set(HostileCorpus.commands.map { "\($0)".prefix(while: { $0 != "(" }) }).count == 39)
         // Valid commands are accepted, impossible references refused, other bodies answered.
-        #expect(outcomes["accepted", default: 0] >= 36)
+        #expect(outcomes["accepted", default: 0] >= 39)
         #expect(outcomes["refused(rejected)", default: 0] > 10)
         #expect(outcomes["refused(unknownNode)", default: 0] >= 1)
         #expect(outcomes["refused(forbidden)", default: 0] >= 1)

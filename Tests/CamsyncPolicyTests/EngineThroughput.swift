@@ -40,7 +40,7 @@ struct EngineThroughput: CustomStringConvertible {
     }
 
     static let extra = AppSpec(bundleID: "com.example.plain")
-    static let specs = Apps.all + [extra]
+    static let specs = Apps.cameraAndPiP + [extra]
 
     static func device(_ index: Int) -> NodeID { NodeID("dev\(index)") }
     static func display(_ index: Int) -> NodeID { NodeID("disp\(index)") }

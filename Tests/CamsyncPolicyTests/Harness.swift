@@ -21,7 +21,15 @@ enum Apps {
     /// A second video player, so two PiP windows can compete (P4).
     static let movies = AppSpec(bundleID: "com.example.movies", backgroundModeAudioAirPlayPiP: true, audioSessionCategory: .playback,
                                 memoryFootprintMB: 220)
-    static let all = [call, camera, notes, video, legacy, entitled, fullOnly, scanner, movies]
+    /// A music player (A2, A3, A8): playback, audio background mode.
+    static let music = AppSpec(bundleID: "com.example.music", backgroundModeAudioAirPlayPiP: true, audioSessionCategory: .playback)
+    /// A game with a soundtrack (A3, A5): ambient, mixes with others.
+    static let game = AppSpec(bundleID: "com.example.game", audioSessionCategory: .ambient)
+    /// A voice recorder (A7): record, audio background mode.
+    static let recorder = AppSpec(bundleID: "com.example.recorder", backgroundModeAudioAirPlayPiP: true, audioSessionCategory: .record)
+    /// The nine apps of the camera and PiP rules (the engine throughput measurement uses exactly these).
+    static let cameraAndPiP = [call, camera, notes, video, legacy, entitled, fullOnly, scanner, movies]
+    static let all = cameraAndPiP + [music, game, recorder]
 }
 
 extension AppID {

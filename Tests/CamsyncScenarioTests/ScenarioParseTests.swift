@@ -39,7 +39,7 @@ import Testing
         var covered = Set<String>()
         for file in scenarioFiles() { covered.formUnion(try Scenario(path: scenariosDirectory + "/" + file).rules) }
         let all = (1...6).map { "L\($0)" } + (1...10).map { "C\($0)" } + (1...3).map { "S\($0)" } + (1...2).map { "R\($0)" }
-            + (1...9).map { "P\($0)" } + (1...5).map { "K\($0)" }
+            + (1...9).map { "P\($0)" } + (1...5).map { "K\($0)" } + (1...8).map { "A\($0)" }
         #expect(Set(all).subtracting(covered).sorted() == [])
     }
 

@@ -1,4 +1,5 @@
 import Testing
+import CamsyncNode
 import CamsyncPolicy
 @testable import CamsyncSoak
 
@@ -8,7 +9,9 @@ enum Apps {
     static let camera = AppSpec(bundleID: "com.apple.camera", deploymentTarget: 16, isSystemCameraApp: true)
     static let notes = AppSpec(bundleID: "com.example.notes")
     static let scanner = AppSpec(bundleID: "com.example.scanner")
-    static let all = [call, camera, notes, scanner]
+    static let music = AppSpec(bundleID: "com.example.music", backgroundModeAudioAirPlayPiP: true, audioSessionCategory: .playback)
+    static let game = AppSpec(bundleID: "com.example.game", audioSessionCategory: .ambient)
+    static let all = [call, camera, notes, scanner, music, game]
 }
 
 extension AppID {
@@ -42,6 +45,7 @@ struct Recorder {
     var acks: [AcknowledgedCommand] = []
     var alerts: [AlertObservation] = []
     var sessions: [SessionObservation] = []
+    var audio: [AudioObservation] = []
     var journal: [JournalRow] = []
     var replay: [ReplayCommand] = []
     var fenceHighest: [NodeID: [CameraSystemID: GrantToken]] = [:]
@@ -80,6 +84,15 @@ struct Recorder {
                     alerts.append(AlertObservation(node: observer, device: device, app: app, sequence: sequence))
                 }
             default: break
+            }
+        }
+        // Each live device tells its apps what the node would (AppFacingEvent), as the soak driver reads it.
+        for device in live.sorted() {
+            for event in AppFacingEvent.from(events, sequence: sequence, device: device) {
+                let details = Dictionary(event.details, uniquingKeysWith: { _, last in last })
+                if let seen = AudioObservation(node: device, app: event.app, sequence: sequence, name: event.name, details: details) {
+                    audio.append(seen)
+                }
             }
         }
         if live.contains(node) {
@@ -128,7 +141,7 @@ struct Recorder {
 
     var history: History {
         History(
-            fence: fence, nodeStops: stops, grants: grants, acks: acks, alerts: alerts, sessions: sessions,
+            fence: fence, nodeStops: stops, grants: grants, acks: acks, alerts: alerts, sessions: sessions, audio: audio,
             replay: ReplayInput(commands: replay),
             final: FinalState(coordinatorState: engine.state, coordinatorSequence: sequence, journal: journal,
                               replicas: live.sorted().map { ReplicaState(node: $0, state: engine.state, sequence: sequence) }),

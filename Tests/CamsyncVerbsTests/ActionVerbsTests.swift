@@ -78,6 +78,16 @@ import Testing
         Case(words: "attach ipad-1", node: "display-1", expected: .attachDisplay(display: "display-1", device: ipad)),
         Case(words: "detach", node: "display-1", expected: .detachDisplay(display: "display-1")),
         Case(words: "leave", expected: .unregisterNode(ipad)),
+        // A1–A8
+        Case(words: "audio category com.example.game ambient", expected: .setAudioCategory(app("com.example.game"), AudioSessionConfiguration(category: .ambient))),
+        Case(words: "audio category com.example.navigation playback --duck-others",
+             expected: .setAudioCategory(app("com.example.navigation"), AudioSessionConfiguration(category: .playback, duckOthers: true))),
+        Case(words: "audio category com.example.videocall playAndRecord --mix-with-others",
+             expected: .setAudioCategory(call, AudioSessionConfiguration(category: .playAndRecord, mixWithOthers: true))),
+        Case(words: "audio activate com.example.music", expected: .activateAudioSession(app("com.example.music"))),
+        Case(words: "audio deactivate com.example.videocall", expected: .deactivateAudioSession(call)),
+        Case(words: "session configure com.example.videocall --camera front --audio-input",
+             expected: .configureSession(call, SessionConfiguration(camera: front, audioInput: true))),
     ]
 
     @Test(arguments: cases)
@@ -106,7 +116,8 @@ import Testing
                                    "stageMove", "stageClose", "goHome", "sendToBackground", "terminate", "reportMemory", "configureSession",
                                    "startSession", "stopSession", "startRecording", "stopRecording", "setupPiP", "setPiPContentSource",
                                    "releasePiP", "startPiP", "stashPiP", "unstashPiP", "movePiP", "closePiP", "restorePiP",
-                                   "completePiPRestore", "pipRestoreDeadlinePassed", "setPressure"]
+                                   "completePiPRestore", "pipRestoreDeadlinePassed", "setPressure",
+                                   "setAudioCategory", "activateAudioSession", "deactivateAudioSession"]
         #expect(all.subtracting(parsed) == ["registerNode", "declareNodeDead", "pipRestoreDeadlinePassed"])
     }
 
@@ -136,6 +147,11 @@ import Testing
         Bad(words: "session configure com.example.notes --camera front --cost cheap", message: "`--cost` must be a non-negative number"),
         Bad(words: "session configure com.example.notes --camera /front", message: "`--camera` must be NAME or NODE/NAME"),
         Bad(words: "session pause com.example.notes", message: "`session` needs configure, start or stop, not 'pause'"),
+        Bad(words: "audio", message: "`audio` needs category, activate or deactivate"),
+        Bad(words: "audio play com.example.music", message: "`audio` needs category, activate or deactivate, not 'play'"),
+        Bad(words: "audio activate", message: "`audio` needs APP"),
+        Bad(words: "audio category com.example.music", message: "`audio category` needs a category: playback"),
+        Bad(words: "audio category com.example.music loud", message: "`audio category` must be one of playback, playAndRecord, ambient, soloAmbient, record, not 'loud'"),
         Bad(words: "record com.example.notes", message: "`record` needs start or stop, not 'com.example.notes'"),
         Bad(words: "record start com.example.notes tape", message: "output must be movie or asset-writer, not 'tape'"),
         Bad(words: "pip setup com.example.videocall", message: "`pip setup` needs a kind: playback or video-call"),

@@ -27,7 +27,7 @@ enum Samples {
     static let config4K = SessionConfiguration(camera: front, multitaskingCameraAccessEnabled: true,
                                                outputs: [.videoData, .movieFile, .depthData], resolution: .uhd4K,
                                                proRAW: true, deepFusion: true, frameRate: 60, hardwareCost: 0.75)
-    static let configPlain = SessionConfiguration(camera: displayCam)
+    static let configPlain = SessionConfiguration(camera: displayCam, audioInput: true)
 
     static let deviceRegistration = NodeRegistration(
         node: ipad,
@@ -52,7 +52,7 @@ enum Samples {
     static let detachedDisplayRegistration = NodeRegistration(
         node: "display-2", attributes: .display(DisplayAttributes(name: "Pro Display XDR")))
 
-    /// One sample per `Command` case (36), plus variants.
+    /// One sample per `Command` case (39), plus variants.
     static let commands: [Command] = [
         .registerNode(deviceRegistration),
         .unregisterNode(ipad),
@@ -90,15 +90,19 @@ enum Samples {
         .completePiPRestore(tv),
         .pipRestoreDeadlinePassed(tv),
         .setPressure(.builtIn(device: ipad), .critical),
+        .setAudioCategory(tv, AudioSessionConfiguration(category: .playAndRecord, mixWithOthers: true, duckOthers: true)),
+        .activateAudioSession(facetime),
+        .deactivateAudioSession(tv),
         // Variants of payloads.
+        .setAudioCategory(camera, AudioSessionConfiguration(category: .record)),
         .registerNode(displayRegistration),
         .registerNode(detachedDisplayRegistration),
         .configureSession(camera, configPlain),
         .setPressure(.external(displayCam), .shutdown),
     ]
-    static let commandCaseCount = 36
+    static let commandCaseCount = 39
 
-    /// One sample per `Event` case (34), plus variants.
+    /// One sample per `Event` case (43), plus variants.
     static let events: [Event] = [
         .nodeJoined(ipad, .device),
         .nodeRejoined(display, .display),
@@ -134,13 +138,24 @@ enum Samples {
         .pipMoved(tv, screen: display, frame: frame),
         .pipRestoreUserInterface(tv),
         .pipRestoreFinished(tv, restored: false),
+        .audioSessionConfigured(tv, AudioSessionConfiguration(category: .playback, mixWithOthers: true, duckOthers: true)),
+        .audioSessionActivated(tv),
+        .audioSessionDeactivated(tv),
+        .audioInterruptionBegan(facetime, .default),
+        .audioInterruptionEnded(facetime, shouldResume: true),
+        .audioDuckingBegan(camera),
+        .audioDuckingEnded(camera),
+        .secondaryAudioSilenceHintBegan(camera),
+        .secondaryAudioSilenceHintEnded(camera),
         // Variants.
+        .audioInterruptionBegan(camera, .appWasSuspended),
+        .sessionWasInterrupted(camera, .audioDeviceInUseByAnotherClient),
         .roleChanged(camera, nil),
         .sceneChanged(camera, from: .notRunning, to: .terminated),
         .sessionWasInterrupted(camera, .videoDeviceInUseByAnotherClient),
         .warning(tv, .pipContentSourceClearedWhileActive),
     ]
-    static let eventCaseCount = 34
+    static let eventCaseCount = 43
 
     /// Nodes, apps with sessions/PiP/recording, camera systems with holders/tokens, alert set.
     static func clusterState(reversed: Bool = false) -> ClusterState {
@@ -169,12 +184,17 @@ enum Samples {
                                      wantsToRun: true, state: .interrupted(.videoDeviceInUseByAnotherClient),
                                      preemptedAt: 7, waitingSince: 7),
                                  pip: PiPRecord(setup: PiPControllerSetup(kind: .videoCall), window: .suspended,
-                                                suspendedAt: 9))),
+                                                suspendedAt: 9),
+                                 audioSession: AudioSessionRecord(configuration: AudioSessionConfiguration(category: .playAndRecord),
+                                                                  interruptedBy: tv, isDucked: false))),
             (tv, AppRecord(id: tv, spec: tvSpec, scene: .background, role: .backgroundMedia, memoryFootprintMB: 150,
                            pip: PiPRecord(setup: PiPControllerSetup(kind: .playback, canStartAutomaticallyFromInline: true,
                                                                     playingVideoFillsWindow: true),
                                           window: .active(screen: display, frame: frame, stashed: true),
-                                          restoreDeadline: Instant(milliseconds: 12_000)))),
+                                          restoreDeadline: Instant(milliseconds: 12_000)),
+                           audioSession: AudioSessionRecord(
+                               configuration: AudioSessionConfiguration(category: .playback, mixWithOthers: true, duckOthers: true),
+                               isActive: true, secondaryAudioShouldBeSilencedHint: true))),
             (AppID(device: ipad, bundleID: "com.example.idle"),
              AppRecord(id: AppID(device: ipad, bundleID: "com.example.idle"), spec: AppSpec(bundleID: "com.example.idle"),
                        memoryFootprintMB: 0)),

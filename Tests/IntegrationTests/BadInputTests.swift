@@ -53,6 +53,36 @@ struct BadInputTests {
         }
     }
 
+    @Test("bad audio actions (unknown app, impossible category/option pair, non-mixable from background) → a code and a message, nothing changes")
+    func badAudioActionsAreRefused() async throws {
+        try await withCluster { cluster in
+            let control = try cluster.controlClient("ipad-1")
+            defer { control.close() }
+            // The call played and stopped in the foreground; now it is in the background, inactive.
+            for command: Command in [.openFullScreen(Apps.call1, trigger: .user), .activateAudioSession(Apps.call1),
+                                     .deactivateAudioSession(Apps.call1), .openFullScreen(Apps.notes1, trigger: .user)] {
+                _ = try control.act(command)
+            }
+            let before = try cluster.coordinatorState()
+            let bad: [(Command, Rejection.Code)] = [
+                (.activateAudioSession(AppID(device: "ipad-1", bundleID: "com.example.ghost")), .unknownApp),
+                (.setAudioCategory(Apps.notes1, AudioSessionConfiguration(category: .record, mixWithOthers: true)), .incompatibleCategoryOptions),
+                (.activateAudioSession(Apps.call1), .cannotInterruptOthers),
+            ]
+            for (command, rejection) in bad {
+                do {
+                    _ = try control.act(command)
+                    Issue.record("\(command) was accepted")
+                } catch ClientError.refused(let refusal) {
+                    #expect(refusal.code == .rejected && refusal.rejection?.code == rejection, "\(command): \(refusal)")
+                    #expect(!refusal.message.isEmpty)
+                }
+            }
+            let after = try cluster.coordinatorState()
+            #expect(after.sequence == before.sequence && after.state == before.state, "a refusal changes nothing")
+        }
+    }
+
     @Test("an oversized frame disconnects its sender (MAXMSGSIZE); the coordinator keeps serving others")
     func oversizedFrame() async throws {
         try await withCluster(tcp: true) { cluster in

@@ -4,7 +4,7 @@ import Testing
 /// `make run` is the product's front door: the demo must tell the story it narrates.
 @Suite(.serialized, .timeLimit(.minutes(2)))
 struct DemoTests {
-    @Test("the demo's story happens: reason 3, interruptionEnded, reason 4, throttle, reason 5, one alert; exit 0")
+    @Test("the demo's story happens: reason 3, interruptionEnded, reason 4, throttle, reason 5, one alert, audio with reason 2; exit 0")
     func demoTellsTheStory() throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: try camsyncBinary())
@@ -19,9 +19,9 @@ struct DemoTests {
         let steps = text.split(separator: "\n").compactMap { line in
             (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any]
         }
-        #expect(steps.count == 20, "every output line is one JSON step")
+        #expect(steps.count == 30, "every output line is one JSON step")
         func events(_ step: Int) -> [String] { (steps[step - 1]["events"] as? [String]) ?? [] }
-        guard steps.count == 20 else { return }
+        guard steps.count == 30 else { return }
         #expect(events(5).contains { $0.contains("didStartPictureInPicture") }, "P3: the call enters PiP")
         #expect(events(6).contains { $0.contains("videocall: wasInterrupted") && $0.contains("raw=3") }, "C4")
         #expect(events(7).contains { $0.contains("videocall: interruptionEnded") }, "C6")
@@ -31,5 +31,13 @@ struct DemoTests {
         #expect(events(16).contains { $0.contains("interruptionEnded") }, "S3 → C6")
         let alerts = steps.flatMap { ($0["events"] as? [String]) ?? [] }.filter { $0.contains("recordingQualityAlert") }
         #expect(alerts.count == 1, "R1: once per device, ever")
+        // Audio (A1–A8) on ipad-2.
+        #expect(events(23).contains { $0.contains("game: silenceSecondaryAudioHintNotification type=begin") }, "A5")
+        #expect(!events(24).contains { $0.contains("interruptionNotification") }, "A3: the ambient game interrupts nobody")
+        #expect(events(25).contains { $0.contains("game: interruptionNotification") && $0.contains("appWasSuspended") }, "A8")
+        #expect(events(26).contains { $0.contains("music: interruptionNotification") && $0.contains("type=began") }, "A3")
+        #expect(events(29).contains { $0.contains("recorder: wasInterrupted") && $0.contains("raw=2") }, "A7: reason 2")
+        #expect(events(30).contains { $0.contains("music: interruptionNotification") && $0.contains("shouldResume=true") }, "A6")
+        #expect(events(30).contains { $0.contains("recorder: interruptionEnded") }, "A7, C6: it resumes without restarting")
     }
 }

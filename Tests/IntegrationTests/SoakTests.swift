@@ -17,6 +17,9 @@ struct SoakTests {
         #expect(result.report.passed, "\(result.summary)")
         #expect(result.acknowledged > 100, "the workload made progress: \(result.acknowledged) acknowledged")
         #expect(!result.faults.isEmpty, "faults were injected")
+        // A1–A8: the workload's audio commands reached the nodes, whose notifications the checker compared.
+        let audioKinds = Set(result.history.audio.map(\.kind))
+        #expect(audioKinds.isSuperset(of: [.interruptionBegan, .silenceHintBegan, .silenceHintEnded]), "\(audioKinds)")
         if result.report.passed { try? FileManager.default.removeItem(atPath: directory) }
     }
 

@@ -352,6 +352,10 @@ public nonisolated struct Camsync_V1_SessionConfiguration: Sendable {
   /// Clears the value of `hardwareCost`. Subsequent reads from it will return its default value.
   public mutating func clearHardwareCost() {self._hardwareCost = nil}
 
+  /// The microphone is an input of the session (A7: it waits, reason 2, while another app's
+  /// record / playAndRecord non-mixable audio session holds the microphone).
+  public var audioInput: Bool = false
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -406,7 +410,7 @@ nonisolated extension Camsync_V1_SessionStateKind: SwiftProtobuf._ProtoNameProvi
 
 nonisolated extension Camsync_V1_SessionConfiguration: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".SessionConfiguration"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}camera\0\u{3}multitasking_camera_access_enabled\0\u{1}outputs\0\u{1}resolution\0\u{3}pro_raw\0\u{3}deep_fusion\0\u{3}frame_rate\0\u{3}hardware_cost\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}camera\0\u{3}multitasking_camera_access_enabled\0\u{1}outputs\0\u{1}resolution\0\u{3}pro_raw\0\u{3}deep_fusion\0\u{3}frame_rate\0\u{3}hardware_cost\0\u{3}audio_input\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -422,6 +426,7 @@ nonisolated extension Camsync_V1_SessionConfiguration: SwiftProtobuf.Message, Sw
       case 6: try { try decoder.decodeSingularBoolField(value: &self.deepFusion) }()
       case 7: try { try decoder.decodeSingularInt64Field(value: &self.frameRate) }()
       case 8: try { try decoder.decodeSingularDoubleField(value: &self._hardwareCost) }()
+      case 9: try { try decoder.decodeSingularBoolField(value: &self.audioInput) }()
       default: break
       }
     }
@@ -456,6 +461,9 @@ nonisolated extension Camsync_V1_SessionConfiguration: SwiftProtobuf.Message, Sw
     try { if let v = self._hardwareCost {
       try visitor.visitSingularDoubleField(value: v, fieldNumber: 8)
     } }()
+    if self.audioInput != false {
+      try visitor.visitSingularBoolField(value: self.audioInput, fieldNumber: 9)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -468,6 +476,7 @@ nonisolated extension Camsync_V1_SessionConfiguration: SwiftProtobuf.Message, Sw
     if lhs.deepFusion != rhs.deepFusion {return false}
     if lhs.frameRate != rhs.frameRate {return false}
     if lhs._hardwareCost != rhs._hardwareCost {return false}
+    if lhs.audioInput != rhs.audioInput {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

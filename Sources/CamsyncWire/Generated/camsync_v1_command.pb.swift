@@ -28,7 +28,7 @@ fileprivate nonisolated struct _GeneratedWithProtocGenSwiftVersion: SwiftProtobu
 /// Everything a node, the CLI or the coordinator itself can ask of the engine. Exactly one
 /// case of `kind` must be set; a missing case is MALFORMED. Field numbers are grouped by
 /// SPEC section: 1–9 nodes, 10–19 displays, 20–29 device settings, 30–49 apps and layout,
-/// 50–59 capture, 60–79 PiP, 80–89 pressure.
+/// 50–59 capture, 60–79 PiP, 80–89 pressure, 90–99 audio sessions.
 public nonisolated struct Camsync_V1_Command: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
@@ -324,6 +324,30 @@ public nonisolated struct Camsync_V1_Command: Sendable {
     set {kind = .setPressure(newValue)}
   }
 
+  public var setAudioCategory: Camsync_V1_Command.SetAudioCategory {
+    get {
+      if case .setAudioCategory(let v)? = kind {return v}
+      return Camsync_V1_Command.SetAudioCategory()
+    }
+    set {kind = .setAudioCategory(newValue)}
+  }
+
+  public var activateAudioSession: Camsync_V1_Command.ActivateAudioSession {
+    get {
+      if case .activateAudioSession(let v)? = kind {return v}
+      return Camsync_V1_Command.ActivateAudioSession()
+    }
+    set {kind = .activateAudioSession(newValue)}
+  }
+
+  public var deactivateAudioSession: Camsync_V1_Command.DeactivateAudioSession {
+    get {
+      if case .deactivateAudioSession(let v)? = kind {return v}
+      return Camsync_V1_Command.DeactivateAudioSession()
+    }
+    set {kind = .deactivateAudioSession(newValue)}
+  }
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public nonisolated enum OneOf_Kind: Equatable, Sendable {
@@ -363,6 +387,9 @@ public nonisolated struct Camsync_V1_Command: Sendable {
     case completePipRestore(Camsync_V1_Command.CompletePipRestore)
     case pipRestoreDeadlinePassed(Camsync_V1_Command.PipRestoreDeadlinePassed)
     case setPressure(Camsync_V1_Command.SetPressure)
+    case setAudioCategory(Camsync_V1_Command.SetAudioCategory)
+    case activateAudioSession(Camsync_V1_Command.ActivateAudioSession)
+    case deactivateAudioSession(Camsync_V1_Command.DeactivateAudioSession)
 
   }
 
@@ -1164,6 +1191,84 @@ public nonisolated struct Camsync_V1_Command: Sendable {
     fileprivate var _cameraSystem: Camsync_V1_CameraSystemRef? = nil
   }
 
+  /// A1: the app sets its audio session's category and options (setCategory(_:options:)).
+  /// On an active session it counts as an activation (A2, A3, A8).
+  public nonisolated struct SetAudioCategory: Sendable {
+    // SwiftProtobuf.Message conformance is added in an extension below. See the
+    // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+    // methods supported on all messages.
+
+    public var app: Camsync_V1_AppRef {
+      get {_app ?? Camsync_V1_AppRef()}
+      set {_app = newValue}
+    }
+    /// Returns true if `app` has been explicitly set.
+    public var hasApp: Bool {self._app != nil}
+    /// Clears the value of `app`. Subsequent reads from it will return its default value.
+    public mutating func clearApp() {self._app = nil}
+
+    /// Required.
+    public var configuration: Camsync_V1_AudioSessionConfiguration {
+      get {_configuration ?? Camsync_V1_AudioSessionConfiguration()}
+      set {_configuration = newValue}
+    }
+    /// Returns true if `configuration` has been explicitly set.
+    public var hasConfiguration: Bool {self._configuration != nil}
+    /// Clears the value of `configuration`. Subsequent reads from it will return its default value.
+    public mutating func clearConfiguration() {self._configuration = nil}
+
+    public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+    public init() {}
+
+    fileprivate var _app: Camsync_V1_AppRef? = nil
+    fileprivate var _configuration: Camsync_V1_AudioSessionConfiguration? = nil
+  }
+
+  /// A2, A3: the app activates its audio session (setActive(true)).
+  public nonisolated struct ActivateAudioSession: Sendable {
+    // SwiftProtobuf.Message conformance is added in an extension below. See the
+    // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+    // methods supported on all messages.
+
+    public var app: Camsync_V1_AppRef {
+      get {_app ?? Camsync_V1_AppRef()}
+      set {_app = newValue}
+    }
+    /// Returns true if `app` has been explicitly set.
+    public var hasApp: Bool {self._app != nil}
+    /// Clears the value of `app`. Subsequent reads from it will return its default value.
+    public mutating func clearApp() {self._app = nil}
+
+    public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+    public init() {}
+
+    fileprivate var _app: Camsync_V1_AppRef? = nil
+  }
+
+  /// A6: the app deactivates its audio session (setActive(false), notifying others).
+  public nonisolated struct DeactivateAudioSession: Sendable {
+    // SwiftProtobuf.Message conformance is added in an extension below. See the
+    // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+    // methods supported on all messages.
+
+    public var app: Camsync_V1_AppRef {
+      get {_app ?? Camsync_V1_AppRef()}
+      set {_app = newValue}
+    }
+    /// Returns true if `app` has been explicitly set.
+    public var hasApp: Bool {self._app != nil}
+    /// Clears the value of `app`. Subsequent reads from it will return its default value.
+    public mutating func clearApp() {self._app = nil}
+
+    public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+    public init() {}
+
+    fileprivate var _app: Camsync_V1_AppRef? = nil
+  }
+
   public init() {}
 }
 
@@ -1173,7 +1278,7 @@ fileprivate nonisolated let _protobuf_package = "camsync.v1"
 
 nonisolated extension Camsync_V1_Command: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".Command"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}register_node\0\u{3}unregister_node\0\u{3}declare_node_dead\0\u{4}\u{7}attach_display\0\u{3}detach_display\0\u{4}\u{9}set_stage_manager\0\u{3}set_auto_pip\0\u{3}set_layout_direction\0\u{4}\u{8}install_app\0\u{3}open_full_screen\0\u{1}split\0\u{3}slide_over\0\u{3}stage_open\0\u{3}stage_move\0\u{3}stage_close\0\u{3}go_home\0\u{3}send_to_background\0\u{1}terminate\0\u{3}report_memory\0\u{4}\u{a}configure_session\0\u{3}start_session\0\u{3}stop_session\0\u{3}start_recording\0\u{3}stop_recording\0\u{4}\u{6}setup_pip\0\u{3}set_pip_content_source\0\u{3}release_pip\0\u{3}start_pip\0\u{3}stash_pip\0\u{3}unstash_pip\0\u{3}move_pip\0\u{3}close_pip\0\u{3}restore_pip\0\u{3}complete_pip_restore\0\u{3}pip_restore_deadline_passed\0\u{4}\u{a}set_pressure\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}register_node\0\u{3}unregister_node\0\u{3}declare_node_dead\0\u{4}\u{7}attach_display\0\u{3}detach_display\0\u{4}\u{9}set_stage_manager\0\u{3}set_auto_pip\0\u{3}set_layout_direction\0\u{4}\u{8}install_app\0\u{3}open_full_screen\0\u{1}split\0\u{3}slide_over\0\u{3}stage_open\0\u{3}stage_move\0\u{3}stage_close\0\u{3}go_home\0\u{3}send_to_background\0\u{1}terminate\0\u{3}report_memory\0\u{4}\u{a}configure_session\0\u{3}start_session\0\u{3}stop_session\0\u{3}start_recording\0\u{3}stop_recording\0\u{4}\u{6}setup_pip\0\u{3}set_pip_content_source\0\u{3}release_pip\0\u{3}start_pip\0\u{3}stash_pip\0\u{3}unstash_pip\0\u{3}move_pip\0\u{3}close_pip\0\u{3}restore_pip\0\u{3}complete_pip_restore\0\u{3}pip_restore_deadline_passed\0\u{4}\u{a}set_pressure\0\u{4}\u{a}set_audio_category\0\u{3}activate_audio_session\0\u{3}deactivate_audio_session\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -1649,6 +1754,45 @@ nonisolated extension Camsync_V1_Command: SwiftProtobuf.Message, SwiftProtobuf._
           self.kind = .setPressure(v)
         }
       }()
+      case 90: try {
+        var v: Camsync_V1_Command.SetAudioCategory?
+        var hadOneofValue = false
+        if let current = self.kind {
+          hadOneofValue = true
+          if case .setAudioCategory(let m) = current {v = m}
+        }
+        try decoder.decodeSingularMessageField(value: &v)
+        if let v = v {
+          if hadOneofValue {try decoder.handleConflictingOneOf()}
+          self.kind = .setAudioCategory(v)
+        }
+      }()
+      case 91: try {
+        var v: Camsync_V1_Command.ActivateAudioSession?
+        var hadOneofValue = false
+        if let current = self.kind {
+          hadOneofValue = true
+          if case .activateAudioSession(let m) = current {v = m}
+        }
+        try decoder.decodeSingularMessageField(value: &v)
+        if let v = v {
+          if hadOneofValue {try decoder.handleConflictingOneOf()}
+          self.kind = .activateAudioSession(v)
+        }
+      }()
+      case 92: try {
+        var v: Camsync_V1_Command.DeactivateAudioSession?
+        var hadOneofValue = false
+        if let current = self.kind {
+          hadOneofValue = true
+          if case .deactivateAudioSession(let m) = current {v = m}
+        }
+        try decoder.decodeSingularMessageField(value: &v)
+        if let v = v {
+          if hadOneofValue {try decoder.handleConflictingOneOf()}
+          self.kind = .deactivateAudioSession(v)
+        }
+      }()
       default: break
       }
     }
@@ -1803,6 +1947,18 @@ nonisolated extension Camsync_V1_Command: SwiftProtobuf.Message, SwiftProtobuf._
     case .setPressure?: try {
       guard case .setPressure(let v)? = self.kind else { preconditionFailure() }
       try visitor.visitSingularMessageField(value: v, fieldNumber: 80)
+    }()
+    case .setAudioCategory?: try {
+      guard case .setAudioCategory(let v)? = self.kind else { preconditionFailure() }
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 90)
+    }()
+    case .activateAudioSession?: try {
+      guard case .activateAudioSession(let v)? = self.kind else { preconditionFailure() }
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 91)
+    }()
+    case .deactivateAudioSession?: try {
+      guard case .deactivateAudioSession(let v)? = self.kind else { preconditionFailure() }
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 92)
     }()
     case nil: break
     }
@@ -3098,6 +3254,113 @@ nonisolated extension Camsync_V1_Command.SetPressure: SwiftProtobuf.Message, Swi
   public static func ==(lhs: Camsync_V1_Command.SetPressure, rhs: Camsync_V1_Command.SetPressure) -> Bool {
     if lhs._cameraSystem != rhs._cameraSystem {return false}
     if lhs.level != rhs.level {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Camsync_V1_Command.SetAudioCategory: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = Camsync_V1_Command.protoMessageName + ".SetAudioCategory"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}app\0\u{1}configuration\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularMessageField(value: &self._app) }()
+      case 2: try { try decoder.decodeSingularMessageField(value: &self._configuration) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    // The use of inline closures is to circumvent an issue where the compiler
+    // allocates stack space for every if/case branch local when no optimizations
+    // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
+    // https://github.com/apple/swift-protobuf/issues/1182
+    try { if let v = self._app {
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 1)
+    } }()
+    try { if let v = self._configuration {
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 2)
+    } }()
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Camsync_V1_Command.SetAudioCategory, rhs: Camsync_V1_Command.SetAudioCategory) -> Bool {
+    if lhs._app != rhs._app {return false}
+    if lhs._configuration != rhs._configuration {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Camsync_V1_Command.ActivateAudioSession: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = Camsync_V1_Command.protoMessageName + ".ActivateAudioSession"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}app\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularMessageField(value: &self._app) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    // The use of inline closures is to circumvent an issue where the compiler
+    // allocates stack space for every if/case branch local when no optimizations
+    // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
+    // https://github.com/apple/swift-protobuf/issues/1182
+    try { if let v = self._app {
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 1)
+    } }()
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Camsync_V1_Command.ActivateAudioSession, rhs: Camsync_V1_Command.ActivateAudioSession) -> Bool {
+    if lhs._app != rhs._app {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Camsync_V1_Command.DeactivateAudioSession: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = Camsync_V1_Command.protoMessageName + ".DeactivateAudioSession"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}app\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularMessageField(value: &self._app) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    // The use of inline closures is to circumvent an issue where the compiler
+    // allocates stack space for every if/case branch local when no optimizations
+    // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
+    // https://github.com/apple/swift-protobuf/issues/1182
+    try { if let v = self._app {
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 1)
+    } }()
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Camsync_V1_Command.DeactivateAudioSession, rhs: Camsync_V1_Command.DeactivateAudioSession) -> Bool {
+    if lhs._app != rhs._app {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

@@ -163,7 +163,7 @@ public nonisolated enum Camsync_V1_WarningKind: SwiftProtobuf.Enum, Swift.CaseIt
 
 /// Everything the engine reports. Exactly one case of `kind` must be set. Field numbers are
 /// grouped: 1–9 nodes and displays, 10–19 apps and layout, 20–29 sessions, 30–39 grants,
-/// 40–49 pressure, 50–59 recording, 60–69 warnings, 70–89 PiP.
+/// 40–49 pressure, 50–59 recording, 60–69 warnings, 70–89 PiP, 90–99 audio sessions.
 public nonisolated struct Camsync_V1_Event: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
@@ -443,6 +443,78 @@ public nonisolated struct Camsync_V1_Event: Sendable {
     set {kind = .pipRestoreFinished(newValue)}
   }
 
+  public var audioSessionConfigured: Camsync_V1_Event.AudioSessionConfigured {
+    get {
+      if case .audioSessionConfigured(let v)? = kind {return v}
+      return Camsync_V1_Event.AudioSessionConfigured()
+    }
+    set {kind = .audioSessionConfigured(newValue)}
+  }
+
+  public var audioSessionActivated: Camsync_V1_Event.AudioSessionActivated {
+    get {
+      if case .audioSessionActivated(let v)? = kind {return v}
+      return Camsync_V1_Event.AudioSessionActivated()
+    }
+    set {kind = .audioSessionActivated(newValue)}
+  }
+
+  public var audioSessionDeactivated: Camsync_V1_Event.AudioSessionDeactivated {
+    get {
+      if case .audioSessionDeactivated(let v)? = kind {return v}
+      return Camsync_V1_Event.AudioSessionDeactivated()
+    }
+    set {kind = .audioSessionDeactivated(newValue)}
+  }
+
+  public var audioInterruptionBegan: Camsync_V1_Event.AudioInterruptionBegan {
+    get {
+      if case .audioInterruptionBegan(let v)? = kind {return v}
+      return Camsync_V1_Event.AudioInterruptionBegan()
+    }
+    set {kind = .audioInterruptionBegan(newValue)}
+  }
+
+  public var audioInterruptionEnded: Camsync_V1_Event.AudioInterruptionEnded {
+    get {
+      if case .audioInterruptionEnded(let v)? = kind {return v}
+      return Camsync_V1_Event.AudioInterruptionEnded()
+    }
+    set {kind = .audioInterruptionEnded(newValue)}
+  }
+
+  public var audioDuckingBegan: Camsync_V1_Event.AudioDuckingBegan {
+    get {
+      if case .audioDuckingBegan(let v)? = kind {return v}
+      return Camsync_V1_Event.AudioDuckingBegan()
+    }
+    set {kind = .audioDuckingBegan(newValue)}
+  }
+
+  public var audioDuckingEnded: Camsync_V1_Event.AudioDuckingEnded {
+    get {
+      if case .audioDuckingEnded(let v)? = kind {return v}
+      return Camsync_V1_Event.AudioDuckingEnded()
+    }
+    set {kind = .audioDuckingEnded(newValue)}
+  }
+
+  public var secondaryAudioSilenceHintBegan: Camsync_V1_Event.SecondaryAudioSilenceHintBegan {
+    get {
+      if case .secondaryAudioSilenceHintBegan(let v)? = kind {return v}
+      return Camsync_V1_Event.SecondaryAudioSilenceHintBegan()
+    }
+    set {kind = .secondaryAudioSilenceHintBegan(newValue)}
+  }
+
+  public var secondaryAudioSilenceHintEnded: Camsync_V1_Event.SecondaryAudioSilenceHintEnded {
+    get {
+      if case .secondaryAudioSilenceHintEnded(let v)? = kind {return v}
+      return Camsync_V1_Event.SecondaryAudioSilenceHintEnded()
+    }
+    set {kind = .secondaryAudioSilenceHintEnded(newValue)}
+  }
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public nonisolated enum OneOf_Kind: Equatable, Sendable {
@@ -480,6 +552,15 @@ public nonisolated struct Camsync_V1_Event: Sendable {
     case pipMoved(Camsync_V1_Event.PipMoved)
     case pipRestoreUserInterface(Camsync_V1_Event.PipRestoreUserInterface)
     case pipRestoreFinished(Camsync_V1_Event.PipRestoreFinished)
+    case audioSessionConfigured(Camsync_V1_Event.AudioSessionConfigured)
+    case audioSessionActivated(Camsync_V1_Event.AudioSessionActivated)
+    case audioSessionDeactivated(Camsync_V1_Event.AudioSessionDeactivated)
+    case audioInterruptionBegan(Camsync_V1_Event.AudioInterruptionBegan)
+    case audioInterruptionEnded(Camsync_V1_Event.AudioInterruptionEnded)
+    case audioDuckingBegan(Camsync_V1_Event.AudioDuckingBegan)
+    case audioDuckingEnded(Camsync_V1_Event.AudioDuckingEnded)
+    case secondaryAudioSilenceHintBegan(Camsync_V1_Event.SecondaryAudioSilenceHintBegan)
+    case secondaryAudioSilenceHintEnded(Camsync_V1_Event.SecondaryAudioSilenceHintEnded)
 
   }
 
@@ -1283,6 +1364,218 @@ public nonisolated struct Camsync_V1_Event: Sendable {
     fileprivate var _app: Camsync_V1_AppRef? = nil
   }
 
+  /// A1: the app set its audio category and options (as the engine keeps them).
+  public nonisolated struct AudioSessionConfigured: Sendable {
+    // SwiftProtobuf.Message conformance is added in an extension below. See the
+    // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+    // methods supported on all messages.
+
+    public var app: Camsync_V1_AppRef {
+      get {_app ?? Camsync_V1_AppRef()}
+      set {_app = newValue}
+    }
+    /// Returns true if `app` has been explicitly set.
+    public var hasApp: Bool {self._app != nil}
+    /// Clears the value of `app`. Subsequent reads from it will return its default value.
+    public mutating func clearApp() {self._app = nil}
+
+    public var configuration: Camsync_V1_AudioSessionConfiguration {
+      get {_configuration ?? Camsync_V1_AudioSessionConfiguration()}
+      set {_configuration = newValue}
+    }
+    /// Returns true if `configuration` has been explicitly set.
+    public var hasConfiguration: Bool {self._configuration != nil}
+    /// Clears the value of `configuration`. Subsequent reads from it will return its default value.
+    public mutating func clearConfiguration() {self._configuration = nil}
+
+    public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+    public init() {}
+
+    fileprivate var _app: Camsync_V1_AppRef? = nil
+    fileprivate var _configuration: Camsync_V1_AudioSessionConfiguration? = nil
+  }
+
+  /// A2: the app activated its audio session.
+  public nonisolated struct AudioSessionActivated: Sendable {
+    // SwiftProtobuf.Message conformance is added in an extension below. See the
+    // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+    // methods supported on all messages.
+
+    public var app: Camsync_V1_AppRef {
+      get {_app ?? Camsync_V1_AppRef()}
+      set {_app = newValue}
+    }
+    /// Returns true if `app` has been explicitly set.
+    public var hasApp: Bool {self._app != nil}
+    /// Clears the value of `app`. Subsequent reads from it will return its default value.
+    public mutating func clearApp() {self._app = nil}
+
+    public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+    public init() {}
+
+    fileprivate var _app: Camsync_V1_AppRef? = nil
+  }
+
+  /// A6: the app deactivated its audio session.
+  public nonisolated struct AudioSessionDeactivated: Sendable {
+    // SwiftProtobuf.Message conformance is added in an extension below. See the
+    // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+    // methods supported on all messages.
+
+    public var app: Camsync_V1_AppRef {
+      get {_app ?? Camsync_V1_AppRef()}
+      set {_app = newValue}
+    }
+    /// Returns true if `app` has been explicitly set.
+    public var hasApp: Bool {self._app != nil}
+    /// Clears the value of `app`. Subsequent reads from it will return its default value.
+    public mutating func clearApp() {self._app = nil}
+
+    public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+    public init() {}
+
+    fileprivate var _app: Camsync_V1_AppRef? = nil
+  }
+
+  /// A3, A8: the session was interrupted and is inactive.
+  public nonisolated struct AudioInterruptionBegan: Sendable {
+    // SwiftProtobuf.Message conformance is added in an extension below. See the
+    // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+    // methods supported on all messages.
+
+    public var app: Camsync_V1_AppRef {
+      get {_app ?? Camsync_V1_AppRef()}
+      set {_app = newValue}
+    }
+    /// Returns true if `app` has been explicitly set.
+    public var hasApp: Bool {self._app != nil}
+    /// Clears the value of `app`. Subsequent reads from it will return its default value.
+    public mutating func clearApp() {self._app = nil}
+
+    public var reason: Camsync_V1_AudioInterruptionReason = .unspecified
+
+    public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+    public init() {}
+
+    fileprivate var _app: Camsync_V1_AppRef? = nil
+  }
+
+  /// A6: the session that interrupted this one ended; the app may reactivate by itself.
+  public nonisolated struct AudioInterruptionEnded: Sendable {
+    // SwiftProtobuf.Message conformance is added in an extension below. See the
+    // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+    // methods supported on all messages.
+
+    public var app: Camsync_V1_AppRef {
+      get {_app ?? Camsync_V1_AppRef()}
+      set {_app = newValue}
+    }
+    /// Returns true if `app` has been explicitly set.
+    public var hasApp: Bool {self._app != nil}
+    /// Clears the value of `app`. Subsequent reads from it will return its default value.
+    public mutating func clearApp() {self._app = nil}
+
+    public var shouldResume: Bool = false
+
+    public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+    public init() {}
+
+    fileprivate var _app: Camsync_V1_AppRef? = nil
+  }
+
+  /// A4: another app's active duck_others session lowers this one.
+  public nonisolated struct AudioDuckingBegan: Sendable {
+    // SwiftProtobuf.Message conformance is added in an extension below. See the
+    // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+    // methods supported on all messages.
+
+    public var app: Camsync_V1_AppRef {
+      get {_app ?? Camsync_V1_AppRef()}
+      set {_app = newValue}
+    }
+    /// Returns true if `app` has been explicitly set.
+    public var hasApp: Bool {self._app != nil}
+    /// Clears the value of `app`. Subsequent reads from it will return its default value.
+    public mutating func clearApp() {self._app = nil}
+
+    public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+    public init() {}
+
+    fileprivate var _app: Camsync_V1_AppRef? = nil
+  }
+
+  /// A4: no other app's session ducks this one any more.
+  public nonisolated struct AudioDuckingEnded: Sendable {
+    // SwiftProtobuf.Message conformance is added in an extension below. See the
+    // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+    // methods supported on all messages.
+
+    public var app: Camsync_V1_AppRef {
+      get {_app ?? Camsync_V1_AppRef()}
+      set {_app = newValue}
+    }
+    /// Returns true if `app` has been explicitly set.
+    public var hasApp: Bool {self._app != nil}
+    /// Clears the value of `app`. Subsequent reads from it will return its default value.
+    public mutating func clearApp() {self._app = nil}
+
+    public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+    public init() {}
+
+    fileprivate var _app: Camsync_V1_AppRef? = nil
+  }
+
+  /// A5: secondaryAudioShouldBeSilencedHint became true for the app.
+  public nonisolated struct SecondaryAudioSilenceHintBegan: Sendable {
+    // SwiftProtobuf.Message conformance is added in an extension below. See the
+    // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+    // methods supported on all messages.
+
+    public var app: Camsync_V1_AppRef {
+      get {_app ?? Camsync_V1_AppRef()}
+      set {_app = newValue}
+    }
+    /// Returns true if `app` has been explicitly set.
+    public var hasApp: Bool {self._app != nil}
+    /// Clears the value of `app`. Subsequent reads from it will return its default value.
+    public mutating func clearApp() {self._app = nil}
+
+    public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+    public init() {}
+
+    fileprivate var _app: Camsync_V1_AppRef? = nil
+  }
+
+  /// A5: secondaryAudioShouldBeSilencedHint became false for the app.
+  public nonisolated struct SecondaryAudioSilenceHintEnded: Sendable {
+    // SwiftProtobuf.Message conformance is added in an extension below. See the
+    // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+    // methods supported on all messages.
+
+    public var app: Camsync_V1_AppRef {
+      get {_app ?? Camsync_V1_AppRef()}
+      set {_app = newValue}
+    }
+    /// Returns true if `app` has been explicitly set.
+    public var hasApp: Bool {self._app != nil}
+    /// Clears the value of `app`. Subsequent reads from it will return its default value.
+    public mutating func clearApp() {self._app = nil}
+
+    public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+    public init() {}
+
+    fileprivate var _app: Camsync_V1_AppRef? = nil
+  }
+
   /// P6: the restore finished; restored=false when the deadline passed.
   public nonisolated struct PipRestoreFinished: Sendable {
     // SwiftProtobuf.Message conformance is added in an extension below. See the
@@ -1328,7 +1621,7 @@ nonisolated extension Camsync_V1_WarningKind: SwiftProtobuf._ProtoNameProviding 
 
 nonisolated extension Camsync_V1_Event: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".Event"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}node_joined\0\u{3}node_rejoined\0\u{3}node_left\0\u{3}display_attached\0\u{3}display_detached\0\u{3}device_settings_changed\0\u{4}\u{4}app_installed\0\u{3}scene_changed\0\u{3}role_changed\0\u{3}app_terminated\0\u{4}\u{7}session_configured\0\u{3}session_started\0\u{3}session_stopped\0\u{3}session_was_interrupted\0\u{3}session_interruption_ended\0\u{3}session_camera_disconnected\0\u{4}\u{5}camera_granted\0\u{3}camera_released\0\u{4}\u{9}pressure_changed\0\u{3}throttle_advised\0\u{4}\u{9}recording_started\0\u{3}recording_finished\0\u{3}recording_quality_alert\0\u{2}\u{8}warning\0\u{4}\u{a}pip_controller_changed\0\u{3}pip_did_start\0\u{3}pip_did_stop\0\u{3}pip_suspended\0\u{3}pip_resumed\0\u{3}pip_stashed\0\u{3}pip_unstashed\0\u{3}pip_moved\0\u{3}pip_restore_user_interface\0\u{3}pip_restore_finished\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}node_joined\0\u{3}node_rejoined\0\u{3}node_left\0\u{3}display_attached\0\u{3}display_detached\0\u{3}device_settings_changed\0\u{4}\u{4}app_installed\0\u{3}scene_changed\0\u{3}role_changed\0\u{3}app_terminated\0\u{4}\u{7}session_configured\0\u{3}session_started\0\u{3}session_stopped\0\u{3}session_was_interrupted\0\u{3}session_interruption_ended\0\u{3}session_camera_disconnected\0\u{4}\u{5}camera_granted\0\u{3}camera_released\0\u{4}\u{9}pressure_changed\0\u{3}throttle_advised\0\u{4}\u{9}recording_started\0\u{3}recording_finished\0\u{3}recording_quality_alert\0\u{2}\u{8}warning\0\u{4}\u{a}pip_controller_changed\0\u{3}pip_did_start\0\u{3}pip_did_stop\0\u{3}pip_suspended\0\u{3}pip_resumed\0\u{3}pip_stashed\0\u{3}pip_unstashed\0\u{3}pip_moved\0\u{3}pip_restore_user_interface\0\u{3}pip_restore_finished\0\u{4}\u{b}audio_session_configured\0\u{3}audio_session_activated\0\u{3}audio_session_deactivated\0\u{3}audio_interruption_began\0\u{3}audio_interruption_ended\0\u{3}audio_ducking_began\0\u{3}audio_ducking_ended\0\u{3}secondary_audio_silence_hint_began\0\u{3}secondary_audio_silence_hint_ended\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -1778,6 +2071,123 @@ nonisolated extension Camsync_V1_Event: SwiftProtobuf.Message, SwiftProtobuf._Me
           self.kind = .pipRestoreFinished(v)
         }
       }()
+      case 90: try {
+        var v: Camsync_V1_Event.AudioSessionConfigured?
+        var hadOneofValue = false
+        if let current = self.kind {
+          hadOneofValue = true
+          if case .audioSessionConfigured(let m) = current {v = m}
+        }
+        try decoder.decodeSingularMessageField(value: &v)
+        if let v = v {
+          if hadOneofValue {try decoder.handleConflictingOneOf()}
+          self.kind = .audioSessionConfigured(v)
+        }
+      }()
+      case 91: try {
+        var v: Camsync_V1_Event.AudioSessionActivated?
+        var hadOneofValue = false
+        if let current = self.kind {
+          hadOneofValue = true
+          if case .audioSessionActivated(let m) = current {v = m}
+        }
+        try decoder.decodeSingularMessageField(value: &v)
+        if let v = v {
+          if hadOneofValue {try decoder.handleConflictingOneOf()}
+          self.kind = .audioSessionActivated(v)
+        }
+      }()
+      case 92: try {
+        var v: Camsync_V1_Event.AudioSessionDeactivated?
+        var hadOneofValue = false
+        if let current = self.kind {
+          hadOneofValue = true
+          if case .audioSessionDeactivated(let m) = current {v = m}
+        }
+        try decoder.decodeSingularMessageField(value: &v)
+        if let v = v {
+          if hadOneofValue {try decoder.handleConflictingOneOf()}
+          self.kind = .audioSessionDeactivated(v)
+        }
+      }()
+      case 93: try {
+        var v: Camsync_V1_Event.AudioInterruptionBegan?
+        var hadOneofValue = false
+        if let current = self.kind {
+          hadOneofValue = true
+          if case .audioInterruptionBegan(let m) = current {v = m}
+        }
+        try decoder.decodeSingularMessageField(value: &v)
+        if let v = v {
+          if hadOneofValue {try decoder.handleConflictingOneOf()}
+          self.kind = .audioInterruptionBegan(v)
+        }
+      }()
+      case 94: try {
+        var v: Camsync_V1_Event.AudioInterruptionEnded?
+        var hadOneofValue = false
+        if let current = self.kind {
+          hadOneofValue = true
+          if case .audioInterruptionEnded(let m) = current {v = m}
+        }
+        try decoder.decodeSingularMessageField(value: &v)
+        if let v = v {
+          if hadOneofValue {try decoder.handleConflictingOneOf()}
+          self.kind = .audioInterruptionEnded(v)
+        }
+      }()
+      case 95: try {
+        var v: Camsync_V1_Event.AudioDuckingBegan?
+        var hadOneofValue = false
+        if let current = self.kind {
+          hadOneofValue = true
+          if case .audioDuckingBegan(let m) = current {v = m}
+        }
+        try decoder.decodeSingularMessageField(value: &v)
+        if let v = v {
+          if hadOneofValue {try decoder.handleConflictingOneOf()}
+          self.kind = .audioDuckingBegan(v)
+        }
+      }()
+      case 96: try {
+        var v: Camsync_V1_Event.AudioDuckingEnded?
+        var hadOneofValue = false
+        if let current = self.kind {
+          hadOneofValue = true
+          if case .audioDuckingEnded(let m) = current {v = m}
+        }
+        try decoder.decodeSingularMessageField(value: &v)
+        if let v = v {
+          if hadOneofValue {try decoder.handleConflictingOneOf()}
+          self.kind = .audioDuckingEnded(v)
+        }
+      }()
+      case 97: try {
+        var v: Camsync_V1_Event.SecondaryAudioSilenceHintBegan?
+        var hadOneofValue = false
+        if let current = self.kind {
+          hadOneofValue = true
+          if case .secondaryAudioSilenceHintBegan(let m) = current {v = m}
+        }
+        try decoder.decodeSingularMessageField(value: &v)
+        if let v = v {
+          if hadOneofValue {try decoder.handleConflictingOneOf()}
+          self.kind = .secondaryAudioSilenceHintBegan(v)
+        }
+      }()
+      case 98: try {
+        var v: Camsync_V1_Event.SecondaryAudioSilenceHintEnded?
+        var hadOneofValue = false
+        if let current = self.kind {
+          hadOneofValue = true
+          if case .secondaryAudioSilenceHintEnded(let m) = current {v = m}
+        }
+        try decoder.decodeSingularMessageField(value: &v)
+        if let v = v {
+          if hadOneofValue {try decoder.handleConflictingOneOf()}
+          self.kind = .secondaryAudioSilenceHintEnded(v)
+        }
+      }()
       default: break
       }
     }
@@ -1924,6 +2334,42 @@ nonisolated extension Camsync_V1_Event: SwiftProtobuf.Message, SwiftProtobuf._Me
     case .pipRestoreFinished?: try {
       guard case .pipRestoreFinished(let v)? = self.kind else { preconditionFailure() }
       try visitor.visitSingularMessageField(value: v, fieldNumber: 79)
+    }()
+    case .audioSessionConfigured?: try {
+      guard case .audioSessionConfigured(let v)? = self.kind else { preconditionFailure() }
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 90)
+    }()
+    case .audioSessionActivated?: try {
+      guard case .audioSessionActivated(let v)? = self.kind else { preconditionFailure() }
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 91)
+    }()
+    case .audioSessionDeactivated?: try {
+      guard case .audioSessionDeactivated(let v)? = self.kind else { preconditionFailure() }
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 92)
+    }()
+    case .audioInterruptionBegan?: try {
+      guard case .audioInterruptionBegan(let v)? = self.kind else { preconditionFailure() }
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 93)
+    }()
+    case .audioInterruptionEnded?: try {
+      guard case .audioInterruptionEnded(let v)? = self.kind else { preconditionFailure() }
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 94)
+    }()
+    case .audioDuckingBegan?: try {
+      guard case .audioDuckingBegan(let v)? = self.kind else { preconditionFailure() }
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 95)
+    }()
+    case .audioDuckingEnded?: try {
+      guard case .audioDuckingEnded(let v)? = self.kind else { preconditionFailure() }
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 96)
+    }()
+    case .secondaryAudioSilenceHintBegan?: try {
+      guard case .secondaryAudioSilenceHintBegan(let v)? = self.kind else { preconditionFailure() }
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 97)
+    }()
+    case .secondaryAudioSilenceHintEnded?: try {
+      guard case .secondaryAudioSilenceHintEnded(let v)? = self.kind else { preconditionFailure() }
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 98)
     }()
     case nil: break
     }
@@ -3169,6 +3615,327 @@ nonisolated extension Camsync_V1_Event.PipRestoreUserInterface: SwiftProtobuf.Me
   }
 
   public static func ==(lhs: Camsync_V1_Event.PipRestoreUserInterface, rhs: Camsync_V1_Event.PipRestoreUserInterface) -> Bool {
+    if lhs._app != rhs._app {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Camsync_V1_Event.AudioSessionConfigured: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = Camsync_V1_Event.protoMessageName + ".AudioSessionConfigured"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}app\0\u{1}configuration\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularMessageField(value: &self._app) }()
+      case 2: try { try decoder.decodeSingularMessageField(value: &self._configuration) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    // The use of inline closures is to circumvent an issue where the compiler
+    // allocates stack space for every if/case branch local when no optimizations
+    // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
+    // https://github.com/apple/swift-protobuf/issues/1182
+    try { if let v = self._app {
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 1)
+    } }()
+    try { if let v = self._configuration {
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 2)
+    } }()
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Camsync_V1_Event.AudioSessionConfigured, rhs: Camsync_V1_Event.AudioSessionConfigured) -> Bool {
+    if lhs._app != rhs._app {return false}
+    if lhs._configuration != rhs._configuration {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Camsync_V1_Event.AudioSessionActivated: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = Camsync_V1_Event.protoMessageName + ".AudioSessionActivated"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}app\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularMessageField(value: &self._app) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    // The use of inline closures is to circumvent an issue where the compiler
+    // allocates stack space for every if/case branch local when no optimizations
+    // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
+    // https://github.com/apple/swift-protobuf/issues/1182
+    try { if let v = self._app {
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 1)
+    } }()
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Camsync_V1_Event.AudioSessionActivated, rhs: Camsync_V1_Event.AudioSessionActivated) -> Bool {
+    if lhs._app != rhs._app {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Camsync_V1_Event.AudioSessionDeactivated: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = Camsync_V1_Event.protoMessageName + ".AudioSessionDeactivated"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}app\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularMessageField(value: &self._app) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    // The use of inline closures is to circumvent an issue where the compiler
+    // allocates stack space for every if/case branch local when no optimizations
+    // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
+    // https://github.com/apple/swift-protobuf/issues/1182
+    try { if let v = self._app {
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 1)
+    } }()
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Camsync_V1_Event.AudioSessionDeactivated, rhs: Camsync_V1_Event.AudioSessionDeactivated) -> Bool {
+    if lhs._app != rhs._app {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Camsync_V1_Event.AudioInterruptionBegan: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = Camsync_V1_Event.protoMessageName + ".AudioInterruptionBegan"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}app\0\u{1}reason\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularMessageField(value: &self._app) }()
+      case 2: try { try decoder.decodeSingularEnumField(value: &self.reason) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    // The use of inline closures is to circumvent an issue where the compiler
+    // allocates stack space for every if/case branch local when no optimizations
+    // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
+    // https://github.com/apple/swift-protobuf/issues/1182
+    try { if let v = self._app {
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 1)
+    } }()
+    if self.reason != .unspecified {
+      try visitor.visitSingularEnumField(value: self.reason, fieldNumber: 2)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Camsync_V1_Event.AudioInterruptionBegan, rhs: Camsync_V1_Event.AudioInterruptionBegan) -> Bool {
+    if lhs._app != rhs._app {return false}
+    if lhs.reason != rhs.reason {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Camsync_V1_Event.AudioInterruptionEnded: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = Camsync_V1_Event.protoMessageName + ".AudioInterruptionEnded"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}app\0\u{3}should_resume\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularMessageField(value: &self._app) }()
+      case 2: try { try decoder.decodeSingularBoolField(value: &self.shouldResume) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    // The use of inline closures is to circumvent an issue where the compiler
+    // allocates stack space for every if/case branch local when no optimizations
+    // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
+    // https://github.com/apple/swift-protobuf/issues/1182
+    try { if let v = self._app {
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 1)
+    } }()
+    if self.shouldResume != false {
+      try visitor.visitSingularBoolField(value: self.shouldResume, fieldNumber: 2)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Camsync_V1_Event.AudioInterruptionEnded, rhs: Camsync_V1_Event.AudioInterruptionEnded) -> Bool {
+    if lhs._app != rhs._app {return false}
+    if lhs.shouldResume != rhs.shouldResume {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Camsync_V1_Event.AudioDuckingBegan: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = Camsync_V1_Event.protoMessageName + ".AudioDuckingBegan"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}app\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularMessageField(value: &self._app) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    // The use of inline closures is to circumvent an issue where the compiler
+    // allocates stack space for every if/case branch local when no optimizations
+    // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
+    // https://github.com/apple/swift-protobuf/issues/1182
+    try { if let v = self._app {
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 1)
+    } }()
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Camsync_V1_Event.AudioDuckingBegan, rhs: Camsync_V1_Event.AudioDuckingBegan) -> Bool {
+    if lhs._app != rhs._app {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Camsync_V1_Event.AudioDuckingEnded: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = Camsync_V1_Event.protoMessageName + ".AudioDuckingEnded"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}app\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularMessageField(value: &self._app) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    // The use of inline closures is to circumvent an issue where the compiler
+    // allocates stack space for every if/case branch local when no optimizations
+    // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
+    // https://github.com/apple/swift-protobuf/issues/1182
+    try { if let v = self._app {
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 1)
+    } }()
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Camsync_V1_Event.AudioDuckingEnded, rhs: Camsync_V1_Event.AudioDuckingEnded) -> Bool {
+    if lhs._app != rhs._app {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Camsync_V1_Event.SecondaryAudioSilenceHintBegan: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = Camsync_V1_Event.protoMessageName + ".SecondaryAudioSilenceHintBegan"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}app\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularMessageField(value: &self._app) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    // The use of inline closures is to circumvent an issue where the compiler
+    // allocates stack space for every if/case branch local when no optimizations
+    // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
+    // https://github.com/apple/swift-protobuf/issues/1182
+    try { if let v = self._app {
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 1)
+    } }()
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Camsync_V1_Event.SecondaryAudioSilenceHintBegan, rhs: Camsync_V1_Event.SecondaryAudioSilenceHintBegan) -> Bool {
+    if lhs._app != rhs._app {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Camsync_V1_Event.SecondaryAudioSilenceHintEnded: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = Camsync_V1_Event.protoMessageName + ".SecondaryAudioSilenceHintEnded"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}app\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularMessageField(value: &self._app) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    // The use of inline closures is to circumvent an issue where the compiler
+    // allocates stack space for every if/case branch local when no optimizations
+    // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
+    // https://github.com/apple/swift-protobuf/issues/1182
+    try { if let v = self._app {
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 1)
+    } }()
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Camsync_V1_Event.SecondaryAudioSilenceHintEnded, rhs: Camsync_V1_Event.SecondaryAudioSilenceHintEnded) -> Bool {
     if lhs._app != rhs._app {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true

@@ -150,6 +150,16 @@ public nonisolated enum Camsync_V1_RejectionCode: SwiftProtobuf.Enum, Swift.Case
   case pipNotActive // = 19
   case invalidArgument // = 20
   case illegalState // = 21
+
+  /// A1: a category / option pair AVAudioSession refuses.
+  case incompatibleCategoryOptions // = 22
+
+  /// A2: a non-mixable audio activation while the app is not on screen.
+  case cannotInterruptOthers // = 23
+
+  /// A8: audio from background without the audio background mode and a playback /
+  /// playAndRecord category.
+  case cannotStartPlaying // = 24
   case UNRECOGNIZED(Int)
 
   public init() {
@@ -180,6 +190,9 @@ public nonisolated enum Camsync_V1_RejectionCode: SwiftProtobuf.Enum, Swift.Case
     case 19: self = .pipNotActive
     case 20: self = .invalidArgument
     case 21: self = .illegalState
+    case 22: self = .incompatibleCategoryOptions
+    case 23: self = .cannotInterruptOthers
+    case 24: self = .cannotStartPlaying
     default: self = .UNRECOGNIZED(rawValue)
     }
   }
@@ -208,6 +221,9 @@ public nonisolated enum Camsync_V1_RejectionCode: SwiftProtobuf.Enum, Swift.Case
     case .pipNotActive: return 19
     case .invalidArgument: return 20
     case .illegalState: return 21
+    case .incompatibleCategoryOptions: return 22
+    case .cannotInterruptOthers: return 23
+    case .cannotStartPlaying: return 24
     case .UNRECOGNIZED(let i): return i
     }
   }
@@ -236,6 +252,9 @@ public nonisolated enum Camsync_V1_RejectionCode: SwiftProtobuf.Enum, Swift.Case
     .pipNotActive,
     .invalidArgument,
     .illegalState,
+    .incompatibleCategoryOptions,
+    .cannotInterruptOthers,
+    .cannotStartPlaying,
   ]
 
 }
@@ -286,7 +305,7 @@ nonisolated extension Camsync_V1_ErrorCode: SwiftProtobuf._ProtoNameProviding {
 }
 
 nonisolated extension Camsync_V1_RejectionCode: SwiftProtobuf._ProtoNameProviding {
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0REJECTION_CODE_UNSPECIFIED\0\u{1}REJECTION_CODE_UNKNOWN_NODE\0\u{1}REJECTION_CODE_UNKNOWN_APP\0\u{1}REJECTION_CODE_UNKNOWN_CAMERA\0\u{1}REJECTION_CODE_NODE_NOT_ALIVE\0\u{1}REJECTION_CODE_WRONG_NODE_KIND\0\u{1}REJECTION_CODE_ALREADY_EXISTS\0\u{1}REJECTION_CODE_REQUIRES_FULL_SCREEN\0\u{1}REJECTION_CODE_STAGE_MANAGER_OFF\0\u{1}REJECTION_CODE_STAGE_WINDOW_LIMIT\0\u{1}REJECTION_CODE_DISPLAY_NOT_ATTACHED\0\u{1}REJECTION_CODE_MULTITASKING_CAMERA_ACCESS_UNSUPPORTED\0\u{1}REJECTION_CODE_HARDWARE_COST_EXCEEDED\0\u{1}REJECTION_CODE_NO_SESSION\0\u{1}REJECTION_CODE_SESSION_NOT_RUNNING\0\u{1}REJECTION_CODE_CAMERA_NOT_USABLE\0\u{1}REJECTION_CODE_PIP_NOT_POSSIBLE\0\u{1}REJECTION_CODE_PIP_PROGRAMMATIC_START\0\u{1}REJECTION_CODE_NO_PIP_CONTROLLER\0\u{1}REJECTION_CODE_PIP_NOT_ACTIVE\0\u{1}REJECTION_CODE_INVALID_ARGUMENT\0\u{1}REJECTION_CODE_ILLEGAL_STATE\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0REJECTION_CODE_UNSPECIFIED\0\u{1}REJECTION_CODE_UNKNOWN_NODE\0\u{1}REJECTION_CODE_UNKNOWN_APP\0\u{1}REJECTION_CODE_UNKNOWN_CAMERA\0\u{1}REJECTION_CODE_NODE_NOT_ALIVE\0\u{1}REJECTION_CODE_WRONG_NODE_KIND\0\u{1}REJECTION_CODE_ALREADY_EXISTS\0\u{1}REJECTION_CODE_REQUIRES_FULL_SCREEN\0\u{1}REJECTION_CODE_STAGE_MANAGER_OFF\0\u{1}REJECTION_CODE_STAGE_WINDOW_LIMIT\0\u{1}REJECTION_CODE_DISPLAY_NOT_ATTACHED\0\u{1}REJECTION_CODE_MULTITASKING_CAMERA_ACCESS_UNSUPPORTED\0\u{1}REJECTION_CODE_HARDWARE_COST_EXCEEDED\0\u{1}REJECTION_CODE_NO_SESSION\0\u{1}REJECTION_CODE_SESSION_NOT_RUNNING\0\u{1}REJECTION_CODE_CAMERA_NOT_USABLE\0\u{1}REJECTION_CODE_PIP_NOT_POSSIBLE\0\u{1}REJECTION_CODE_PIP_PROGRAMMATIC_START\0\u{1}REJECTION_CODE_NO_PIP_CONTROLLER\0\u{1}REJECTION_CODE_PIP_NOT_ACTIVE\0\u{1}REJECTION_CODE_INVALID_ARGUMENT\0\u{1}REJECTION_CODE_ILLEGAL_STATE\0\u{1}REJECTION_CODE_INCOMPATIBLE_CATEGORY_OPTIONS\0\u{1}REJECTION_CODE_CANNOT_INTERRUPT_OTHERS\0\u{1}REJECTION_CODE_CANNOT_START_PLAYING\0")
 }
 
 nonisolated extension Camsync_V1_Ack: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {

@@ -317,6 +317,16 @@ public nonisolated struct Camsync_V1_AppRecord: @unchecked Sendable {
   /// Clears the value of `pip`. Subsequent reads from it will return its default value.
   public mutating func clearPip() {_uniqueStorage()._pip = nil}
 
+  /// A1–A8: the app's audio session; absent means the declared category, inactive.
+  public var audioSession: Camsync_V1_AudioSessionRecord {
+    get {_storage._audioSession ?? Camsync_V1_AudioSessionRecord()}
+    set {_uniqueStorage()._audioSession = newValue}
+  }
+  /// Returns true if `audioSession` has been explicitly set.
+  public var hasAudioSession: Bool {_storage._audioSession != nil}
+  /// Clears the value of `audioSession`. Subsequent reads from it will return its default value.
+  public mutating func clearAudioSession() {_uniqueStorage()._audioSession = nil}
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -728,7 +738,7 @@ nonisolated extension Camsync_V1_PipRecord: SwiftProtobuf.Message, SwiftProtobuf
 
 nonisolated extension Camsync_V1_AppRecord: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".AppRecord"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}id\0\u{1}spec\0\u{1}scene\0\u{1}role\0\u{3}memory_footprint_mb\0\u{1}session\0\u{1}pip\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}id\0\u{1}spec\0\u{1}scene\0\u{1}role\0\u{3}memory_footprint_mb\0\u{1}session\0\u{1}pip\0\u{3}audio_session\0")
 
   fileprivate class _StorageClass {
     var _id: Camsync_V1_AppRef? = nil
@@ -738,6 +748,7 @@ nonisolated extension Camsync_V1_AppRecord: SwiftProtobuf.Message, SwiftProtobuf
     var _memoryFootprintMb: Int64 = 0
     var _session: Camsync_V1_CaptureSessionRecord? = nil
     var _pip: Camsync_V1_PipRecord? = nil
+    var _audioSession: Camsync_V1_AudioSessionRecord? = nil
 
       // This property is used as the initial default value for new instances of the type.
       // The type itself is protecting the reference to its storage via CoW semantics.
@@ -755,6 +766,7 @@ nonisolated extension Camsync_V1_AppRecord: SwiftProtobuf.Message, SwiftProtobuf
       _memoryFootprintMb = source._memoryFootprintMb
       _session = source._session
       _pip = source._pip
+      _audioSession = source._audioSession
     }
   }
 
@@ -780,6 +792,7 @@ nonisolated extension Camsync_V1_AppRecord: SwiftProtobuf.Message, SwiftProtobuf
         case 5: try { try decoder.decodeSingularInt64Field(value: &_storage._memoryFootprintMb) }()
         case 6: try { try decoder.decodeSingularMessageField(value: &_storage._session) }()
         case 7: try { try decoder.decodeSingularMessageField(value: &_storage._pip) }()
+        case 8: try { try decoder.decodeSingularMessageField(value: &_storage._audioSession) }()
         default: break
         }
       }
@@ -813,6 +826,9 @@ nonisolated extension Camsync_V1_AppRecord: SwiftProtobuf.Message, SwiftProtobuf
       try { if let v = _storage._pip {
         try visitor.visitSingularMessageField(value: v, fieldNumber: 7)
       } }()
+      try { if let v = _storage._audioSession {
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 8)
+      } }()
     }
     try unknownFields.traverse(visitor: &visitor)
   }
@@ -829,6 +845,7 @@ nonisolated extension Camsync_V1_AppRecord: SwiftProtobuf.Message, SwiftProtobuf
         if _storage._memoryFootprintMb != rhs_storage._memoryFootprintMb {return false}
         if _storage._session != rhs_storage._session {return false}
         if _storage._pip != rhs_storage._pip {return false}
+        if _storage._audioSession != rhs_storage._audioSession {return false}
         return true
       }
       if !storagesAreEqual {return false}

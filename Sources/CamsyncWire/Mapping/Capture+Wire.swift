@@ -118,6 +118,7 @@ extension Camsync_V1_SessionConfiguration {
         deepFusion = configuration.deepFusion
         frameRate = Int64(configuration.frameRate)
         if let cost = configuration.hardwareCost { hardwareCost = cost }
+        audioInput = configuration.audioInput
     }
 }
 
@@ -137,7 +138,8 @@ extension SessionConfiguration {
             proRAW: wire.proRaw,
             deepFusion: wire.deepFusion,
             frameRate: Int(truncatingIfNeeded: wire.frameRate),
-            hardwareCost: wire.hasHardwareCost ? wire.hardwareCost : nil
+            hardwareCost: wire.hasHardwareCost ? wire.hardwareCost : nil,
+            audioInput: wire.audioInput
         )
     }
 }

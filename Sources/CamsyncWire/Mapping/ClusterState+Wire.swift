@@ -120,6 +120,7 @@ extension Camsync_V1_AppRecord {
         memoryFootprintMb = Int64(record.memoryFootprintMB)
         if let session = record.session { self.session = Camsync_V1_CaptureSessionRecord(session) }
         if let pip = record.pip { self.pip = Camsync_V1_PipRecord(pip) }
+        audioSession = Camsync_V1_AudioSessionRecord(record.audioSession)
     }
 }
 
@@ -135,7 +136,10 @@ extension AppRecord {
             memoryFootprintMB: Int(truncatingIfNeeded: wire.memoryFootprintMb),
             session: wire.hasSession
                 ? try within("session") { () throws(WireMappingError) in try CaptureSessionRecord(wire: wire.session) } : nil,
-            pip: wire.hasPip ? try within("pip") { () throws(WireMappingError) in try PiPRecord(wire: wire.pip) } : nil
+            pip: wire.hasPip ? try within("pip") { () throws(WireMappingError) in try PiPRecord(wire: wire.pip) } : nil,
+            // Absent (a peer that predates audio): the declared category, inactive.
+            audioSession: wire.hasAudioSession
+                ? try within("audio_session") { () throws(WireMappingError) in try AudioSessionRecord(wire: wire.audioSession) } : nil
         )
     }
 }

@@ -83,6 +83,12 @@ extension Camsync_V1_Command {
             kind = .pipRestoreDeadlinePassed(.with { $0.app = ref(app) })
         case .setPressure(let system, let level):
             kind = .setPressure(.with { $0.cameraSystem = Camsync_V1_CameraSystemRef(system); $0.level = .init(level) })
+        case .setAudioCategory(let app, let configuration):
+            kind = .setAudioCategory(.with { $0.app = ref(app); $0.configuration = Camsync_V1_AudioSessionConfiguration(configuration) })
+        case .activateAudioSession(let app):
+            kind = .activateAudioSession(.with { $0.app = ref(app) })
+        case .deactivateAudioSession(let app):
+            kind = .deactivateAudioSession(.with { $0.app = ref(app) })
         }
     }
 }
@@ -193,6 +199,13 @@ extension Command {
         case .setPressure(let m):
             self = .setPressure(try requireCameraSystemID(m.hasCameraSystem, m.cameraSystem, "set_pressure.camera_system"),
                                 try SystemPressureLevel(wire: m.level, field: "set_pressure.level"))
+        case .setAudioCategory(let m):
+            self = .setAudioCategory(try requireAppID(m.hasApp, m.app, "set_audio_category.app"),
+                                     try requireAudioConfiguration(m.hasConfiguration, m.configuration, "set_audio_category.configuration"))
+        case .activateAudioSession(let m):
+            self = .activateAudioSession(try requireAppID(m.hasApp, m.app, "activate_audio_session.app"))
+        case .deactivateAudioSession(let m):
+            self = .deactivateAudioSession(try requireAppID(m.hasApp, m.app, "deactivate_audio_session.app"))
         }
     }
 }

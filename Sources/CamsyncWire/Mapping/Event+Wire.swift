@@ -165,6 +165,24 @@ extension Camsync_V1_Event {
             kind = .pipRestoreUserInterface(.with { $0.app = ref(app) })
         case .pipRestoreFinished(let app, let restored):
             kind = .pipRestoreFinished(.with { $0.app = ref(app); $0.restored = restored })
+        case .audioSessionConfigured(let app, let configuration):
+            kind = .audioSessionConfigured(.with { $0.app = ref(app); $0.configuration = Camsync_V1_AudioSessionConfiguration(configuration) })
+        case .audioSessionActivated(let app):
+            kind = .audioSessionActivated(.with { $0.app = ref(app) })
+        case .audioSessionDeactivated(let app):
+            kind = .audioSessionDeactivated(.with { $0.app = ref(app) })
+        case .audioInterruptionBegan(let app, let reason):
+            kind = .audioInterruptionBegan(.with { $0.app = ref(app); $0.reason = .init(reason) })
+        case .audioInterruptionEnded(let app, let shouldResume):
+            kind = .audioInterruptionEnded(.with { $0.app = ref(app); $0.shouldResume = shouldResume })
+        case .audioDuckingBegan(let app):
+            kind = .audioDuckingBegan(.with { $0.app = ref(app) })
+        case .audioDuckingEnded(let app):
+            kind = .audioDuckingEnded(.with { $0.app = ref(app) })
+        case .secondaryAudioSilenceHintBegan(let app):
+            kind = .secondaryAudioSilenceHintBegan(.with { $0.app = ref(app) })
+        case .secondaryAudioSilenceHintEnded(let app):
+            kind = .secondaryAudioSilenceHintEnded(.with { $0.app = ref(app) })
         }
     }
 }
@@ -268,6 +286,26 @@ extension Event {
             self = .pipRestoreUserInterface(try requireAppID(m.hasApp, m.app, "pip_restore_user_interface.app"))
         case .pipRestoreFinished(let m):
             self = .pipRestoreFinished(try requireAppID(m.hasApp, m.app, "pip_restore_finished.app"), restored: m.restored)
+        case .audioSessionConfigured(let m):
+            self = .audioSessionConfigured(try requireAppID(m.hasApp, m.app, "audio_session_configured.app"),
+                                           try requireAudioConfiguration(m.hasConfiguration, m.configuration, "audio_session_configured.configuration"))
+        case .audioSessionActivated(let m):
+            self = .audioSessionActivated(try requireAppID(m.hasApp, m.app, "audio_session_activated.app"))
+        case .audioSessionDeactivated(let m):
+            self = .audioSessionDeactivated(try requireAppID(m.hasApp, m.app, "audio_session_deactivated.app"))
+        case .audioInterruptionBegan(let m):
+            self = .audioInterruptionBegan(try requireAppID(m.hasApp, m.app, "audio_interruption_began.app"),
+                                           try AudioInterruptionReason(wire: m.reason, field: "audio_interruption_began.reason"))
+        case .audioInterruptionEnded(let m):
+            self = .audioInterruptionEnded(try requireAppID(m.hasApp, m.app, "audio_interruption_ended.app"), shouldResume: m.shouldResume)
+        case .audioDuckingBegan(let m):
+            self = .audioDuckingBegan(try requireAppID(m.hasApp, m.app, "audio_ducking_began.app"))
+        case .audioDuckingEnded(let m):
+            self = .audioDuckingEnded(try requireAppID(m.hasApp, m.app, "audio_ducking_ended.app"))
+        case .secondaryAudioSilenceHintBegan(let m):
+            self = .secondaryAudioSilenceHintBegan(try requireAppID(m.hasApp, m.app, "secondary_audio_silence_hint_began.app"))
+        case .secondaryAudioSilenceHintEnded(let m):
+            self = .secondaryAudioSilenceHintEnded(try requireAppID(m.hasApp, m.app, "secondary_audio_silence_hint_ended.app"))
         }
     }
 }

@@ -26,6 +26,9 @@ extension Camsync_V1_RejectionCode {
         case .pipNotActive: self = .pipNotActive
         case .invalidArgument: self = .invalidArgument
         case .illegalState: self = .illegalState
+        case .incompatibleCategoryOptions: self = .incompatibleCategoryOptions
+        case .cannotInterruptOthers: self = .cannotInterruptOthers
+        case .cannotStartPlaying: self = .cannotStartPlaying
         }
     }
 }
@@ -55,6 +58,9 @@ extension Rejection.Code {
             case .pipNotActive: .pipNotActive
             case .invalidArgument: .invalidArgument
             case .illegalState: .illegalState
+            case .incompatibleCategoryOptions: .incompatibleCategoryOptions
+            case .cannotInterruptOthers: .cannotInterruptOthers
+            case .cannotStartPlaying: .cannotStartPlaying
             case .unspecified, .UNRECOGNIZED: nil
             }
         }

@@ -6,7 +6,7 @@ import ZeroMQ
 struct CtlStatusCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "status",
-        abstract: "Nodes, cameras, sessions, PiP windows and layout, as the coordinator sees them.",
+        abstract: "Nodes, cameras, sessions, PiP windows, layout and audio sessions, as the coordinator sees them.",
         discussion: "Example: camsync ctl status -f deploy/topologies/lab.yaml   (add --json for scripts)")
 
     @OptionGroup var cluster: ClusterOptions
@@ -43,6 +43,7 @@ struct CtlStatusCommand: ParsableCommand {
             ("Nodes", StatusReport.nodeHeader, report.nodes), ("Cameras", StatusReport.cameraHeader, report.cameras),
             ("Capture sessions", StatusReport.sessionHeader, report.sessions),
             ("Picture in Picture", StatusReport.pipHeader, report.pip), ("Layout", StatusReport.layoutHeader, report.layout),
+            ("Audio sessions", StatusReport.audioHeader, report.audio),
             ("Coordinator", StatusReport.counterHeader, report.counters),
         ] {
             out += "\n\(title)\n"

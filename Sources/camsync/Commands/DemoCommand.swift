@@ -14,7 +14,9 @@ struct DemoCommand: ParsableCommand {
         discussion: """
             A coordinator, two iPads (ipad-1 on iPadOS 16 with multitasking camera access, ipad-2 on
             iPadOS 15) and an external display attached to ipad-1 run as separate processes in a temp
-            dir. Each step prints the `camsync ctl act` command it runs and the events apps see.
+            dir. Each step prints the `camsync ctl act` command it runs and the events apps see. The last
+            chapter is audio on ipad-2: music, a game mixing in, a call interrupting the music, and a
+            recorder refused the microphone with reason 2 (SPEC §8).
             """)
 
     @Flag(help: "One JSON object per step instead of narration.") var json = false
@@ -67,6 +69,27 @@ struct DemoCommand: ParsableCommand {
         Step(narration: "A second recording while multitasking: no alert this time (once per device, ever).",
              rules: "R1", node: "ipad-1", action: "record start com.example.videocall movie"),
         Step(narration: "…stopped. Still no second alert.", rules: "R1", node: "ipad-1", action: "record stop com.example.videocall"),
+        // Audio, the other shared media resource (seed 003).
+        Step(narration: "Audio on ipad-2: Music opens; its audio session stays inactive until the user taps play.",
+             rules: "A1 A2", node: "ipad-2", action: "open com.example.music"),
+        Step(narration: "The user taps play: Music activates its non-mixable playback session.",
+             rules: "A2", node: "ipad-2", action: "audio activate com.example.music"),
+        Step(narration: "A game opens: Music keeps playing in background (backgroundMedia); the game's secondary-audio hint begins.",
+             rules: "A8 L5 A5", node: "ipad-2", action: "open com.example.game"),
+        Step(narration: "The game starts its ambient soundtrack: it mixes with the music, nothing is interrupted.",
+             rules: "A3 A5", node: "ipad-2", action: "audio activate com.example.game"),
+        Step(narration: "The call comes back full screen: the game, without background audio, is interrupted (appWasSuspended).",
+             rules: "A8", node: "ipad-2", action: "open com.example.videocall"),
+        Step(narration: "The call activates its playAndRecord session: the music is interrupted.",
+             rules: "A3 A5", node: "ipad-2", action: "audio activate com.example.videocall"),
+        Step(narration: "A recorder opens; the call keeps its audio (and the microphone) in background…",
+             rules: "A8 A7", node: "ipad-2", action: "open com.example.recorder"),
+        Step(narration: "…the recorder configures its session with the microphone as an input…",
+             rules: "A7", node: "ipad-2", action: "session configure com.example.recorder --camera front --audio-input"),
+        Step(narration: "…and starts it: the call holds the microphone, so it is interrupted with reason 2.",
+             rules: "A7 C2", node: "ipad-2", action: "session start com.example.recorder"),
+        Step(narration: "The call hangs up: the music's interruption ends (shouldResume) and the recorder gets the microphone and camera.",
+             rules: "A6 A7 C6", node: "ipad-2", action: "audio deactivate com.example.videocall"),
     ]
 
     static let topologyYAML = """
@@ -96,6 +119,9 @@ struct DemoCommand: ParsableCommand {
               apps:
                 - { bundleID: com.example.videocall, deploymentTarget: 15, backgroundModePiP: true, audioSessionCategory: playAndRecord }
                 - { bundleID: com.example.notes }
+                - { bundleID: com.example.music, backgroundModePiP: true, audioSessionCategory: playback }
+                - { bundleID: com.example.game, audioSessionCategory: ambient }
+                - { bundleID: com.example.recorder, deploymentTarget: 15 }
           - id: display-1
             kind: display
             display: { name: Studio Display, attachedTo: ipad-1, cameras: [ { name: center-stage, position: external } ] }

@@ -10,7 +10,9 @@ struct SoakCommand: ParsableCommand {
             Checks: no two sessions capture one camera at overlapping times (C1, at the resource); tokens
             strictly increase per camera system (C8); every acknowledged command survives restarts (K3, K5);
             the R1 alert at most once per device; replicas converge after the faults stop; every C2 reason
-            matches the engine's model. Exit status 1 on any violation.
+            matches the engine's model; the audio invariants (A1–A8) hold through the replay and on every
+            replica, and every AVAudioSession notification a node gave matches the model. Exit status 1 on
+            any violation.
             Example: camsync soak --duration 120 --seed 7
             """)
 
