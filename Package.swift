@@ -80,43 +80,17 @@ let package = Package(
             dependencies: ["ZeroMQ", "CamsyncPolicy", "CamsyncWire"],
             swiftSettings: swiftSettings
         ),
-        .target(
-            name: "CamsyncCluster",
-            dependencies: [
-                "ZeroMQ", "CamsyncPolicy", "CamsyncConfig", "CamsyncWire", "CamsyncClient",
-                .product(name: "Yams", package: "Yams"),
-            ],
-            swiftSettings: swiftSettings
-        ),
         .target(name: "CamsyncSoak", dependencies: ["CamsyncPolicy"], swiftSettings: swiftSettings),
-        .target(
-            name: "CamsyncHostile",
-            dependencies: [
-                "CamsyncPolicy", "CamsyncConfig", "CamsyncWire", "CamsyncCoordinator", "CamsyncClient", "CamsyncCluster",
-                "CamsyncRuntime", "CamsyncBench", "ZeroMQ",
-            ],
-            swiftSettings: swiftSettings
-        ),
         // The verb table: readable action words → `Command`, shared by `ctl act`, the demo and scenario files.
         .target(name: "CamsyncVerbs", dependencies: ["CamsyncPolicy"], swiftSettings: swiftSettings),
+        // The lab: everything that runs the product to try it — local clusters (`cluster up`), the scenario
+        // runner, the soak, the benchmarks, the fuzzer's checks and the flood. Product modules never import it.
         .target(
-            name: "CamsyncScenario",
+            name: "CamsyncLab",
             dependencies: [
-                "CamsyncPolicy", "CamsyncConfig", "CamsyncVerbs", "CamsyncWire", "CamsyncClient", "CamsyncCluster", "ZeroMQ",
+                "ZeroMQ", "CamsyncPolicy", "CamsyncConfig", "CamsyncVerbs", "CamsyncWire", "CamsyncClient",
+                "CamsyncCoordinator", "CamsyncNode", "CamsyncRuntime", "CamsyncSoak",
                 .product(name: "Yams", package: "Yams"),
-            ],
-            swiftSettings: swiftSettings
-        ),
-        .target(
-            name: "CamsyncSoakDriver",
-            dependencies: ["CamsyncSoak", "CamsyncCluster", "CamsyncClient", "CamsyncCoordinator", "CamsyncNode",
-                           "CamsyncWire", "CamsyncPolicy", "CamsyncRuntime", "ZeroMQ"],
-            swiftSettings: swiftSettings
-        ),
-        .target(
-            name: "CamsyncBench",
-            dependencies: [
-                "ZeroMQ", "CamsyncPolicy", "CamsyncConfig", "CamsyncWire", "CamsyncCluster", "CamsyncRuntime",
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
             ],
             swiftSettings: swiftSettings
@@ -124,8 +98,8 @@ let package = Package(
         .executableTarget(
             name: "camsync",
             dependencies: [
-                "ZeroMQ", "CamsyncPolicy", "CamsyncConfig", "CamsyncWire", "CamsyncCoordinator", "CamsyncNode", "CamsyncClient", "CamsyncCluster", "CamsyncScenario", "CamsyncVerbs", "CamsyncSoakDriver",
-                "CamsyncBench", "CamsyncHostile",
+                "ZeroMQ", "CamsyncPolicy", "CamsyncConfig", "CamsyncWire", "CamsyncCoordinator", "CamsyncNode", "CamsyncClient",
+                "CamsyncVerbs", "CamsyncLab",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -150,12 +124,12 @@ let package = Package(
         .testTarget(name: "CamsyncNodeTests", dependencies: ["CamsyncNode", "CamsyncPolicy", "CamsyncConfig", "CamsyncWire"], swiftSettings: swiftSettings),
         .testTarget(
             name: "IntegrationTests",
-            dependencies: ["camsync", "CamsyncCluster", "CamsyncClient", "CamsyncPolicy", "CamsyncConfig", "CamsyncWire", "ZeroMQ", "CamsyncSoak", "CamsyncSoakDriver"],
+            dependencies: ["CamsyncLab", "camsync", "CamsyncClient", "CamsyncPolicy", "CamsyncConfig", "CamsyncWire", "ZeroMQ", "CamsyncSoak"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "CamsyncScenarioTests",
-            dependencies: ["camsync", "CamsyncScenario", "CamsyncPolicy", "CamsyncCluster", "ZeroMQ"],
+            dependencies: ["CamsyncLab", "camsync", "CamsyncPolicy", "ZeroMQ"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -165,7 +139,7 @@ let package = Package(
         ),
         .testTarget(
             name: "CamsyncBenchTests",
-            dependencies: ["CamsyncBench", "camsync", "CamsyncPolicy", "CamsyncRuntime", .product(name: "Histogram", package: "hdrhistogram-swift"),
+            dependencies: ["CamsyncLab", "camsync", "CamsyncPolicy", "CamsyncRuntime", .product(name: "Histogram", package: "hdrhistogram-swift"),
                            .product(name: "ArgumentParser", package: "swift-argument-parser")],
             swiftSettings: swiftSettings
         ),
@@ -177,7 +151,7 @@ let package = Package(
         .testTarget(name: "CamsyncSoakTests", dependencies: ["CamsyncSoak", "CamsyncPolicy", "CamsyncNode"], swiftSettings: swiftSettings),
         .testTarget(
             name: "CamsyncHostileTests",
-            dependencies: ["camsync", "CamsyncHostile", "CamsyncCoordinator", "CamsyncCluster", "CamsyncPolicy", "CamsyncWire", "CamsyncRuntime"],
+            dependencies: ["CamsyncLab", "camsync", "CamsyncCoordinator", "CamsyncPolicy", "CamsyncWire", "CamsyncRuntime"],
             swiftSettings: swiftSettings
         ),
     ],
@@ -190,7 +164,7 @@ let package = Package(
 if Context.environment["CAMSYNC_FUZZ"] != nil {
     package.targets.append(.executableTarget(
         name: "camsync-fuzz",
-        dependencies: ["CamsyncHostile"],
+        dependencies: ["CamsyncLab"],
         path: "Fuzz/camsync-fuzz",
         swiftSettings: swiftSettings
     ))

@@ -1,6 +1,6 @@
 import ArgumentParser
 @testable import camsync
-import CamsyncBench
+import CamsyncLab
 import CamsyncPolicy
 import Testing
 

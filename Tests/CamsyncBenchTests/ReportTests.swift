@@ -1,4 +1,4 @@
-import CamsyncBench
+import CamsyncLab
 import Foundation
 import Testing
 

@@ -1,5 +1,5 @@
 import CamsyncRuntime
-import CamsyncBench
+import CamsyncLab
 import Histogram
 import Testing
 #if canImport(Glibc)

@@ -1,5 +1,4 @@
-import CamsyncCluster
-import CamsyncHostile
+import CamsyncLab
 import CamsyncWire
 import Foundation
 import Testing

@@ -1,5 +1,5 @@
 import CamsyncCoordinator
-import CamsyncHostile
+import CamsyncLab
 import CamsyncPolicy
 import CamsyncWire
 import Testing

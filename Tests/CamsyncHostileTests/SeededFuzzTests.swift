@@ -1,6 +1,6 @@
 import CamsyncRuntime
 import CamsyncCoordinator
-import CamsyncHostile
+import CamsyncLab
 import CamsyncPolicy
 import CamsyncWire
 import Testing

@@ -1,6 +1,5 @@
-import CamsyncCluster
+import CamsyncLab
 import CamsyncPolicy
-import CamsyncScenario
 import Foundation
 import Testing
 

@@ -1,4 +1,4 @@
-import CamsyncCluster
+import CamsyncLab
 import CamsyncPolicy
 import CamsyncWire
 import Testing

@@ -1,4 +1,4 @@
-import CamsyncCluster
+import CamsyncLab
 import Foundation
 import Testing
 import ZeroMQ

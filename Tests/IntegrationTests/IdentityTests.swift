@@ -1,5 +1,5 @@
 import CamsyncClient
-import CamsyncCluster
+import CamsyncLab
 import CamsyncPolicy
 import CamsyncWire
 import Foundation

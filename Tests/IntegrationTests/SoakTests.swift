@@ -1,5 +1,5 @@
 import CamsyncSoak
-import CamsyncSoakDriver
+import CamsyncLab
 import Foundation
 import Testing
 

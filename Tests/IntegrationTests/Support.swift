@@ -1,4 +1,4 @@
-import CamsyncCluster
+import CamsyncLab
 import CamsyncClient
 import CamsyncPolicy
 import CamsyncWire

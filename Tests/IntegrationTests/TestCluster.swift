@@ -1,4 +1,4 @@
-import CamsyncCluster
+import CamsyncLab
 import CamsyncConfig
 import CamsyncPolicy
 import Foundation

@@ -1,5 +1,5 @@
 import ArgumentParser
-import CamsyncBench
+import CamsyncLab
 import Foundation
 #if canImport(Glibc)
 import Glibc

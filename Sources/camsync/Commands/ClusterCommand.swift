@@ -1,5 +1,5 @@
 import ArgumentParser
-import CamsyncCluster
+import CamsyncLab
 import Foundation
 
 struct ClusterCommand: ParsableCommand {

@@ -1,5 +1,5 @@
 import ArgumentParser
-import CamsyncScenario
+import CamsyncLab
 import Foundation
 
 struct CtlScenarioCommand: ParsableCommand {

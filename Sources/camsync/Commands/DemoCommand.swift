@@ -1,6 +1,6 @@
 import ArgumentParser
 import CamsyncClient
-import CamsyncCluster
+import CamsyncLab
 import CamsyncConfig
 import CamsyncPolicy
 import CamsyncVerbs

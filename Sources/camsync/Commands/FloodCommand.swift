@@ -1,5 +1,5 @@
 import ArgumentParser
-import CamsyncHostile
+import CamsyncLab
 import Foundation
 
 struct FloodCommand: ParsableCommand {

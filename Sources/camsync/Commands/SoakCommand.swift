@@ -1,5 +1,5 @@
 import ArgumentParser
-import CamsyncSoakDriver
+import CamsyncLab
 import Foundation
 
 struct SoakCommand: ParsableCommand {

@@ -1,5 +1,4 @@
 import CamsyncRuntime
-import CamsyncCluster
 import CamsyncConfig
 import CamsyncPolicy
 import CamsyncWire

@@ -1,5 +1,4 @@
 import CamsyncClient
-import CamsyncCluster
 import CamsyncPolicy
 import CamsyncWire
 import Foundation

@@ -1,5 +1,4 @@
 import CamsyncRuntime
-import CamsyncCluster
 import CamsyncPolicy
 import CamsyncWire
 import Foundation

@@ -222,7 +222,7 @@ public final class LocalCluster: @unchecked Sendable {
 
     /// Polls `condition` every 50 ms until it holds or `timeout` passes (then throws, naming `what`).
     public func waitUntil(timeout: Double, what: String, _ condition: () throws -> Bool) throws {
-        try CamsyncCluster.waitUntil(timeout: timeout, what: what, condition)
+        try CamsyncLab.waitUntil(timeout: timeout, what: what, condition)
     }
 
     /// The coordinator's current snapshot (state, sequence, term, liveness).

@@ -1,4 +1,3 @@
-import CamsyncCluster
 import CamsyncCoordinator
 import CamsyncClient
 import CamsyncNode

@@ -1,4 +1,3 @@
-public import CamsyncCluster
 import CamsyncConfig
 public import CamsyncPolicy
 import Foundation

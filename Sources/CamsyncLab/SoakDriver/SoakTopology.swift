@@ -1,4 +1,3 @@
-import CamsyncCluster
 import CamsyncPolicy
 
 /// The soak's cluster: three iPads (two on iPadOS 16, one on 15) and three displays with cameras,

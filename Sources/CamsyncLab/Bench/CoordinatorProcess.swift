@@ -1,4 +1,3 @@
-public import CamsyncCluster
 import Foundation
 #if canImport(Glibc)
 import Glibc

@@ -1,4 +1,3 @@
-import CamsyncCluster
 import Foundation
 #if canImport(Glibc)
 import Glibc

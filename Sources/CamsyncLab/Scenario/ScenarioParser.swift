@@ -1,4 +1,3 @@
-import CamsyncCluster
 import CamsyncConfig
 import CamsyncPolicy
 import CamsyncVerbs

@@ -1,5 +1,4 @@
 public import CamsyncClient
-public import CamsyncCluster
 import CamsyncPolicy
 import CamsyncWire
 import Foundation

@@ -1,6 +1,4 @@
 import CamsyncRuntime
-public import CamsyncCluster
-public import CamsyncBench
 import CamsyncClient
 import CamsyncConfig
 public import CamsyncPolicy

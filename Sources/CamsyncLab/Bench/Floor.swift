@@ -1,5 +1,4 @@
 import CamsyncRuntime
-import CamsyncCluster
 import Foundation
 import ZeroMQ
 #if canImport(Glibc)

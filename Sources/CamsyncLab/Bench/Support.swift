@@ -1,5 +1,4 @@
 import Foundation
-import CamsyncCluster
 #if canImport(Glibc)
 import Glibc
 #endif
