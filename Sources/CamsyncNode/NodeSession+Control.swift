@@ -12,7 +12,7 @@ extension NodeSession {
         do {
             envelope = try Envelope.decode(frame)
         } catch {
-            emit(.replyToControl(identity: identity, .error(error, requestID: 0, term: knownTerm,
+            emit(.replyToControl(identity: identity, .error(error, requestID: Envelope.requestID(salvagedFrom: frame), term: knownTerm,
                                                             sender: id.rawValue)))
             return leave()
         }

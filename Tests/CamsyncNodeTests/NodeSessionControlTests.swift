@@ -72,7 +72,7 @@ import Testing
 
     static let badInput: [(name: String, frame: [UInt8], code: Camsync_V1_ErrorCode, requestID: UInt64)] = [
         ("not an envelope", [0xFF, 0xFF, 0xFF], .malformed, 0),
-        ("another protocol version", envelope(.nodeStatusRequest(Camsync_V1_NodeStatusRequest()), version: 9), .unsupportedVersion, 0),
+        ("another protocol version (its request id is still echoed)", envelope(.nodeStatusRequest(Camsync_V1_NodeStatusRequest()), version: 9), .unsupportedVersion, 42),
         ("a command with nothing in it", envelope(.command(Camsync_V1_Command())), .malformed, 42),
         ("a body meant for the coordinator's replies", envelope(.ack(Camsync_V1_Ack(sequence: 1))), .unexpectedMessage, 42),
     ]
