@@ -2,7 +2,7 @@
 SHELL := /bin/bash
 SWIFT ?= swift
 APT_PACKAGES := libzmq3-dev protobuf-compiler pkg-config libsqlite3-dev iproute2 python3-zmq python3-protobuf \
-  libprotobuf-c-dev protobuf-c-compiler libyaml-dev
+  libprotobuf-c-dev protobuf-c-compiler libyaml-dev chromium fonts-dejavu-core curl
 PROTO_OUT := Sources/CamsyncWire/Generated
 PLUGIN_SCRATCH := .build-protoc-gen-swift
 PLUGIN := $(PLUGIN_SCRATCH)/release/protoc-gen-swift
