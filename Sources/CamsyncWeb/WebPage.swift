@@ -3,7 +3,7 @@
 /// once, then applies each change as batches arrive; on a gap in `version` it reconnects and starts
 /// from a whole view again. Stable hooks for tests: `body[data-sequence]`, `.screen[data-id]`,
 /// `.window[data-app][data-frame]`, `.pip[data-app][data-frame][data-state]`, `.camera[data-id] .holder`,
-/// `.waiting[data-reason]`, `#timeline li[data-sequence]`.
+/// `.waiting[data-reason]`, `#timeline li[data-sequence]`. `/?until=N` stops following at sequence N.
 enum WebPage {
     static let html = #"""
 <!doctype html>
@@ -33,7 +33,7 @@ enum WebPage {
   .window.stage { background: #fff4e0; border-color: #ff9f0a; }
   .window .session { display: block; color: #555; }
   .pip { position: absolute; box-sizing: border-box; background: #000; color: #fff; border: 2px solid #bf5af2;
-    border-radius: 6px; font-size: 10px; padding: 2px 4px; z-index: 5; }
+    border-radius: 6px; font-size: 10px; padding: 2px 4px; z-index: 5; overflow: hidden; white-space: nowrap; }
   .pip.stashed { opacity: .6; border-style: dashed; }
   .suspended { font-size: 11px; color: #bf5af2; }
   aside { display: flex; flex-direction: column; gap: 12px; }
@@ -44,7 +44,8 @@ enum WebPage {
   .camera .holder { font-weight: bold; }
   .camera ul { margin: 4px 0 0; padding-left: 18px; }
   .waiting { color: #b25000; }
-  #timeline { background: #fff; border-radius: 10px; padding: 8px 10px; max-height: 420px; overflow-y: auto; }
+  #timeline { background: #fff; border-radius: 10px; padding: 8px 10px; max-height: 420px; overflow-y: auto; overflow-x: hidden; }
+  #timeline li { overflow-wrap: anywhere; }
   #timeline ol { margin: 0; padding-left: 0; list-style: none; }
   #timeline li { border-bottom: 1px solid #eee; padding: 3px 0; font-size: 11px; }
   #timeline li .events { color: #666; display: block; }
@@ -139,8 +140,12 @@ function addTimeline(entries) {
   while (list.children.length > 200) list.lastChild.remove();
 }
 
+// `?until=N`: stop following once sequence N is applied (headless browsers dump the DOM when idle).
+const until = new URLSearchParams(location.search).has("until") ? Number(new URLSearchParams(location.search).get("until")) : null;
+
 function setSequence(sequence, following) {
   document.body.dataset.sequence = String(sequence);
+  if (until !== null && sequence >= until && source) { source.close(); document.body.dataset.stopped = "true"; }
   document.getElementById("sequence").textContent = `sequence ${sequence}`;
   const status = document.getElementById("status");
   status.textContent = following ? "live" : "coordinator unreachable";
