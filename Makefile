@@ -2,7 +2,7 @@
 SHELL := /bin/bash
 SWIFT ?= swift
 APT_PACKAGES := libzmq3-dev protobuf-compiler pkg-config libsqlite3-dev iproute2 python3-zmq python3-protobuf \
-  libprotobuf-c-dev protobuf-c-compiler libyaml-dev
+  libprotobuf-c-dev protobuf-c-compiler libyaml-dev chromium fonts-dejavu-core curl
 PROTO_OUT := Sources/CamsyncWire/Generated
 PLUGIN_SCRATCH := .build-protoc-gen-swift
 PLUGIN := $(PLUGIN_SCRATCH)/release/protoc-gen-swift
@@ -11,7 +11,7 @@ PROTOS := $(shell find proto -name '*.proto' | sort)
 # types need `public import SwiftProtobuf`.
 SWIFT_OPTS := --swift_opt=Visibility=Public --swift_opt=FileNaming=PathToUnderscores --swift_opt=UseAccessLevelOnImports=true
 
-.PHONY: deps build test package-check run proto proto-check proto-c bench clean plugin multihost-test soak fuzz flood agent-asan fuzz-agent
+.PHONY: web-screenshot deps build test package-check run proto proto-check proto-c bench clean plugin multihost-test soak fuzz flood agent-asan fuzz-agent
 
 deps:
 	@missing=""; for p in $(APT_PACKAGES); do \
@@ -135,3 +135,7 @@ fuzz: build
 FLOOD_FRAMES ?= 1000000
 flood: build
 	"$$($(SWIFT) build --show-bin-path)/camsync" flood --frames $(FLOOD_FRAMES) $(FLOOD_ARGS)
+
+# The README's picture of the live web view, taken by WebViewTests in headless Chromium.
+web-screenshot: deps
+	CAMSYNC_WEB_SCREENSHOT=$(CURDIR)/docs/images/web-view.png $(SWIFT) test --filter WebViewTests

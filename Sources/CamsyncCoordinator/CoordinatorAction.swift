@@ -68,6 +68,11 @@ public enum CoordinatorMetric: Sendable, Hashable {
     /// A frame that could not be served, by reason (the error code's name, or `routingID`, `frames`, …).
     case badFrame(reason: String)
     case groupCommit(size: Int)
+    /// A snapshot request answered.
+    case snapshotServed
+    /// A camera grant for a session that had asked to run: engine milliseconds since its `startSession`
+    /// was accepted (0 when granted at once; a waiting session's wait otherwise). See `ClaimLatency`.
+    case claimGranted(milliseconds: Int64)
 }
 
 /// A line for the shell's logger.

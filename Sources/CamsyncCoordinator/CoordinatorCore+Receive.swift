@@ -57,6 +57,7 @@ extension CoordinatorCore {
             // registration, not from the coordinator's start (K1).
             noteTraffic(from: sender, at: time.monotonicMilliseconds)
         case .snapshotRequest:
+            actions.append(.count(.snapshotServed))
             actions.append(.reply(routingID: identity, snapshotEnvelope(requestID: envelope.requestID, now: time.monotonicMilliseconds)))
         case .replayRequest(let request):
             actions += replayActions(request, requestID: envelope.requestID, to: identity)
@@ -116,6 +117,9 @@ extension CoordinatorCore {
                     sequence: sequence, term: term, timeMilliseconds: engineTime, node: sender, requestID: requestID,
                     command: WireCodec.encode(wireCommand), batch: WireCodec.encode(batch))))
                 actions.append(.publish(topic: EventTopic.topic(for: command, in: state), .eventBatch(batch)))
+                for milliseconds in claims.observe(command, events: events, at: engineTime) {
+                    actions.append(.count(.claimGranted(milliseconds: milliseconds)))
+                }
             }
             if let identity { actions.append(.reply(routingID: identity, .ack(sequence: sequence, requestID: requestID, term: term))) }
         case .refused(let code, let message, let rejection):

@@ -28,6 +28,8 @@ public struct CoordinatorCore: Sendable {
     var graceStart: Int64 = 0
     var nextHeartbeat: Int64 = 0
     private var retries: RetryWindow<CommandOutcome>
+    /// Outstanding camera claims, for the claim→grant latency metric.
+    var claims = ClaimLatency()
     /// Last traffic from each node (monotonic milliseconds).
     private var lastSeen: [NodeID: Int64] = [:]
     public var livenessTimeoutMilliseconds: Int64 { settings.livenessTimeoutMilliseconds }

@@ -9,6 +9,8 @@ struct CoordinatorMetrics {
     private let deadCounter = Counter(label: "camsync_nodes_declared_dead_total")
     private let replayCounter = Counter(label: "camsync_replays_served_total")
     private let batchSize = Recorder(label: "camsync_group_commit_size")
+    private let snapshotCounter = Counter(label: "camsync_snapshots_served_total")
+    private let claimLatency = Metrics.Timer(label: "camsync_claim_grant_latency_seconds")
 
     func record(_ metric: CoordinatorMetric) {
         switch metric {
@@ -21,6 +23,8 @@ struct CoordinatorMetrics {
         case .badFrame(let reason):
             Counter(label: "camsync_bad_frames_total", dimensions: [("reason", reason)]).increment()
         case .groupCommit(let size): batchSize.record(size)
+        case .snapshotServed: snapshotCounter.increment()
+        case .claimGranted(let milliseconds): claimLatency.recordMilliseconds(milliseconds)
         }
     }
 }

@@ -14,6 +14,8 @@ enum NodeAction: Sendable {
     case replyToControl(identity: [UInt8], Envelope)
     /// Append a line to the node's history file (`--history`), if it keeps one.
     case appendHistory(NodeHistoryEntry)
+    /// Count or measure something (the shell exports it through swift-metrics; docs/OPERATIONS.md).
+    case count(NodeMetric)
     /// A log line for the node's logger.
     case log(Logger.Level, Logger.Message, Logger.Metadata)
 }

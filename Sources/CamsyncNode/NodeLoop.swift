@@ -20,6 +20,7 @@ final class NodeLoop {
     var poller = Poller()
     var session: NodeSession
     let history: NodeHistoryFile?
+    let metrics = NodeMetrics()
 
     init(settings: NodeSettings, context: ZMQContext, wakeEndpoint: String, logger: Logger) throws {
         self.settings = settings
@@ -144,6 +145,8 @@ final class NodeLoop {
                 _ = try? control.send([identity, envelope.serializedBytes()], dontWait: true)
             case .appendHistory(let entry):
                 history?.append(entry)
+            case .count(let metric):
+                metrics.record(metric)
             case .log(let level, let message, let metadata):
                 logger.log(level: level, message, metadata: metadata)
             }

@@ -47,6 +47,7 @@ extension NodeSession {
         guard subscriptionLive, !snapshotRequested else { return }
         snapshotWanted = false
         snapshotRequested = true
+        emit(.count(.snapshotRequested))
         send(.snapshotRequest(sender: id.rawValue, requestID: takeRequestID(), term: knownTerm), origin: .snapshot)
     }
 

@@ -24,6 +24,9 @@ extension NodeSession {
             handle(replica.receive(batch))
         case .coordinatorHeartbeat(let heartbeat)?:
             if noteTerm(heartbeat.term) { break }
+            if replica.phase == .synced {
+                emit(.count(.replicaLag(heartbeat.lastSequence > replica.sequence ? heartbeat.lastSequence - replica.sequence : 0)))
+            }
             if replica.isBehind(coordinatorTerm: heartbeat.term, lastSequence: heartbeat.lastSequence) {
                 log(.info, "behind the coordinator: resync", [
                     "have": "\(replica.sequence)", "coordinator": "\(heartbeat.lastSequence)"])
@@ -105,6 +108,7 @@ extension NodeSession {
         fenceLog.append(entry)
         emit(.appendHistory(.fence(record: entry)))
         if case .refusedStale = decision.kind {
+            emit(.count(.fenceRefused))
             log(.warning, "\(entry.description)")
         } else {
             log(.info, "\(entry.description)")

@@ -20,6 +20,8 @@ public final class LocalCluster: @unchecked Sendable {
     public private(set) var nodes: [String: ManagedProcess] = [:]
     /// Extra arguments for the coordinator (benchmarks: `--durability off`, …).
     public var coordinatorArguments: [String] = []
+    /// Extra arguments for one node's `camsync node` (tests: `--http`, …).
+    public var nodeArguments: [String: [String]] = [:]
     /// When true, nodes append their history (fence decisions, app events) to `historyPath(node)`.
     public var recordsNodeHistory = false
     /// When false, processes outlive this object (`camsync cluster up` leaves the cluster running).
@@ -127,7 +129,7 @@ public final class LocalCluster: @unchecked Sendable {
             return
         }
         if recordsNodeHistory { arguments += ["--history", historyPath(id)] }
-        nodes[id] = try launch(id, host: node.host, arguments: ["node"] + arguments)
+        nodes[id] = try launch(id, host: node.host, arguments: ["node"] + arguments + (nodeArguments[id] ?? []))
     }
 
     /// The run directory's record of processes (including ones an earlier `cluster up` started).

@@ -28,6 +28,7 @@ struct CoordinatorCommand: AsyncParsableCommand {
     @Option(help: "Write the bound endpoints to this file once serving (for scripts using port 0).")
     var endpointsFile: String?
     @OptionGroup var keys: CoordinatorKeyOptions
+    @OptionGroup var http: HTTPOptions
 
     func validate() throws {
         guard JournalDurability(rawValue: durability) != nil else {
@@ -48,17 +49,28 @@ struct CoordinatorCommand: AsyncParsableCommand {
                                    backgroundMediaMemoryLimitMB: backgroundMediaLimitMb,
                                    pipRestoreDeadlineMilliseconds: pipRestoreDeadlineMs),
             security: try keys.security())
+        // The web follower connects to the bound endpoints (resolved once the coordinator serves).
+        let bound = BoundEndpoints()
+        let observation = try http.server(follow: settings.security == nil ? bound.follow : nil, logger: logger)
+        if settings.security != nil, observation != nil {
+            logger.notice("--http with CURVE: /metrics only (the web view and the cluster gauges follow the cluster in lab mode only)")
+        }
         let server = try CoordinatorServer(settings: settings, logger: logger)
         let endpointsFile = self.endpointsFile
         let service = ServerService(name: "coordinator", start: {
             let endpoints = try server.start()
-            if let endpointsFile {
-                try "commands=\(endpoints.command)\nevents=\(endpoints.event)\n"
-                    .write(toFile: endpointsFile, atomically: true, encoding: .utf8)
-            }
+            bound.set(command: endpoints.command, event: endpoints.event)
+            try bound.write(to: endpointsFile)
         }, stop: { server.stop() })
+        let alongside = observation.map { observation in
+            [observation.service { address in
+                logger.info("serving http://\(address)/ (metrics at /metrics)")
+                bound.set(http: address)
+                try? bound.write(to: endpointsFile)
+            }]
+        } ?? []
         do {
-            try await ServerService.runUntilSignalled(service, logger: logger)
+            try await ServerService.runUntilSignalled(service, alongside: alongside, logger: logger)
         } catch {
             throw CleanExit.message("camsync coordinator: \(error)")
         }

@@ -21,7 +21,9 @@ struct DemoCommand: ParsableCommand {
 
     @Flag(help: "One JSON object per step instead of narration.") var json = false
     @Option(help: "Keep the run directory (logs, journal) here instead of a temp dir removed at the end.") var runDir: String?
-    @Option(help: "Pause between steps, in milliseconds (to read along).") var pauseMs = 0
+    @Option(help: "Pause between steps, in milliseconds (to read along; 1500 with --web unless given).") var pauseMs: Int?
+    @Flag(help: "Serve the live web view beside the story (the coordinator's --http on a free loopback port; the URL is printed).")
+    var web = false
 
     struct Step {
         var narration: String
@@ -135,6 +137,9 @@ struct DemoCommand: ParsableCommand {
             .replacingOccurrences(of: "EVENTS", with: "ipc://\(directory)/events.sock")
         let topology = try Topology(yaml: yaml)
         let cluster = try LocalCluster(topology: topology, runDirectory: directory, executable: currentExecutable())
+        let webAddress = web ? "127.0.0.1:\(LoopbackPorts.free())" : nil
+        if let webAddress { cluster.coordinatorArguments += ["--http", webAddress] }
+        let pauseMs = self.pauseMs ?? (web ? 1_500 : 0)
         defer {
             cluster.stop(grace: 5)
             if runDir == nil { try? FileManager.default.removeItem(atPath: directory) }
@@ -145,6 +150,9 @@ struct DemoCommand: ParsableCommand {
             try cluster.coordinatorState().state.nodes["display-1"]?.attachedTo == "ipad-1"
         }
         note("  cluster up: every node registered and synced.\n")
+        if let webAddress {
+            note("  live web view: http://\(webAddress)/  (metrics: http://\(webAddress)/metrics)\n")
+        }
 
         var seen: [String: UInt64] = [:]
         for (index, step) in Self.steps.enumerated() {

@@ -23,6 +23,7 @@ struct NodeCommand: AsyncParsableCommand {
     @Option(help: "Missed coordinator heartbeats before reconnecting.") var liveness: Int64 = 3
     @Option(help: "Append fence decisions and app events as JSON lines to this file (soak history).") var history: String?
     @OptionGroup var keys: NodeKeyOptions
+    @OptionGroup var http: HTTPOptions
 
     func run() async throws {
         global.bootstrapLogging()
@@ -38,10 +39,12 @@ struct NodeCommand: AsyncParsableCommand {
             config: nodeConfig, coordinatorCommandEndpoint: coordinator, coordinatorEventEndpoint: events,
             controlEndpoint: controlEndpoint, heartbeatIntervalMilliseconds: heartbeatMs, liveness: liveness,
             security: try keys.security(), historyPath: history)
+        let observation = try http.server(logger: logger)
         let server = try NodeServer(settings: settings, logger: logger)
         let service = ServerService(name: "node", start: { try server.start() }, stop: { server.stop() })
+        let alongside = observation.map { [$0.service { address in logger.info("serving http://\(address)/metrics") }] } ?? []
         do {
-            try await ServerService.runUntilSignalled(service, logger: logger)
+            try await ServerService.runUntilSignalled(service, alongside: alongside, logger: logger)
         } catch {
             throw CleanExit.message("camsync node: \(error)")
         }

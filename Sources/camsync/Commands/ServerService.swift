@@ -15,9 +15,10 @@ struct ServerService: Service {
     }
 
     /// Runs the service until a signal arrives; exits the process's task when done.
-    static func runUntilSignalled(_ service: ServerService, logger: Logger) async throws {
+    /// `alongside`: services that run beside it (the HTTP server), stopped before it.
+    static func runUntilSignalled(_ service: ServerService, alongside: [any Service] = [], logger: Logger) async throws {
         let group = ServiceGroup(configuration: .init(
-            services: [.init(service: service)],
+            services: [.init(service: service)] + alongside.map { .init(service: $0) },
             gracefulShutdownSignals: [.sigterm, .sigint],
             logger: logger))
         try await group.run()

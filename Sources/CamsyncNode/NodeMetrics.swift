@@ -1,0 +1,27 @@
+import Metrics
+
+/// What a node counts and measures (docs/OPERATIONS.md "Metrics"): `NodeSession` returns them as
+/// `NodeAction.count`, the shell exports them through swift-metrics.
+enum NodeMetric: Sendable, Equatable {
+    /// The coordinator's heartbeat names a sequence this many batches ahead of the replica.
+    case replicaLag(UInt64)
+    /// The fence refused a grant under a token older than one already seen (C8).
+    case fenceRefused
+    /// A snapshot asked of the coordinator (joining, or a gap in the stream).
+    case snapshotRequested
+}
+
+/// The shell's export of `NodeMetric`s.
+struct NodeMetrics {
+    private let lag = Gauge(label: "camsync_node_replica_lag_sequences")
+    private let fenceRefusals = Counter(label: "camsync_node_fence_refusals_total")
+    private let snapshots = Counter(label: "camsync_node_snapshot_requests_total")
+
+    func record(_ metric: NodeMetric) {
+        switch metric {
+        case .replicaLag(let sequences): lag.record(Double(sequences))
+        case .fenceRefused: fenceRefusals.increment()
+        case .snapshotRequested: snapshots.increment()
+        }
+    }
+}

@@ -1,0 +1,156 @@
+import CamsyncClient
+import CamsyncNode
+import CamsyncPolicy
+import CamsyncWire
+import Foundation
+import Logging
+import ZeroMQ
+
+/// Follows the cluster the way `camsync ctl watch` and a node do — a SUB on the event endpoint, a
+/// snapshot on the command endpoint, then batches in order (`ReplicaSync`, the Clone pattern) — on its
+/// own thread with its own ZeroMQ context. The coordinator's loop hands it nothing: a slow browser
+/// or a slow follower can only fall behind and snapshot again, never delay a claim.
+/// After each applied batch it updates the cluster gauges and the web feed.
+final class ClusterFollower: @unchecked Sendable {
+    let endpoints: @Sendable () -> (commandEndpoint: String, eventEndpoint: String)?
+    let feed: WebFeed
+    let logger: Logger
+    private let stopped = ManagedFlag()
+    private var thread: Thread?
+    /// Silence after which the page shows the coordinator as unreachable.
+    static let silenceMilliseconds = 3_000
+
+    init(endpoints: @escaping @Sendable () -> (commandEndpoint: String, eventEndpoint: String)?, feed: WebFeed, logger: Logger) {
+        self.endpoints = endpoints
+        self.feed = feed
+        self.logger = logger
+    }
+
+    func start() {
+        let thread = Thread { [self] in run() }
+        thread.name = "camsync-web-follower"
+        self.thread = thread
+        thread.start()
+    }
+
+    func stop() { stopped.set() }
+
+    private func run() {
+        let context: ZMQContext
+        do {
+            context = try ZMQContext()
+        } catch {
+            logger.error("web follower: no ZeroMQ context: \(error)")
+            return
+        }
+        var state = FollowState()
+        var subscriber: EventSubscriber?
+        var client: CoordinatorClient?
+        var lastHeard = Date.distantPast
+        var resolved = endpoints()
+        while resolved == nil, !stopped.isSet {
+            Thread.sleep(forTimeInterval: 0.05)
+            resolved = endpoints()
+        }
+        guard let (commandEndpoint, eventEndpoint) = resolved else { return }
+        while !stopped.isSet {
+            do {
+                if subscriber == nil {
+                    subscriber = try EventSubscriber(context: context, endpoint: eventEndpoint, topics: ["ev.", "hb"])
+                }
+                if state.wantsSnapshot, state.subscriptionLive {
+                    if client == nil {
+                        client = try CoordinatorClient(context: context, endpoint: commandEndpoint)
+                    }
+                    do {
+                        let snapshot = try client!.snapshot(timeoutMilliseconds: 2_000)
+                        state.adopt(snapshot, feed: feed)
+                    } catch {
+                        logger.debug("web follower: snapshot failed", metadata: ["error": "\(error)"])
+                        client?.close()
+                        client = nil
+                    }
+                }
+                guard let (_, envelope) = try subscriber!.next(timeoutMilliseconds: 200) else {
+                    if Date().timeIntervalSince(lastHeard) * 1000 > Double(Self.silenceMilliseconds) {
+                        feed.setFollowing(false)
+                    }
+                    continue
+                }
+                lastHeard = Date()
+                feed.setFollowing(true)
+                state.subscriptionLive = true
+                state.receive(envelope, feed: feed)
+            } catch {
+                logger.warning("web follower: \(error)")
+                subscriber?.close()
+                subscriber = nil
+                state.subscriptionLive = false
+                Thread.sleep(forTimeInterval: 0.2)
+            }
+        }
+        subscriber?.close()
+        client?.close()
+    }
+}
+
+/// The follower's replica and what it publishes; no sockets.
+struct FollowState {
+    var replica = ReplicaSync()
+    var gauges = ClusterGauges()
+    var wantsSnapshot = true
+    var subscriptionLive = false
+    /// Timeline entries of batches received but not yet applied, by sequence.
+    var pendingEntries: [UInt64: WebFeed.TimelineEntry] = [:]
+
+    mutating func adopt(_ snapshot: CoordinatorClient.Snapshot, feed: WebFeed) {
+        let outcome = replica.receiveSnapshot(sequence: snapshot.sequence, term: snapshot.term, state: snapshot.state,
+                                              settings: snapshot.settings)
+        wantsSnapshot = false
+        let covered = replica.coveredBySnapshot.compactMap { pendingEntries[$0.sequence] }
+        handle(outcome, alsoShowing: covered, feed: feed)
+    }
+
+    mutating func receive(_ envelope: Envelope, feed: WebFeed) {
+        switch envelope.body {
+        case .eventBatch(let wire)?:
+            guard let command = try? wire.domainCommand(), let events = try? wire.domainEvents() else { return }
+            pendingEntries[wire.sequence] = WebFeed.TimelineEntry(
+                sequence: wire.sequence, timeMs: Int64(wire.timeMs),
+                node: wire.originNode.isEmpty ? "coordinator" : wire.originNode,
+                command: "\(command)", events: events.map { "\($0)" })
+            let batch = PublishedBatch(sequence: wire.sequence, term: wire.term, time: wire.time, command: command, events: events)
+            handle(replica.receive(batch), feed: feed)
+        case .coordinatorHeartbeat(let heartbeat)?:
+            if replica.isBehind(coordinatorTerm: heartbeat.term, lastSequence: heartbeat.lastSequence) {
+                replica.resync()
+                wantsSnapshot = true
+            }
+        default:
+            break
+        }
+    }
+
+    private mutating func handle(_ outcome: ReplicaSync.Outcome, alsoShowing covered: [WebFeed.TimelineEntry] = [],
+                                 feed: WebFeed) {
+        switch outcome {
+        case .nothing:
+            return
+        case .needSnapshot:
+            wantsSnapshot = true
+        case .applied(let batches):
+            let entries = covered + batches.compactMap { pendingEntries[$0.sequence] }
+            pendingEntries = pendingEntries.filter { $0.key > replica.sequence }
+            gauges.update(replica.state, sequence: replica.sequence)
+            feed.publish(WebView(replica.state, sequence: replica.sequence, term: replica.term), entries: entries)
+        }
+    }
+}
+
+/// A flag set by one thread and read by another.
+final class ManagedFlag: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = false
+    func set() { lock.lock(); value = true; lock.unlock() }
+    var isSet: Bool { lock.lock(); defer { lock.unlock() }; return value }
+}

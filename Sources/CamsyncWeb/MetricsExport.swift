@@ -1,0 +1,21 @@
+import Metrics
+public import Prometheus
+
+/// The process's swift-metrics backend: swift-prometheus, bootstrapped once per process. Every
+/// `Counter`/`Gauge`/`Recorder`/`Timer` the daemon creates afterwards lands in `registry`, which
+/// `/metrics` renders in the Prometheus text format (docs/OPERATIONS.md "Metrics").
+public enum MetricsExport {
+    /// Bootstraps swift-metrics with swift-prometheus and returns the registry to serve.
+    /// Call before the daemon creates its metrics, at most once per process.
+    public static func bootstrap() -> PrometheusCollectorRegistry {
+        let registry = PrometheusCollectorRegistry()
+        var factory = PrometheusMetricsFactory(registry: registry)
+        factory.durationHistogramBuckets["camsync_claim_grant_latency_seconds"] = [
+            .zero, .milliseconds(1), .milliseconds(10), .milliseconds(100), .milliseconds(500),
+            .seconds(1), .seconds(5), .seconds(30), .seconds(120),
+        ]
+        factory.valueHistogramBuckets["camsync_group_commit_size"] = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512]
+        MetricsSystem.bootstrap(factory)
+        return registry
+    }
+}

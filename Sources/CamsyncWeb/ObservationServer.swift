@@ -1,0 +1,98 @@
+import Foundation
+import Hummingbird
+public import Logging
+public import Prometheus
+public import ServiceLifecycle
+
+/// A daemon's read-only HTTP side (`--http`): `/metrics` in the Prometheus text format, and on the
+/// coordinator the live web view (`/`, `/events` as server-sent events, `/state.json`). It takes no
+/// actions and shares no socket with the command and event endpoints; anything else is 404.
+public final class ObservationServer: Sendable {
+    public let address: HTTPAddress
+    let registry: PrometheusCollectorRegistry
+    let logger: Logger
+    let feed: WebFeed?
+    let follower: ClusterFollower?
+
+    /// `follow`: the coordinator's endpoints once bound (nil until then), to serve the web view and the
+    /// cluster gauges; nil on a node.
+    public init(address: HTTPAddress, registry: PrometheusCollectorRegistry,
+                follow: (@Sendable () -> (commandEndpoint: String, eventEndpoint: String)?)? = nil, logger: Logger) {
+        self.address = address
+        self.registry = registry
+        self.logger = logger
+        if let follow {
+            let feed = WebFeed()
+            self.feed = feed
+            follower = ClusterFollower(endpoints: follow, feed: feed, logger: logger)
+        } else {
+            feed = nil
+            follower = nil
+        }
+    }
+
+    /// The service to run beside the daemon; `onBound` gets the address actually bound (port 0 resolved).
+    public func service(onBound: @escaping @Sendable (HTTPAddress) -> Void = { _ in }) -> some Service {
+        var serverLogger = logger
+        serverLogger.logLevel = max(logger.logLevel, .warning)
+        let host = address.host
+        let app = Application(
+            router: makeRouter(),
+            configuration: .init(address: .hostname(host, port: address.port), serverName: "camsync"),
+            onServerRunning: { channel in
+                onBound(HTTPAddress(host: host, port: channel.localAddress?.port ?? 0))
+            },
+            logger: serverLogger)
+        return ObservationService(app: app, follower: follower, feed: feed)
+    }
+
+    func makeRouter() -> Router<BasicRequestContext> {
+        let router = Router()
+        let registry = self.registry
+        router.get("metrics") { _, _ -> Response in
+            Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
+                     body: ResponseBody(byteBuffer: ByteBuffer(bytes: registry.emitToBuffer())))
+        }
+        guard let feed else { return router }
+        router.get("/") { _, _ -> Response in
+            Response(status: .ok, headers: [.contentType: "text/html; charset=utf-8"],
+                     body: ResponseBody(byteBuffer: ByteBuffer(string: WebPage.html)))
+        }
+        router.get("state.json") { _, _ -> Response in
+            Response(status: .ok, headers: [.contentType: "application/json"],
+                     body: ResponseBody(byteBuffer: ByteBuffer(string: feed.wholeJSON())))
+        }
+        router.get("events") { _, _ -> Response in
+            let stream = feed.subscribe()
+            return Response(
+                status: .ok,
+                headers: [.contentType: "text/event-stream", .cacheControl: "no-cache"],
+                body: ResponseBody { writer in
+                    for await message in stream {
+                        try await writer.write(ByteBuffer(string: message))
+                    }
+                    try await writer.finish(nil)
+                })
+        }
+        return router
+    }
+}
+
+/// Runs the HTTP application; on graceful shutdown ends the page streams (so the server is not left
+/// waiting on open `/events` responses) and stops the follower.
+struct ObservationService<App: ApplicationProtocol>: Service {
+    let app: App
+    let follower: ClusterFollower?
+    let feed: WebFeed?
+
+    func run() async throws {
+        follower?.start()
+        try await withGracefulShutdownHandler {
+            try await app.run()
+        } onGracefulShutdown: {
+            feed?.finishAll()
+            follower?.stop()
+        }
+        follower?.stop()
+    }
+}

@@ -1,0 +1,128 @@
+import Foundation
+
+/// The web view's state and its subscribers. The follower `publish`es a new view per applied batch;
+/// each page connection (`/events`) gets the whole view first, then per batch only the screens and
+/// camera systems that changed, plus the batch's timeline entry. Every message carries the feed's
+/// `version`; a page that sees a gap (its buffer overflowed, below) reconnects and starts from a
+/// whole view again. Buffers are bounded: a slow browser loses messages, never slows the follower.
+final class WebFeed: @unchecked Sendable {
+    /// Messages kept per connection before the oldest are dropped.
+    static let bufferLimit = 256
+    static let timelineLimit = 200
+
+    private let lock = NSLock()
+    private var view = WebView(sequence: 0, term: 0, screens: [], cameras: [])
+    private var timeline: [TimelineEntry] = []
+    private var version: UInt64 = 0
+    private var following = false
+    private var subscribers: [UUID: AsyncStream<String>.Continuation] = [:]
+
+    struct TimelineEntry: Codable, Equatable, Sendable {
+        var sequence: UInt64
+        var timeMs: Int64
+        var node: String
+        var command: String
+        var events: [String]
+    }
+
+    private struct Whole: Encodable {
+        var version: UInt64
+        var following: Bool
+        var view: WebView
+        var timeline: [TimelineEntry]
+    }
+
+    private struct Change: Encodable {
+        var version: UInt64
+        var following: Bool
+        var sequence: UInt64
+        var term: UInt64
+        var screens: [ScreenView]
+        var removedScreens: [String]
+        var cameras: [CameraView]
+        var removedCameras: [String]
+        var timeline: [TimelineEntry]
+    }
+
+    /// A new view after `entries` were applied (empty after a snapshot).
+    func publish(_ next: WebView, entries: [TimelineEntry]) {
+        lock.lock()
+        defer { lock.unlock() }
+        version += 1
+        let previousScreens = Dictionary(uniqueKeysWithValues: view.screens.map { ($0.id, $0) })
+        let previousCameras = Dictionary(uniqueKeysWithValues: view.cameras.map { ($0.id, $0) })
+        let change = Change(
+            version: version, following: following, sequence: next.sequence, term: next.term,
+            screens: next.screens.filter { previousScreens[$0.id] != $0 },
+            removedScreens: Set(previousScreens.keys).subtracting(next.screens.map(\.id)).sorted(),
+            cameras: next.cameras.filter { previousCameras[$0.id] != $0 },
+            removedCameras: Set(previousCameras.keys).subtracting(next.cameras.map(\.id)).sorted(),
+            timeline: entries)
+        view = next
+        timeline.append(contentsOf: entries)
+        if timeline.count > Self.timelineLimit { timeline.removeFirst(timeline.count - Self.timelineLimit) }
+        let message = Self.event("change", change)
+        for continuation in subscribers.values { continuation.yield(message) }
+    }
+
+    /// Whether the follower hears the coordinator (the page greys out when it does not).
+    func setFollowing(_ value: Bool) {
+        lock.lock()
+        defer { lock.unlock() }
+        guard following != value else { return }
+        following = value
+        version += 1
+        let message = Self.event("whole", Whole(version: version, following: following, view: view, timeline: timeline))
+        for continuation in subscribers.values { continuation.yield(message) }
+    }
+
+    /// A new page connection: the whole view now, then changes as they come.
+    func subscribe() -> AsyncStream<String> {
+        let (stream, continuation) = AsyncStream<String>.makeStream(bufferingPolicy: .bufferingNewest(Self.bufferLimit))
+        let id = UUID()
+        lock.lock()
+        continuation.yield(Self.event("whole", Whole(version: version, following: following, view: view, timeline: timeline)))
+        subscribers[id] = continuation
+        lock.unlock()
+        continuation.onTermination = { [weak self] _ in
+            guard let self else { return }
+            self.lock.lock()
+            self.subscribers[id] = nil
+            self.lock.unlock()
+        }
+        return stream
+    }
+
+    /// The whole view as JSON (`/state.json`, for scripts and tests).
+    func wholeJSON() -> String {
+        lock.lock()
+        defer { lock.unlock() }
+        return Self.json(Whole(version: version, following: following, view: view, timeline: timeline))
+    }
+
+    /// Ends every page stream (shutdown).
+    func finishAll() {
+        lock.lock()
+        let continuations = Array(subscribers.values)
+        subscribers.removeAll()
+        lock.unlock()
+        for continuation in continuations { continuation.finish() }
+    }
+
+    var subscriberCount: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return subscribers.count
+    }
+
+    /// One server-sent event: `event: NAME` and one `data:` line of JSON.
+    private static func event(_ name: String, _ value: some Encodable) -> String {
+        "event: \(name)\ndata: \(json(value))\n\n"
+    }
+
+    private static func json(_ value: some Encodable) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return (try? encoder.encode(value)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+    }
+}

@@ -1,0 +1,192 @@
+/// The live web view: plain HTML, CSS and JavaScript shipped inside the binary (no build step,
+/// nothing fetched from elsewhere). It opens `/events` (server-sent events), draws the whole view
+/// once, then applies each change as batches arrive; on a gap in `version` it reconnects and starts
+/// from a whole view again. Stable hooks for tests: `body[data-sequence]`, `.screen[data-id]`,
+/// `.window[data-app][data-frame]`, `.pip[data-app][data-frame][data-state]`, `.camera[data-id] .holder`,
+/// `.waiting[data-reason]`, `#timeline li[data-sequence]`. `/?until=N` stops following at sequence N.
+enum WebPage {
+    static let html = #"""
+<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<title>camsync — live</title>
+<style>
+  :root { --scale: 0.22; font-family: "DejaVu Sans", system-ui, sans-serif; font-size: 13px; color: #1d1d1f; }
+  body { margin: 0; background: #f2f2f7; }
+  header { padding: 8px 16px; background: #1d1d1f; color: #fff; display: flex; gap: 16px; align-items: baseline; }
+  header h1 { font-size: 16px; margin: 0; }
+  header .status.lost { color: #ff453a; }
+  main { display: grid; grid-template-columns: 1fr 360px; gap: 12px; padding: 12px; }
+  #screens { display: flex; flex-wrap: wrap; gap: 16px; align-items: flex-start; }
+  .group { display: flex; gap: 10px; align-items: flex-start; padding: 8px; background: #fff; border-radius: 10px; }
+  .screen-box { display: flex; flex-direction: column; gap: 4px; }
+  .screen-box .caption { font-size: 12px; color: #555; }
+  .screen { position: relative; background: #30343b; border: 3px solid #111; border-radius: 10px; overflow: hidden; }
+  .screen.display { border-radius: 3px; background: #262a30; }
+  .screen.dead { opacity: .35; filter: grayscale(1); }
+  .screen.dead::after { content: "dead"; position: absolute; inset: 0; display: grid; place-items: center;
+    color: #ff453a; font-weight: bold; font-size: 20px; }
+  .window { position: absolute; box-sizing: border-box; border: 1px solid #0a84ff; background: #dbe9ff;
+    border-radius: 4px; overflow: hidden; font-size: 10px; padding: 2px 4px; }
+  .window.slideOver { background: #e8f5e9; border-color: #34c759; box-shadow: 0 2px 6px rgba(0,0,0,.4); }
+  .window.stage { background: #fff4e0; border-color: #ff9f0a; }
+  .window .session { display: block; color: #555; }
+  .pip { position: absolute; box-sizing: border-box; background: #000; color: #fff; border: 2px solid #bf5af2;
+    border-radius: 6px; font-size: 10px; padding: 2px 4px; z-index: 5; overflow: hidden; white-space: nowrap; }
+  .pip.stashed { opacity: .6; border-style: dashed; }
+  .suspended { font-size: 11px; color: #bf5af2; }
+  aside { display: flex; flex-direction: column; gap: 12px; }
+  .camera { background: #fff; border-radius: 10px; padding: 8px 10px; border-left: 5px solid #8e8e93; }
+  .camera.held { border-left-color: #34c759; }
+  .camera.unavailable { opacity: .5; }
+  .camera h3 { margin: 0 0 4px; font-size: 13px; }
+  .camera .holder { font-weight: bold; }
+  .camera ul { margin: 4px 0 0; padding-left: 18px; }
+  .waiting { color: #b25000; }
+  #timeline { background: #fff; border-radius: 10px; padding: 8px 10px; max-height: 420px; overflow-y: auto; overflow-x: hidden; }
+  #timeline li { overflow-wrap: anywhere; }
+  #timeline ol { margin: 0; padding-left: 0; list-style: none; }
+  #timeline li { border-bottom: 1px solid #eee; padding: 3px 0; font-size: 11px; }
+  #timeline li .events { color: #666; display: block; }
+  h2 { font-size: 14px; margin: 0 0 6px; }
+</style>
+</head>
+<body data-sequence="0">
+<header><h1>camsync</h1><span id="sequence">sequence 0</span><span class="status" id="status">connecting…</span></header>
+<main>
+  <section><div id="screens"></div></section>
+  <aside>
+    <div><h2>Camera systems</h2><div id="cameras"></div></div>
+    <div id="timeline"><h2>Timeline</h2><ol></ol></div>
+  </aside>
+</main>
+<script>
+"use strict";
+const screens = new Map();   // id → ScreenView
+const cameras = new Map();   // id → CameraView
+let version = null, source = null;
+const scale = () => parseFloat(getComputedStyle(document.documentElement).getPropertyValue("--scale"));
+
+function el(tag, attrs, ...children) {
+  const node = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (v === null || v === undefined) continue;
+    if (k === "class") node.className = v; else if (k === "style") Object.assign(node.style, v); else node.setAttribute(k, v);
+  }
+  for (const child of children) node.append(child);
+  return node;
+}
+const place = (f, s) => ({ left: f.x * s + "px", top: f.y * s + "px", width: f.width * s + "px", height: f.height * s + "px" });
+const frameText = f => `${f.x},${f.y},${f.width},${f.height}`;
+
+function drawScreen(v) {
+  const s = scale();
+  const screen = el("div", { class: `screen ${v.kind}` + (v.alive ? "" : " dead"), "data-id": v.id, "data-kind": v.kind,
+    "data-alive": String(v.alive), style: { width: v.width * s + "px", height: v.height * s + "px" } });
+  for (const w of v.windows) {
+    const kind = w.scene.startsWith("stageWindow") ? "stage" : w.scene;
+    screen.append(el("div", { class: `window ${kind}`, "data-app": w.app, "data-device": w.device, "data-scene": w.scene,
+      "data-frame": frameText(w.frame), style: place(w.frame, s), title: `${w.device}/${w.app} ${w.scene}` },
+      `${w.app}`, el("span", { class: "session" }, w.session ? `session: ${w.session}` : (w.role || ""))));
+  }
+  const suspended = [];
+  for (const p of v.pip) {
+    if (p.frame) screen.append(el("div", { class: `pip ${p.state}`, "data-app": p.app, "data-state": p.state,
+      "data-frame": frameText(p.frame), style: place(p.frame, s) }, `PiP ${p.app}` + (p.state === "stashed" ? " (stashed)" : "")));
+    else suspended.push(el("div", { class: "pip-suspended suspended", "data-app": p.app, "data-state": p.state },
+      `PiP ${p.app}: suspended`));
+  }
+  const attached = v.attachedTo ? ` · attached to ${v.attachedTo}` : "";
+  return el("div", { class: "screen-box", id: `screen-${v.id}` },
+    el("div", { class: "caption" }, `${v.id} — ${v.title}${v.stageManager ? " · Stage Manager" : ""}${attached}${v.alive ? "" : " · dead"}`),
+    screen, ...suspended);
+}
+
+function drawScreens() {
+  const root = document.getElementById("screens");
+  root.replaceChildren();
+  const all = [...screens.values()].sort((a, b) => a.id.localeCompare(b.id));
+  const placed = new Set();
+  for (const device of all.filter(v => v.kind === "device")) {
+    const group = el("div", { class: "group", "data-device": device.id }, drawScreen(device));
+    placed.add(device.id);
+    for (const display of all.filter(v => v.kind === "display" && v.attachedTo === device.id)) {
+      group.append(drawScreen(display)); placed.add(display.id);
+    }
+    root.append(group);
+  }
+  for (const other of all.filter(v => !placed.has(v.id))) root.append(el("div", { class: "group" }, drawScreen(other)));
+}
+
+function drawCameras() {
+  const root = document.getElementById("cameras");
+  root.replaceChildren(...[...cameras.values()].sort((a, b) => a.id.localeCompare(b.id)).map(c =>
+    el("div", { class: "camera" + (c.holder ? " held" : "") + (c.available ? "" : " unavailable"), "data-id": c.id, "data-host": c.host },
+      el("h3", {}, `${c.id} (${c.cameras.join(", ")})`),
+      el("div", {}, "holder: ", el("span", { class: "holder" }, c.holder || "—"), `  · token #${c.token}`),
+      el("div", { class: "pressure", "data-pressure": c.pressure }, `pressure: ${c.pressure}` + (c.available ? "" : " · unavailable")),
+      c.waiting.length ? el("ul", {}, ...c.waiting.map(w => el("li", { class: "waiting", "data-app": w.app, "data-reason": String(w.reason) },
+        `${w.app} waiting — reason ${w.reason} (${w.reasonName})`))) : "")));
+}
+
+function addTimeline(entries) {
+  const list = document.querySelector("#timeline ol");
+  for (const t of entries) {
+    const time = new Date(t.timeMs).toISOString().slice(11, 23);
+    list.prepend(el("li", { "data-sequence": String(t.sequence) }, `#${t.sequence} ${time} ${t.node}: ${t.command}`,
+      el("span", { class: "events" }, t.events.join(" · "))));
+  }
+  while (list.children.length > 200) list.lastChild.remove();
+}
+
+// `?until=N`: stop following once sequence N is applied (headless browsers dump the DOM when idle).
+const until = new URLSearchParams(location.search).has("until") ? Number(new URLSearchParams(location.search).get("until")) : null;
+
+function setSequence(sequence, following) {
+  document.body.dataset.sequence = String(sequence);
+  if (until !== null && sequence >= until && source) { source.close(); document.body.dataset.stopped = "true"; }
+  document.getElementById("sequence").textContent = `sequence ${sequence}`;
+  const status = document.getElementById("status");
+  status.textContent = following ? "live" : "coordinator unreachable";
+  status.className = "status" + (following ? "" : " lost");
+}
+
+function whole(message) {
+  version = message.version;
+  screens.clear(); cameras.clear();
+  for (const v of message.view.screens) screens.set(v.id, v);
+  for (const c of message.view.cameras) cameras.set(c.id, c);
+  document.querySelector("#timeline ol").replaceChildren();
+  addTimeline(message.timeline);
+  drawScreens(); drawCameras();
+  setSequence(message.view.sequence, message.following);
+}
+
+function change(message) {
+  if (version === null || message.version !== version + 1) { reconnect(); return; }
+  version = message.version;
+  for (const id of message.removedScreens) screens.delete(id);
+  for (const v of message.screens) screens.set(v.id, v);
+  for (const id of message.removedCameras) cameras.delete(id);
+  for (const c of message.cameras) cameras.set(c.id, c);
+  if (message.screens.length || message.removedScreens.length) drawScreens();
+  if (message.cameras.length || message.removedCameras.length) drawCameras();
+  addTimeline(message.timeline);
+  setSequence(message.sequence, message.following);
+}
+
+function reconnect() {
+  if (source) source.close();
+  version = null;
+  source = new EventSource("events");
+  source.addEventListener("whole", e => whole(JSON.parse(e.data)));
+  source.addEventListener("change", e => change(JSON.parse(e.data)));
+  source.onerror = () => { document.getElementById("status").textContent = "reconnecting…"; };
+}
+reconnect();
+</script>
+</body>
+</html>
+"""#
+}

@@ -1,0 +1,149 @@
+import CamsyncPolicy
+
+/// What the web page draws, computed from the cluster state: every screen (each device and each
+/// display) with its windows at their frames, PiP windows, and camera systems with their holder,
+/// token, pressure and the sessions waiting for them. The model has no screen sizes, so screens are
+/// drawn at nominal sizes in points: an iPad 1366×1024, a display 1920×1080 (docs/OPERATIONS.md).
+struct WebView: Codable, Equatable, Sendable {
+    var sequence: UInt64
+    var term: UInt64
+    var screens: [ScreenView]
+    var cameras: [CameraView]
+
+    static let deviceSize = (width: 1366, height: 1024)
+    static let displaySize = (width: 1920, height: 1080)
+    static let slideOverWidth = 320
+}
+
+struct ScreenView: Codable, Equatable, Sendable {
+    var id: String
+    var kind: String
+    var title: String
+    var alive: Bool
+    /// For a display: the device it is attached to.
+    var attachedTo: String?
+    var stageManager: Bool
+    var width: Int
+    var height: Int
+    /// Back to front.
+    var windows: [WindowView]
+    var pip: [PiPView]
+}
+
+struct WindowView: Codable, Equatable, Sendable {
+    var app: String
+    var device: String
+    var scene: String
+    var role: String?
+    var frame: Frame
+    var session: String?
+}
+
+struct PiPView: Codable, Equatable, Sendable {
+    var app: String
+    var kind: String
+    /// `active`, `stashed` or `suspended` (no frame: off screen, P4).
+    var state: String
+    var frame: Frame?
+}
+
+struct CameraView: Codable, Equatable, Sendable {
+    var id: String
+    var host: String
+    var cameras: [String]
+    var pressure: String
+    var holder: String?
+    var token: UInt64
+    var available: Bool
+    var waiting: [WaitingSession]
+}
+
+struct WaitingSession: Codable, Equatable, Sendable {
+    var app: String
+    var reason: Int
+    var reasonName: String
+}
+
+extension WebView {
+    init(_ state: ClusterState, sequence: UInt64, term: UInt64) {
+        self.sequence = sequence
+        self.term = term
+        let apps = state.apps.values.sorted { $0.id < $1.id }
+        screens = state.nodes.values.sorted { $0.id < $1.id }.map { node in
+            ScreenView(node, apps: apps, state: state)
+        }
+        cameras = state.cameraSystems.values.sorted { $0.id < $1.id }.map { system in
+            CameraView(system, apps: apps)
+        }
+    }
+}
+
+extension ScreenView {
+    init(_ node: NodeRecord, apps: [AppRecord], state: ClusterState) {
+        id = node.id.rawValue
+        kind = "\(node.kind)"
+        alive = node.alive
+        attachedTo = node.attachedTo?.rawValue
+        stageManager = node.kind == .device && node.stageManagerEnabled
+        switch node.registration.attributes {
+        case .device(let device):
+            title = "\(device.model) · iPadOS \(device.osMajor)"
+            (width, height) = WebView.deviceSize
+        case .display(let display):
+            title = display.name
+            (width, height) = WebView.displaySize
+        }
+        let size = (width: width, height: height)
+        let screen = node.id
+        let rightToLeft = node.layoutDirection == .rightToLeft
+        var windows: [(layer: Int, window: WindowView)] = []
+        var pip: [PiPView] = []
+        for app in apps {
+            let session = app.session.map { "\($0.state)" }
+            func window(_ frame: Frame, layer: Int) {
+                windows.append((layer, WindowView(app: app.id.bundleID, device: app.id.device.rawValue, scene: "\(app.scene)",
+                                                  role: app.role.map { "\($0)" }, frame: frame, session: session)))
+            }
+            if app.id.device == screen {
+                let half = size.width / 2
+                switch app.scene {
+                case .fullScreen: window(Frame(x: 0, y: 0, width: size.width, height: size.height), layer: 0)
+                case .splitPrimary: window(Frame(x: rightToLeft ? half : 0, y: 0, width: half, height: size.height), layer: 0)
+                case .splitSecondary: window(Frame(x: rightToLeft ? 0 : half, y: 0, width: half, height: size.height), layer: 0)
+                case .slideOver:
+                    let x = rightToLeft ? 16 : size.width - WebView.slideOverWidth - 16
+                    window(Frame(x: x, y: 16, width: WebView.slideOverWidth, height: size.height - 32), layer: 2)
+                default: break
+                }
+                if case .suspended? = app.pip?.window {
+                    pip.append(PiPView(app: app.id.bundleID, kind: "\(app.pip!.setup.kind)", state: "suspended", frame: nil))
+                }
+            }
+            if case .stageWindow(let stage) = app.scene, stage.screen == screen { window(stage.frame, layer: 1) }
+            if case .active(let pipScreen, let frame, let stashed)? = app.pip?.window, pipScreen == screen {
+                pip.append(PiPView(app: app.id.bundleID, kind: "\(app.pip!.setup.kind)",
+                                   state: stashed ? "stashed" : "active", frame: frame))
+            }
+        }
+        self.windows = windows.enumerated().sorted { ($0.element.layer, $0.offset) < ($1.element.layer, $1.offset) }
+            .map(\.element.window)
+        self.pip = pip
+    }
+}
+
+extension CameraView {
+    init(_ system: CameraSystemRecord, apps: [AppRecord]) {
+        id = "\(system.id)"
+        host = system.id.host.rawValue
+        cameras = system.cameras.map(\.name)
+        pressure = "\(system.pressure)"
+        holder = system.holder.map { "\($0)" }
+        token = system.lastToken.value
+        available = system.available
+        waiting = apps.compactMap { app in
+            guard let session = app.session, session.wantsToRun, case .interrupted(let reason) = session.state,
+                  system.cameras.contains(session.configuration.camera) else { return nil }
+            return WaitingSession(app: "\(app.id)", reason: reason.rawValue, reasonName: "\(reason)")
+        }
+    }
+}
