@@ -3,7 +3,8 @@
 /// once, then applies each change as batches arrive; on a gap in `version` it reconnects and starts
 /// from a whole view again. Stable hooks for tests: `body[data-sequence]`, `.screen[data-id]`,
 /// `.window[data-app][data-frame]`, `.pip[data-app][data-frame][data-state]`, `.camera[data-id] .holder`,
-/// `.waiting[data-reason]`, `#timeline li[data-sequence]`. `/?until=N` stops following at sequence N.
+/// `.waiting[data-reason]`, `.audio-session[data-app][data-state]`, `#timeline li[data-sequence]`. `/?until=N` stops
+/// following at sequence N.
 enum WebPage {
     static let html = #"""
 <!doctype html>
@@ -37,6 +38,8 @@ enum WebPage {
   .pip.stashed { opacity: .6; border-style: dashed; }
   .suspended { font-size: 11px; color: #bf5af2; }
   aside { display: flex; flex-direction: column; gap: 12px; }
+  .audio-session { font-size: 12px; margin-top: 3px; color: #1c1c1e; }
+  .audio-session.interrupted { color: #b25000; }
   .camera { background: #fff; border-radius: 10px; padding: 8px 10px; border-left: 5px solid #8e8e93; }
   .camera.held { border-left-color: #34c759; }
   .camera.unavailable { opacity: .5; }
@@ -98,9 +101,14 @@ function drawScreen(v) {
       `PiP ${p.app}: suspended`));
   }
   const attached = v.attachedTo ? ` · attached to ${v.attachedTo}` : "";
+  const audio = (v.audio || []).map(a => el("div", { class: `audio-session ${a.state}`, "data-app": a.app, "data-state": a.state,
+      "data-category": a.category, "data-ducked": String(a.ducked), "data-hint": String(a.silenceHint) },
+    `♪ ${a.app}: ${a.category}${a.options.length ? " (" + a.options.join(", ") + ")" : ""} ${a.state}`
+      + (a.interruptedBy ? ` by ${a.interruptedBy}` : "") + (a.ducked ? " · ducked" : "")
+      + (a.silenceHint ? " · silence secondary audio" : "")));
   return el("div", { class: "screen-box", id: `screen-${v.id}` },
     el("div", { class: "caption" }, `${v.id} — ${v.title}${v.stageManager ? " · Stage Manager" : ""}${attached}${v.alive ? "" : " · dead"}`),
-    screen, ...suspended);
+    screen, ...suspended, ...audio);
 }
 
 function drawScreens() {

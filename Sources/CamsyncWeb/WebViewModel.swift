@@ -28,6 +28,8 @@ struct ScreenView: Codable, Equatable, Sendable {
     /// Back to front.
     var windows: [WindowView]
     var pip: [PiPView]
+    /// The device's apps whose audio session is active or interrupted (SPEC §8).
+    var audio: [AudioView]
 }
 
 struct WindowView: Codable, Equatable, Sendable {
@@ -37,6 +39,19 @@ struct WindowView: Codable, Equatable, Sendable {
     var role: String?
     var frame: Frame
     var session: String?
+}
+
+struct AudioView: Codable, Equatable, Sendable {
+    var app: String
+    var category: String
+    /// `mixWithOthers`, `duckOthers` when set.
+    var options: [String]
+    /// `active` or `interrupted`.
+    var state: String
+    var interruptedBy: String?
+    var ducked: Bool
+    /// A5: `secondaryAudioShouldBeSilencedHint` as the app reads it.
+    var silenceHint: Bool
 }
 
 struct PiPView: Codable, Equatable, Sendable {
@@ -128,6 +143,23 @@ extension ScreenView {
         self.windows = windows.enumerated().sorted { ($0.element.layer, $0.offset) < ($1.element.layer, $1.offset) }
             .map(\.element.window)
         self.pip = pip
+        audio = apps.filter { $0.id.device == screen }.compactMap(AudioView.init)
+    }
+}
+
+extension AudioView {
+    /// Nil for a session that is neither active nor interrupted (nothing to show).
+    init?(_ app: AppRecord) {
+        let session = app.audioSession
+        guard session.isActive || session.interruptedBy != nil else { return nil }
+        self.app = app.id.bundleID
+        category = "\(session.configuration.category)"
+        options = [session.configuration.mixWithOthers ? "mixWithOthers" : nil,
+                   session.configuration.duckOthers ? "duckOthers" : nil].compactMap { $0 }
+        state = session.isActive ? "active" : "interrupted"
+        interruptedBy = session.interruptedBy.map { $0.bundleID }
+        ducked = session.isDucked
+        silenceHint = session.secondaryAudioShouldBeSilencedHint
     }
 }
 

@@ -22,12 +22,13 @@ struct WebViewTests {
             }
             // The page is open before the story: what it shows it learnt from the stream's changes.
             let start = try cluster.coordinatorState().sequence
-            let story = UInt64(6)
+            let story = UInt64(7)
             let browser = try Browser(url: "http://\(http)/?until=\(start + story)", directory: directory)
             defer { browser.reap() }
             Thread.sleep(forTimeInterval: 1)
             try cluster.act("ipad-1", [
                 .openFullScreen(Apps.call1, trigger: .user),
+                .activateAudioSession(Apps.call1),
                 .configureSession(Apps.call1, SessionConfiguration(camera: Apps.front1, multitaskingCameraAccessEnabled: true)),
                 .setupPiP(Apps.call1, PiPControllerSetup(kind: .videoCall)),
                 .startSession(Apps.call1),
@@ -59,6 +60,9 @@ struct WebViewTests {
             #expect(waiting.contains("data-reason=\"3\""))
             #expect(dom.contains("class=\"window fullScreen\" data-app=\"com.apple.camera\""), "Camera.app full screen on ipad-1")
             #expect(dom.contains("class=\"screen display\" data-id=\"display-1\""), "the attached display is drawn")
+            let audio = try #require(Self.element(in: dom, class: "audio-session active", attribute: "data-app",
+                                                  value: Apps.call1.bundleID), "the call's audio session is listed under ipad-1")
+            #expect(audio.contains("data-category=\"playAndRecord\""), "\(audio)")
             #expect(FileManager.default.fileExists(atPath: screenshot))
         }
     }
