@@ -12,13 +12,16 @@ public final class CoordinatorProcess {
         public var snapshotEvery: UInt64?
         /// e.g. ["taskset", "-c", "1"] to pin the coordinator to one core.
         public var prefix: [String] = []
+        /// `--http HOST:PORT`: /metrics and the live web view (nil: off).
+        public var http: String?
         public init(durability: String = "full", heartbeatMs: Int64 = 500, liveness: Int64 = 3,
-                    snapshotEvery: UInt64? = nil, prefix: [String] = []) {
+                    snapshotEvery: UInt64? = nil, prefix: [String] = [], http: String? = nil) {
             self.durability = durability
             self.heartbeatMs = heartbeatMs
             self.liveness = liveness
             self.snapshotEvery = snapshotEvery
             self.prefix = prefix
+            self.http = http
         }
     }
 
@@ -49,6 +52,7 @@ public final class CoordinatorProcess {
                          "--heartbeat-ms", "\(options.heartbeatMs)", "--liveness", "\(options.liveness)",
                          "--log-level", "warning"]
         if let every = options.snapshotEvery { arguments += ["--snapshot-every", "\(every)"] }
+        if let http = options.http { arguments += ["--http", http] }
         var exe = executable
         if let first = options.prefix.first {
             arguments = Array(options.prefix.dropFirst()) + [executable] + arguments

@@ -8,12 +8,18 @@ import ZeroMQ
 /// app; the round trip ends when both its `ack` (DEALER) and the batch with the `camera_granted`
 /// event (SUB, topic `ev.<node>`) have arrived. `stop_session` (not measured) releases the camera
 /// in between. N simulated nodes are registered, each holding its own camera, and heartbeat every
-/// interval/2, against a coordinator with the default 500 ms × 3 liveness.
+/// interval/2, against a coordinator with the default 500 ms × 3 liveness. A third run (journal off)
+/// has the web view watched while it measures: the coordinator serves `--http`, and two browsers-like
+/// clients follow `/events`, one reading as fast as it can and one stalled at 1 byte/s (`curl`).
 public enum LatencyBenchmark {
     public static func run(_ settings: BenchSettings) throws -> BenchmarkResult {
         var result = BenchmarkResult(name: "latency")
-        for durability in ["off", "full"] {
-            let (rows, checks, notes) = try runOne(settings, durability: durability)
+        for (durability, watched) in [("off", false), ("full", false), ("off", true)] {
+            if watched, Self.curl == nil {
+                result.notes.append("web view watched: skipped (no curl here; `make deps` installs it)")
+                continue
+            }
+            let (rows, checks, notes) = try runOne(settings, durability: durability, watched: watched)
             result.rows += rows
             result.targets += checks
             result.notes += notes
@@ -24,8 +30,10 @@ public enum LatencyBenchmark {
         return result
     }
 
-    static func runOne(_ settings: BenchSettings, durability: String) throws -> ([BenchRow], [TargetCheck], [String]) {
-        let dir = try settings.directory("latency-\(durability)")
+    static let curl: String? = ["/usr/bin/curl", "/bin/curl"].first { FileManager.default.isExecutableFile(atPath: $0) }
+
+    static func runOne(_ settings: BenchSettings, durability: String, watched: Bool) throws -> ([BenchRow], [TargetCheck], [String]) {
+        let dir = try settings.directory("latency-\(durability)" + (watched ? "-watched" : ""))
         let count = settings.pick(20_000, quick: 800)
         let warmup = settings.pick(1000, quick: 200)
         let measured = SimulatedNode.id(0)
@@ -35,8 +43,9 @@ public enum LatencyBenchmark {
         let floor = try Floor.measure(executable: settings.executable, directory: dir, size: startBytes.count,
                                       count: count, warmup: warmup)
 
+        let http = watched ? "127.0.0.1:\(BenchSystem.freeTCPPort())" : nil
         let coordinator = try CoordinatorProcess(executable: settings.executable, directory: dir,
-            options: .init(durability: durability, heartbeatMs: 500, liveness: 3, prefix: settings.coordinatorPrefix))
+            options: .init(durability: durability, heartbeatMs: 500, liveness: 3, prefix: settings.coordinatorPrefix, http: http))
         try coordinator.launch()
         defer { coordinator.stop() }
         let context = try ZMQContext(ioThreads: 1)
@@ -59,6 +68,18 @@ public enum LatencyBenchmark {
             live = try subscriber.next(timeoutMilliseconds: 20) != nil
         }
         guard live else { throw BenchError("the SUB socket never received a batch") }
+        var watchers: [ManagedProcess] = []
+        defer { for watcher in watchers { watcher.stop(grace: 1) } }
+        if let http, let curl = Self.curl {
+            settings.progress("latency(\(durability)): two web view clients on http://\(http)/events (one reading, one stalled)")
+            for (name, limit) in [("reader", [String]()), ("stalled", ["--limit-rate", "1"])] {
+                watchers.append(try ManagedProcess(name: "web-\(name)", executable: curl,
+                    arguments: ["-sN", "--max-time", "600"] + limit + ["http://\(http)/events", "-o", "/dev/null"],
+                    logPath: "\(dir)/web-\(name).log"))
+            }
+            Thread.sleep(forTimeInterval: 0.5)
+            guard watchers.allSatisfy(\.isRunning) else { throw BenchError("a web view client ended early: see \(dir)") }
+        }
         if !toggle { _ = try BenchWait.roundTrip(dealer, subscriber, SimulatedNode.stop(measured), as: measured) }
         try subscriber.drain()
 
@@ -77,7 +98,7 @@ public enum LatencyBenchmark {
             _ = try BenchWait.roundTrip(dealer, subscriber, SimulatedNode.stop(measured), as: measured)
         }
         let rss = coordinator.rssMB
-        let label = durability == "off" ? "journal off" : "journal \(durability)"
+        let label = (durability == "off" ? "journal off" : "journal \(durability)") + (watched ? ", web view watched" : "")
         let rows = [
             BenchRow(benchmark: "floor", scenario: "raw DEALER/ROUTER echo, \(startBytes.count) B, 2 processes",
                      latency: floor, floorP50: floor.p50),
@@ -87,7 +108,10 @@ public enum LatencyBenchmark {
         ]
         var checks: [TargetCheck] = []
         let s = claim.summary
-        if durability == "off" {
+        if watched {
+            checks.append(TargetCheck(figure: "claim→grant p99, journal off, web view watched", measured: s.p99, .atMost, 1000,
+                                      unit: .microseconds))
+        } else if durability == "off" {
             checks.append(TargetCheck(figure: "claim→grant p50, journal off", measured: s.p50, .atMost, 2 * floor.p50,
                                       unit: .microseconds, basis: "2 × floor p50 \(ReportFormatter.duration(microseconds: floor.p50))"))
             checks.append(TargetCheck(figure: "claim→grant p99, journal off", measured: s.p99, .atMost, 1000, unit: .microseconds))
