@@ -10,7 +10,8 @@ let swiftSettings: [SwiftSetting] = [
 
 let package = Package(
     name: "camsync",
-    platforms: [.macOS(.v14)],
+    // macOS 15: grpc-swift-2's availability floor (the etcd client).
+    platforms: [.macOS(.v15)],
     products: [
         .executable(name: "camsync", targets: ["camsync"]),
         .library(name: "CamsyncPolicy", targets: ["CamsyncPolicy"]),
@@ -25,6 +26,9 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
+        .package(url: "https://github.com/grpc/grpc-swift-2", from: "2.4.3"),
+        .package(url: "https://github.com/grpc/grpc-swift-nio-transport", from: "2.9.2"),
+        .package(url: "https://github.com/grpc/grpc-swift-protobuf", from: "2.4.1"),
     ],
     targets: [
         .systemLibrary(
@@ -50,6 +54,23 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(name: "CamsyncRuntime", swiftSettings: swiftSettings),
+        // The etcd v3 client (generated gRPC stubs in Generated/, `make etcd-proto`) and its domain wrapper.
+        .target(
+            name: "CamsyncEtcd",
+            dependencies: [
+                .product(name: "GRPCCore", package: "grpc-swift-2"),
+                .product(name: "GRPCNIOTransportHTTP2", package: "grpc-swift-nio-transport"),
+                .product(name: "GRPCProtobuf", package: "grpc-swift-protobuf"),
+                .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // A local etcd cluster of Debian's `etcd` binary on loopback, for tests and benchmarks.
+        .target(
+            name: "CamsyncEtcdCluster",
+            dependencies: ["CamsyncEtcd", "CamsyncCluster"],
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "CamsyncCoordinator",
             dependencies: [
@@ -151,6 +172,11 @@ let package = Package(
         .testTarget(
             name: "CamsyncWireTests",
             dependencies: ["CamsyncWire", "CamsyncPolicy", .product(name: "SwiftProtobuf", package: "swift-protobuf")],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "CamsyncEtcdTests",
+            dependencies: ["CamsyncEtcd", "CamsyncEtcdCluster"],
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "CamsyncSoakTests", dependencies: ["CamsyncSoak", "CamsyncPolicy"], swiftSettings: swiftSettings),
