@@ -32,7 +32,7 @@ extension LiveEtcdTests {
 
                 // A stops renewing (as if its process hung or died): its lease expires, B leads.
                 keepA.cancel()
-                let b = try await campaignB.value
+                let b = try await value(of: campaignB)
                 #expect(b.term > a.term)
                 #expect(b.lease == leaseB.id)
                 let leader = try #require(try await client.leader(Self.election))
@@ -85,12 +85,10 @@ extension LiveEtcdTests {
                 let a = try await client.campaign(Self.election, lease: first, value: Array("a"))
                 let campaignB = Task { try await client.campaign(Self.election, lease: second, value: Array("b")) }
                 // The observer has seen A before A goes.
-                try await eventually {
-                    guard await seen.count == 1 else { throw EtcdError(.timedOut, "observer has not seen the first leader") }
-                }
+                try await waitUntil("the observer to see the first leader") { await seen.count == 1 }
                 try await client.revoke(first)
-                let b = try await campaignB.value
-                try await observer.value
+                let b = try await value(of: campaignB)
+                try await value(of: observer)
                 #expect(await seen.leaders.map(\.term) == [a.term, b.term])
                 #expect(await seen.leaders.map(\.value) == [Array("a"), Array("b")])
             }

@@ -29,7 +29,7 @@ import Testing
     @Test(arguments: [
         ("camsync/log/", [UInt8]("camsync/log0".utf8)),
         ("a", [UInt8]("b".utf8)),
-        ("a\u{7f}", [UInt8]("b".utf8)),
+        ("a\u{7f}", [0x61, 0x80]),
         ("", [0]),
     ])
     func prefixEnd(prefix: String, expected: [UInt8]) {

@@ -3,7 +3,8 @@ import CamsyncEtcdCluster
 import Testing
 
 /// Every test against a live etcd cluster, one at a time (each starts its own 3 members).
-@Suite(.serialized, .enabled(if: EtcdCluster.isAvailable, Comment(rawValue: EtcdCluster.unavailableMessage)))
+@Suite(.serialized, .timeLimit(.minutes(3)),
+       .enabled(if: EtcdCluster.isAvailable, Comment(rawValue: EtcdCluster.unavailableMessage)))
 struct LiveEtcdTests {}
 
 /// Starts a cluster, runs `body` with it and a client of all its members, always stops it.
@@ -27,6 +28,31 @@ func eventually<R>(timeout: Duration = .seconds(15), _ operation: () async throw
             if clock.now >= deadline { throw error }
             try await Task.sleep(for: .milliseconds(100))
         }
+    }
+}
+
+/// The value of `task`, or a `.timedOut` error after `timeout` (the task is then cancelled).
+func value<T: Sendable>(of task: Task<T, any Error>, within timeout: Duration = .seconds(20)) async throws -> T {
+    try await withThrowingTaskGroup(of: T?.self) { group in
+        group.addTask {
+            try await withTaskCancellationHandler { try await task.value } onCancel: { task.cancel() }
+        }
+        group.addTask {
+            try await Task.sleep(for: timeout)
+            return nil
+        }
+        defer { group.cancelAll() }
+        guard let first = try await group.next(), let value = first else {
+            throw EtcdError(.timedOut, "test: the task did not finish within \(timeout)")
+        }
+        return value
+    }
+}
+
+/// Waits until `condition` holds, for at most `timeout`.
+func waitUntil(_ what: String, timeout: Duration = .seconds(15), _ condition: () async throws -> Bool) async throws {
+    try await eventually(timeout: timeout) {
+        guard try await condition() else { throw EtcdError(.timedOut, "test: still waiting for \(what)") }
     }
 }
 

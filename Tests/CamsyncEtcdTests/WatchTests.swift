@@ -16,12 +16,12 @@ extension LiveEtcdTests {
                 let watch = Task {
                     try await client.watch(prefix: "camsync/test/w/", from: from) { events in
                         await received.append(events)
-                        return await received.count < 6
+                        return true
                     }
                 }
                 defer { watch.cancel() }
                 try await client.put("camsync/test/w/6", Array("6"))
-                try await watch.value
+                try await waitUntil("5 events") { await received.count >= 5 }
                 let events = await received.events
                 #expect(events.map(\.keyValue.key) == (2...6).map { "camsync/test/w/\($0)" })
                 #expect(events.map(\.kind) == Array(repeating: .put, count: 5))
@@ -42,13 +42,13 @@ extension LiveEtcdTests {
                 }
                 defer { watch.cancel() }
                 for index in 1...3 { try await client.put("camsync/test/r/\(index)", [UInt8(index)]) }
-                try await eventually { guard await received.count == 4 else { throw EtcdError(.timedOut, "waiting for 4 events") } }
+                try await waitUntil("4 events") { await received.count == 4 }
                 let used = try #require(cluster.members.firstIndex { $0.endpoint == client.currentEndpoint })
                 cluster.kill(used)
                 for index in 4...6 {
                     try await eventually { try await client.put("camsync/test/r/\(index)", [UInt8(index)]) }
                 }
-                try await watch.value
+                try await value(of: watch)
                 #expect(await received.events.map(\.keyValue.value) == (0...6).map { [UInt8($0)] })
             }
         }
@@ -59,7 +59,7 @@ extension LiveEtcdTests {
                 let now = try await client.put("camsync/test/c", [2])
                 try await client.compact(to: now)
                 do {
-                    try await client.watch(prefix: "camsync/test/c", from: old) { _ in false }
+                    try await value(of: Task { try await client.watch(prefix: "camsync/test/c", from: old) { _ in false } })
                     Issue.record("a watch from a compacted revision must fail")
                 } catch let error as EtcdError {
                     #expect(error.code == .compacted)
