@@ -10,8 +10,8 @@ extension LiveEtcdTests {
 
         @Test func secondCandidateTakesOverWhenTheLeadersLeaseExpires() async throws {
             try await withEtcdCluster { _, client in
-                let leaseA = try await client.grantLease(ttlSeconds: 1)
-                let leaseB = try await client.grantLease(ttlSeconds: 1)
+                let leaseA = try await client.grantLease(ttlSeconds: 2)
+                let leaseB = try await client.grantLease(ttlSeconds: 2)
                 let keepA = Task { try await client.keepAlive(leaseA) }
                 let keepB = Task { try await client.keepAlive(leaseB) }
                 defer { keepA.cancel(); keepB.cancel() }
@@ -20,7 +20,7 @@ extension LiveEtcdTests {
                 let campaignB = Task { try await client.campaign(Self.election, lease: leaseB, value: Array("coordinator-b")) }
                 defer { campaignB.cancel() }
 
-                // While A keeps its lease, A stays the only leader (several TTLs).
+                // While A keeps its lease, A stays the only leader (two TTLs).
                 for _ in 0..<4 {
                     try await Task.sleep(for: .milliseconds(500))
                     let leader = try #require(try await client.leader(Self.election))
@@ -28,6 +28,7 @@ extension LiveEtcdTests {
                     #expect(leader.value == Array("coordinator-a"))
                     #expect(leader.term == a.term)
                 }
+                #expect(leaseA.ttlSeconds == 2 && leaseB.ttlSeconds == 2)
                 try await client.commit([.put(key: "camsync/test/log/1", value: [1])], ifLeading: a)
 
                 // A stops renewing (as if its process hung or died): its lease expires, B leads.
