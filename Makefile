@@ -2,16 +2,27 @@
 SHELL := /bin/bash
 SWIFT ?= swift
 APT_PACKAGES := libzmq3-dev protobuf-compiler pkg-config libsqlite3-dev iproute2 python3-zmq python3-protobuf \
-  libprotobuf-c-dev protobuf-c-compiler libyaml-dev chromium fonts-dejavu-core curl
+  libprotobuf-c-dev protobuf-c-compiler libyaml-dev chromium fonts-dejavu-core curl etcd-server
 PROTO_OUT := Sources/CamsyncWire/Generated
 PLUGIN_SCRATCH := .build-protoc-gen-swift
 PLUGIN := $(PLUGIN_SCRATCH)/release/protoc-gen-swift
-PROTOS := $(shell find proto -name '*.proto' | sort)
+PROTOS := $(shell find proto -path proto/etcd -prune -o -name '*.proto' -print | sort)
 # UseAccessLevelOnImports: the package enables InternalImportsByDefault, so public generated
 # types need `public import SwiftProtobuf`.
 SWIFT_OPTS := --swift_opt=Visibility=Public --swift_opt=FileNaming=PathToUnderscores --swift_opt=UseAccessLevelOnImports=true
 
-.PHONY: web-screenshot deps build test package-check run proto proto-check proto-c bench clean plugin multihost-test soak fuzz flood agent-asan fuzz-agent
+.PHONY: web-screenshot deps build test package-check run proto proto-check proto-c bench clean plugin multihost-test soak \
+  fuzz flood agent-asan fuzz-agent grpc-plugin etcd-proto etcd-swift etcd-proto-check
+
+# The etcd v3 client (Sources/CamsyncEtcd): etcd's API protos, copied from Debian's
+# golang-etcd-server-dev (the same 3.4 release as etcd-server) into proto/etcd with the Go-only
+# options stripped (tools/etcd-proto.sh), then Swift messages + grpc-swift-2 client stubs.
+ETCD_PROTO_OUT := Sources/CamsyncEtcd/Generated
+ETCD_PROTOS := $(shell find proto/etcd -name '*.proto' | sort)
+GRPC_PLUGIN_SCRATCH := .build-protoc-gen-grpc-swift
+GRPC_PLUGIN := $(GRPC_PLUGIN_SCRATCH)/release/protoc-gen-grpc-swift-2
+ETCD_OPTS := --swift_opt=Visibility=Internal --swift_opt=FileNaming=PathToUnderscores \
+  --grpc-swift-2_opt=Visibility=Internal,Server=false,Client=true,FileNaming=PathToUnderscores
 
 deps:
 	@missing=""; for p in $(APT_PACKAGES); do \
@@ -59,14 +70,14 @@ $(PLUGIN):
 
 plugin: deps $(PLUGIN)
 
-proto: plugin
+proto: plugin etcd-swift
 	mkdir -p $(PROTO_OUT)
 	rm -f $(PROTO_OUT)/*.pb.swift
 	protoc --plugin=protoc-gen-swift=$(PLUGIN) -I proto \
 	  --swift_out=$(PROTO_OUT) $(SWIFT_OPTS) \
 	  $(PROTOS)
 
-proto-check: plugin
+proto-check: plugin etcd-proto-check
 	@tmp=$$(mktemp -d); trap 'rm -rf $$tmp' EXIT; \
 	protoc --plugin=protoc-gen-swift=$(PLUGIN) -I proto \
 	  --swift_out=$$tmp $(SWIFT_OPTS) $(PROTOS); \
@@ -104,6 +115,41 @@ fuzz-agent: deps
 	ASAN_OPTIONS=detect_leaks=1 $(AGENT_SCRATCH)/fuzz-frames $(AGENT_SCRATCH)/corpus \
 	  -max_total_time=$(FUZZ_AGENT_SECONDS) -max_len=65536 -timeout=10 -rss_limit_mb=2048 \
 	  -artifact_prefix=$(AGENT_SCRATCH)/crashes/ -print_final_stats=1
+
+# protoc-gen-grpc-swift-2 from the pinned grpc-swift-protobuf, in its own scratch path like `plugin`.
+$(GRPC_PLUGIN):
+	$(SWIFT) build -c release --product protoc-gen-grpc-swift-2 --scratch-path $(GRPC_PLUGIN_SCRATCH)
+
+grpc-plugin: deps $(GRPC_PLUGIN)
+
+# Refresh proto/etcd from the installed Debian package, then regenerate the Swift code.
+etcd-proto: plugin grpc-plugin
+	@$(MAKE) --no-print-directory deps APT_PACKAGES=golang-etcd-server-dev
+	rm -rf proto/etcd
+	tools/etcd-proto.sh proto/etcd
+	@$(MAKE) --no-print-directory etcd-swift
+
+# Regenerate the Swift code from the committed proto/etcd.
+etcd-swift: plugin grpc-plugin
+	mkdir -p $(ETCD_PROTO_OUT)
+	rm -f $(ETCD_PROTO_OUT)/*.swift
+	protoc --plugin=protoc-gen-swift=$(PLUGIN) --plugin=protoc-gen-grpc-swift-2=$(GRPC_PLUGIN) -I proto \
+	  --swift_out=$(ETCD_PROTO_OUT) --grpc-swift-2_out=$(ETCD_PROTO_OUT) $(ETCD_OPTS) \
+	  $(ETCD_PROTOS)
+
+# The committed etcd protos equal the package's (when it is installed) and the Swift code is current.
+etcd-proto-check: plugin grpc-plugin
+	@tmp=$$(mktemp -d); trap 'rm -rf $$tmp' EXIT; \
+	if dpkg-query -W -f='$${Status}' golang-etcd-server-dev 2>/dev/null | grep -q "install ok installed"; then \
+	  tools/etcd-proto.sh $$tmp/proto >/dev/null; \
+	  if diff -r $$tmp/proto proto/etcd >/dev/null; then echo "etcd-proto-check: proto/etcd matches golang-etcd-server-dev"; \
+	  else diff -r $$tmp/proto proto/etcd | head -20; echo "etcd-proto-check: proto/etcd differs from the package; run 'make etcd-proto'"; exit 1; fi; \
+	else echo "etcd-proto-check: golang-etcd-server-dev not installed; proto/etcd not compared with it"; fi; \
+	mkdir -p $$tmp/swift; \
+	protoc --plugin=protoc-gen-swift=$(PLUGIN) --plugin=protoc-gen-grpc-swift-2=$(GRPC_PLUGIN) -I proto \
+	  --swift_out=$$tmp/swift --grpc-swift-2_out=$$tmp/swift $(ETCD_OPTS) $(ETCD_PROTOS); \
+	if diff -r $$tmp/swift $(ETCD_PROTO_OUT) >/dev/null; then echo "etcd-proto-check: generated etcd client is up to date"; \
+	else diff -r $$tmp/swift $(ETCD_PROTO_OUT) | head -40; echo "etcd-proto-check: committed etcd client differs; run 'make etcd-swift'"; exit 1; fi
 
 # The whole benchmark suite in release (< 10 min on 2 cores): `make bench BENCH_ARGS="--quick latency"`.
 BENCH_ARGS ?=

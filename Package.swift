@@ -10,7 +10,8 @@ let swiftSettings: [SwiftSetting] = [
 
 let package = Package(
     name: "camsync",
-    platforms: [.macOS(.v14)],
+    // macOS 15: grpc-swift-2's availability floor (the etcd client).
+    platforms: [.macOS(.v15)],
     products: [
         .executable(name: "camsync", targets: ["camsync"]),
         .executable(name: "camsync-display-agent", targets: ["camsync-display-agent"]),
@@ -28,6 +29,9 @@ let package = Package(
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        .package(url: "https://github.com/grpc/grpc-swift-2", from: "2.4.3"),
+        .package(url: "https://github.com/grpc/grpc-swift-nio-transport", from: "2.9.2"),
+        .package(url: "https://github.com/grpc/grpc-swift-protobuf", from: "2.4.1"),
     ],
     targets: [
         .systemLibrary(
@@ -53,6 +57,17 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(name: "CamsyncRuntime", swiftSettings: swiftSettings),
+        // The etcd v3 client (generated gRPC stubs in Generated/, `make etcd-proto`) and its domain wrapper.
+        .target(
+            name: "CamsyncEtcd",
+            dependencies: [
+                .product(name: "GRPCCore", package: "grpc-swift-2"),
+                .product(name: "GRPCNIOTransportHTTP2", package: "grpc-swift-nio-transport"),
+                .product(name: "GRPCProtobuf", package: "grpc-swift-protobuf"),
+                .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "CamsyncCoordinator",
             dependencies: [
@@ -105,7 +120,7 @@ let package = Package(
             name: "CamsyncLab",
             dependencies: [
                 "ZeroMQ", "CamsyncPolicy", "CamsyncConfig", "CamsyncVerbs", "CamsyncWire", "CamsyncClient",
-                "CamsyncCoordinator", "CamsyncNode", "CamsyncRuntime", "CamsyncSoak",
+                "CamsyncCoordinator", "CamsyncNode", "CamsyncRuntime", "CamsyncSoak", "CamsyncEtcd",
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
             ],
@@ -162,6 +177,11 @@ let package = Package(
         .testTarget(
             name: "CamsyncWireTests",
             dependencies: ["CamsyncWire", "CamsyncPolicy", "CamsyncRuntime", .product(name: "SwiftProtobuf", package: "swift-protobuf")],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "CamsyncEtcdTests",
+            dependencies: ["CamsyncEtcd", "CamsyncLab"],
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "CamsyncSoakTests", dependencies: ["CamsyncSoak", "CamsyncPolicy", "CamsyncNode"], swiftSettings: swiftSettings),

@@ -4,7 +4,7 @@ dependency, and every declared dependency is imported (test targets may also lis
 executable, so that `swift test` builds it before spawning it). Run by `make test` (docs/OPERATIONS.md)."""
 import glob, json, re, subprocess, sys
 
-SYSTEM = {"Foundation", "Glibc", "Darwin", "Dispatch", "Testing", "Synchronization", "XCTest"}
+SYSTEM = {"Foundation", "FoundationEssentials", "Glibc", "Darwin", "Dispatch", "Testing", "Synchronization", "XCTest"}
 IMPORT = re.compile(r"^(?:@testable |public |internal |package )*import (?:struct |enum |class |func )?(\w+)", re.M)
 
 package = json.loads(subprocess.run(["swift", "package", "dump-package"], check=True, capture_output=True, text=True).stdout)

@@ -9,7 +9,7 @@ out=${1:-agent/generated}
 root=$(cd "$(dirname "$0")/../.." && pwd)
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
-(cd "$root/proto" && find . -name '*.proto') | while read -r f; do
+(cd "$root/proto" && find . -path ./etcd -prune -o -name '*.proto' -print) | while read -r f; do
   mkdir -p "$scratch/$(dirname "$f")"
   sed -E 's/^([[:space:]]*)optional[[:space:]]+([A-Za-z0-9_.]+)[[:space:]]+([a-z0-9_]+)[[:space:]]*=[[:space:]]*([0-9]+);/\1oneof _\3 { \2 \3 = \4; }/' \
     "$root/proto/$f" > "$scratch/$f"

@@ -1,0 +1,136 @@
+import GRPCCore
+import GRPCNIOTransportHTTP2
+import Synchronization
+
+/// A client of an etcd v3 cluster over gRPC (grpc-swift-2, HTTP/2 on SwiftNIO, generated stubs).
+///
+/// It holds one connection per member and sends each request to the member that answered last,
+/// moving on to the next member when one is unreachable or has lost its raft leader
+/// ("no leader": every request carries etcd's `hasleader` metadata, so a member cut off from the
+/// quorum refuses at once instead of waiting). Run it with `EtcdClient.with(endpoints:)`, which
+/// owns the connections for the duration of the body.
+///
+/// Retries: reads, lease renewals, watches and campaigns are retried on the next member for
+/// unreachable / no-leader / timed-out answers; writes only for unreachable and no-leader
+/// (etcd refused before proposing). A write that timed out has an unknown outcome and is
+/// reported as `.timedOut`, never retried here.
+public final class EtcdClient: Sendable {
+    public struct Settings: Sendable {
+        /// Deadline of each unary request (a campaign waits as long as it takes).
+        public var requestTimeout: Duration
+        /// Longest wait between reconnection attempts to a member that is down.
+        public var maximumReconnectBackoff: Duration
+
+        public init(requestTimeout: Duration = .seconds(2), maximumReconnectBackoff: Duration = .milliseconds(500)) {
+            self.requestTimeout = requestTimeout
+            self.maximumReconnectBackoff = maximumReconnectBackoff
+        }
+    }
+
+    typealias Transport = HTTP2ClientTransport.Posix
+
+    /// One member: its connection and the generated service stubs over it.
+    struct Member: Sendable {
+        let endpoint: EtcdEndpoint
+        let grpc: GRPCClient<Transport>
+        var kv: Etcdserverpb_KV.Client<Transport> { .init(wrapping: grpc) }
+        var lease: Etcdserverpb_Lease.Client<Transport> { .init(wrapping: grpc) }
+        var watch: Etcdserverpb_Watch.Client<Transport> { .init(wrapping: grpc) }
+        var election: V3electionpb_Election.Client<Transport> { .init(wrapping: grpc) }
+    }
+
+    public let endpoints: [EtcdEndpoint]
+    public let settings: Settings
+    let members: [Member]
+    /// Index of the member that answered last: requests start there.
+    private let preferred = Atomic<Int>(0)
+
+    /// etcd's "require leader" metadata: a member without a raft leader answers "no leader" at once.
+    let metadata: Metadata = ["hasleader": "true"]
+
+    private init(endpoints: [EtcdEndpoint], settings: Settings) throws {
+        guard !endpoints.isEmpty else { throw EtcdError(.unavailable, "no etcd endpoints given") }
+        self.endpoints = endpoints
+        self.settings = settings
+        var config = HTTP2ClientTransport.Posix.Config.defaults
+        config.backoff.max = settings.maximumReconnectBackoff
+        config.backoff.initial = min(config.backoff.initial, settings.maximumReconnectBackoff)
+        self.members = try endpoints.map { endpoint in
+            let transport = try HTTP2ClientTransport.Posix(
+                target: .ipv4(address: endpoint.host, port: endpoint.port),
+                transportSecurity: .plaintext,
+                config: config
+            )
+            return Member(endpoint: endpoint, grpc: GRPCClient(transport: transport))
+        }
+    }
+
+    /// Connects to `endpoints`, runs `body` with the client, then closes every connection.
+    public static func with<Result: Sendable>(
+        endpoints: [EtcdEndpoint],
+        settings: Settings = Settings(),
+        _ body: (EtcdClient) async throws -> Result
+    ) async throws -> Result {
+        let client = try EtcdClient(endpoints: endpoints, settings: settings)
+        return try await withThrowingTaskGroup(of: Void.self) { group in
+            for member in client.members {
+                group.addTask { try await member.grpc.runConnections() }
+            }
+            defer {
+                for member in client.members { member.grpc.beginGracefulShutdown() }
+            }
+            return try await body(client)
+        }
+    }
+
+    /// The member requests go to first (the last one that answered).
+    public var currentEndpoint: EtcdEndpoint { members[preferred.load(ordering: .relaxed)].endpoint }
+
+    /// Unary call options: the request deadline, no waiting for a connection that is down.
+    var unaryOptions: CallOptions {
+        var options = CallOptions.defaults
+        options.timeout = settings.requestTimeout
+        options.waitForReady = false
+        return options
+    }
+
+    /// Streaming call options: no deadline (watches and campaigns last as long as they need).
+    var streamOptions: CallOptions {
+        var options = CallOptions.defaults
+        options.waitForReady = false
+        return options
+    }
+
+    enum Retry {
+        /// Safe to repeat: retried on unreachable, no-leader and timed-out answers.
+        case idempotent
+        /// A write: retried only where etcd cannot have applied it (unreachable, no leader).
+        case write
+    }
+
+    /// Runs `operation` against the preferred member, then the others in turn while the answers
+    /// say "try another member" (see `Retry`). Throws the most telling error when all fail.
+    func call<R: Sendable>(_ what: String, retry: Retry, _ operation: (Member) async throws -> R) async throws -> R {
+        let start = preferred.load(ordering: .relaxed)
+        var failures: [EtcdError] = []
+        for attempt in 0..<members.count {
+            let index = (start + attempt) % members.count
+            let member = members[index]
+            do {
+                let result = try await operation(member)
+                preferred.store(index, ordering: .relaxed)
+                return result
+            } catch {
+                let failure = try EtcdError.classify(error, member: member.endpoint, what: what)
+                let next = (index + 1) % members.count
+                guard failure.suggestsFailover || (retry == .idempotent && failure.code == .timedOut) else {
+                    if failure.code == .timedOut { preferred.store(next, ordering: .relaxed) }
+                    throw failure
+                }
+                preferred.store(next, ordering: .relaxed)
+                failures.append(failure)
+            }
+        }
+        throw EtcdError.summary(of: failures, what: what)
+    }
+}

@@ -1,0 +1,32 @@
+/// One etcd member's client URL: `host:port`, written `127.0.0.1:2379` or `http://127.0.0.1:2379`.
+/// Only plaintext IPv4 loopback/LAN addresses for now (no TLS; see docs/OPERATIONS.md).
+public struct EtcdEndpoint: Sendable, Hashable, CustomStringConvertible {
+    public var host: String
+    public var port: Int
+
+    public init(host: String, port: Int) {
+        self.host = host
+        self.port = port
+    }
+
+    /// Parses `host:port` or `http://host:port`; throws `.rejected` on anything else.
+    public init(parsing text: String) throws {
+        var rest = Substring(text)
+        if rest.hasPrefix("http://") { rest = rest.dropFirst("http://".count) }
+        if rest.hasSuffix("/") { rest = rest.dropLast() }
+        guard let colon = rest.lastIndex(of: ":"), let port = Int(rest[rest.index(after: colon)...]),
+              (1...65535).contains(port), colon != rest.startIndex else {
+            throw EtcdError(.rejected, "bad etcd endpoint '\(text)': expected host:port or http://host:port")
+        }
+        self.init(host: String(rest[..<colon]), port: port)
+    }
+
+    /// Parses a comma-separated list (`--etcd 127.0.0.1:2379,127.0.0.1:2381`).
+    public static func list(parsing text: String) throws -> [EtcdEndpoint] {
+        let endpoints = try text.split(separator: ",").map { try EtcdEndpoint(parsing: String($0)) }
+        guard !endpoints.isEmpty else { throw EtcdError(.rejected, "no etcd endpoints in '\(text)'") }
+        return endpoints
+    }
+
+    public var description: String { "\(host):\(port)" }
+}

@@ -1,0 +1,61 @@
+public import CamsyncEtcd
+import Foundation
+
+/// The raw cost of a leader's group-commit write: `commit(_:ifLeading:)` of one small put,
+/// one at a time, timed on the monotonic clock. The floor an etcd-backed coordinator adds per batch.
+public enum EtcdRoundTrip {
+    public struct Summary: Sendable, CustomStringConvertible {
+        public var count: Int
+        public var median: Duration
+        public var p99: Duration
+        public var max: Duration
+        /// The 1-minute load average when the run ended.
+        public var loadAverage: Double
+
+        public var description: String {
+            "txn round trip over \(count) commits: median \(Self.ms(median)) ms, p99 \(Self.ms(p99)) ms, max \(Self.ms(max)) ms (load average \(loadAverage))"
+        }
+
+        static func ms(_ duration: Duration) -> String {
+            String(format: "%.3f", Double(duration.components.seconds) * 1e3 + Double(duration.components.attoseconds) / 1e15)
+        }
+    }
+
+    /// Campaigns for `election` on a fresh lease, then times `count` conditional commits
+    /// (after `warmup` untimed ones) of a `valueBytes`-byte put each.
+    public static func measure(client: EtcdClient, election: String = "camsync/bench/leader", count: Int = 1000,
+                               warmup: Int = 50, valueBytes: Int = 64) async throws -> Summary {
+        let lease = try await client.grantLease(ttlSeconds: 30)
+        do {
+            let summary = try await measure(client: client, leadership: try await client.campaign(election, lease: lease, value: []),
+                                            count: count, warmup: warmup, valueBytes: valueBytes)
+            try await client.revoke(lease)
+            return summary
+        } catch {
+            try? await client.revoke(lease)
+            throw error
+        }
+    }
+
+    private static func measure(client: EtcdClient, leadership: EtcdLeadership, count: Int, warmup: Int,
+                                valueBytes: Int) async throws -> Summary {
+        let value = [UInt8](repeating: 0x5a, count: valueBytes)
+        let clock = ContinuousClock()
+        var samples: [Duration] = []
+        samples.reserveCapacity(count)
+        for index in 0..<(warmup + count) {
+            let started = clock.now
+            try await client.commit([.put(key: "camsync/bench/log/\(index)", value: value)], ifLeading: leadership)
+            if index >= warmup { samples.append(clock.now - started) }
+        }
+        samples.sort()
+        return Summary(count: samples.count, median: samples[samples.count / 2],
+                       p99: samples[min(samples.count - 1, samples.count * 99 / 100)], max: samples[samples.count - 1],
+                       loadAverage: loadAverage())
+    }
+
+    static func loadAverage() -> Double {
+        let text = (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8)) ?? ""
+        return text.split(separator: " ").first.flatMap { Double($0) } ?? 0
+    }
+}
