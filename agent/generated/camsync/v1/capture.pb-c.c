@@ -97,7 +97,7 @@ void   camsync__v1__session_state__free_unpacked
   assert(message->base.descriptor == &camsync__v1__session_state__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
-static const ProtobufCFieldDescriptor camsync__v1__session_configuration__field_descriptors[8] =
+static const ProtobufCFieldDescriptor camsync__v1__session_configuration__field_descriptors[9] =
 {
   {
     "camera",
@@ -195,8 +195,21 @@ static const ProtobufCFieldDescriptor camsync__v1__session_configuration__field_
     0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "audio_input",
+    9,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BOOL,
+    0,   /* quantifier_offset */
+    offsetof(Camsync__V1__SessionConfiguration, audio_input),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned camsync__v1__session_configuration__field_indices_by_name[] = {
+  8,   /* field[8] = audio_input */
   0,   /* field[0] = camera */
   5,   /* field[5] = deep_fusion */
   6,   /* field[6] = frame_rate */
@@ -209,7 +222,7 @@ static const unsigned camsync__v1__session_configuration__field_indices_by_name[
 static const ProtobufCIntRange camsync__v1__session_configuration__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 8 }
+  { 0, 9 }
 };
 const ProtobufCMessageDescriptor camsync__v1__session_configuration__descriptor =
 {
@@ -219,7 +232,7 @@ const ProtobufCMessageDescriptor camsync__v1__session_configuration__descriptor 
   "Camsync__V1__SessionConfiguration",
   "camsync.v1",
   sizeof(Camsync__V1__SessionConfiguration),
-  8,
+  9,
   camsync__v1__session_configuration__field_descriptors,
   camsync__v1__session_configuration__field_indices_by_name,
   1,  camsync__v1__session_configuration__number_ranges,

@@ -128,6 +128,11 @@ struct  Camsync__V1__SessionConfiguration
   protobuf_c_boolean pro_raw;
   protobuf_c_boolean deep_fusion;
   int64_t frame_rate;
+  /*
+   * The microphone is an input of the session (A7: it waits, reason 2, while another app's
+   * record / playAndRecord non-mixable audio session holds the microphone).
+   */
+  protobuf_c_boolean audio_input;
   Camsync__V1__SessionConfiguration__HardwareCostCase _hardware_cost_case;
   union {
     double hardware_cost;
@@ -135,7 +140,7 @@ struct  Camsync__V1__SessionConfiguration
 };
 #define CAMSYNC__V1__SESSION_CONFIGURATION__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&camsync__v1__session_configuration__descriptor) \
-    , NULL, 0, 0,NULL, CAMSYNC__V1__CAPTURE_RESOLUTION__CAPTURE_RESOLUTION_UNSPECIFIED, 0, 0, 0, CAMSYNC__V1__SESSION_CONFIGURATION___HARDWARE_COST__NOT_SET, {0} }
+    , NULL, 0, 0,NULL, CAMSYNC__V1__CAPTURE_RESOLUTION__CAPTURE_RESOLUTION_UNSPECIFIED, 0, 0, 0, 0, CAMSYNC__V1__SESSION_CONFIGURATION___HARDWARE_COST__NOT_SET, {0} }
 
 
 /*

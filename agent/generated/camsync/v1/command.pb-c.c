@@ -223,6 +223,24 @@ void   camsync__v1__command__set_pressure__init
   static const Camsync__V1__Command__SetPressure init_value = CAMSYNC__V1__COMMAND__SET_PRESSURE__INIT;
   *message = init_value;
 }
+void   camsync__v1__command__set_audio_category__init
+                     (Camsync__V1__Command__SetAudioCategory         *message)
+{
+  static const Camsync__V1__Command__SetAudioCategory init_value = CAMSYNC__V1__COMMAND__SET_AUDIO_CATEGORY__INIT;
+  *message = init_value;
+}
+void   camsync__v1__command__activate_audio_session__init
+                     (Camsync__V1__Command__ActivateAudioSession         *message)
+{
+  static const Camsync__V1__Command__ActivateAudioSession init_value = CAMSYNC__V1__COMMAND__ACTIVATE_AUDIO_SESSION__INIT;
+  *message = init_value;
+}
+void   camsync__v1__command__deactivate_audio_session__init
+                     (Camsync__V1__Command__DeactivateAudioSession         *message)
+{
+  static const Camsync__V1__Command__DeactivateAudioSession init_value = CAMSYNC__V1__COMMAND__DEACTIVATE_AUDIO_SESSION__INIT;
+  *message = init_value;
+}
 void   camsync__v1__command__init
                      (Camsync__V1__Command         *message)
 {
@@ -1883,7 +1901,134 @@ const ProtobufCMessageDescriptor camsync__v1__command__set_pressure__descriptor 
   (ProtobufCMessageInit) camsync__v1__command__set_pressure__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor camsync__v1__command__field_descriptors[36] =
+static const ProtobufCFieldDescriptor camsync__v1__command__set_audio_category__field_descriptors[2] =
+{
+  {
+    "app",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Camsync__V1__Command__SetAudioCategory, app),
+    &camsync__v1__app_ref__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "configuration",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Camsync__V1__Command__SetAudioCategory, configuration),
+    &camsync__v1__audio_session_configuration__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned camsync__v1__command__set_audio_category__field_indices_by_name[] = {
+  0,   /* field[0] = app */
+  1,   /* field[1] = configuration */
+};
+static const ProtobufCIntRange camsync__v1__command__set_audio_category__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 2 }
+};
+const ProtobufCMessageDescriptor camsync__v1__command__set_audio_category__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "camsync.v1.Command.SetAudioCategory",
+  "SetAudioCategory",
+  "Camsync__V1__Command__SetAudioCategory",
+  "camsync.v1",
+  sizeof(Camsync__V1__Command__SetAudioCategory),
+  2,
+  camsync__v1__command__set_audio_category__field_descriptors,
+  camsync__v1__command__set_audio_category__field_indices_by_name,
+  1,  camsync__v1__command__set_audio_category__number_ranges,
+  (ProtobufCMessageInit) camsync__v1__command__set_audio_category__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor camsync__v1__command__activate_audio_session__field_descriptors[1] =
+{
+  {
+    "app",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Camsync__V1__Command__ActivateAudioSession, app),
+    &camsync__v1__app_ref__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned camsync__v1__command__activate_audio_session__field_indices_by_name[] = {
+  0,   /* field[0] = app */
+};
+static const ProtobufCIntRange camsync__v1__command__activate_audio_session__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 1 }
+};
+const ProtobufCMessageDescriptor camsync__v1__command__activate_audio_session__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "camsync.v1.Command.ActivateAudioSession",
+  "ActivateAudioSession",
+  "Camsync__V1__Command__ActivateAudioSession",
+  "camsync.v1",
+  sizeof(Camsync__V1__Command__ActivateAudioSession),
+  1,
+  camsync__v1__command__activate_audio_session__field_descriptors,
+  camsync__v1__command__activate_audio_session__field_indices_by_name,
+  1,  camsync__v1__command__activate_audio_session__number_ranges,
+  (ProtobufCMessageInit) camsync__v1__command__activate_audio_session__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor camsync__v1__command__deactivate_audio_session__field_descriptors[1] =
+{
+  {
+    "app",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Camsync__V1__Command__DeactivateAudioSession, app),
+    &camsync__v1__app_ref__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned camsync__v1__command__deactivate_audio_session__field_indices_by_name[] = {
+  0,   /* field[0] = app */
+};
+static const ProtobufCIntRange camsync__v1__command__deactivate_audio_session__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 1 }
+};
+const ProtobufCMessageDescriptor camsync__v1__command__deactivate_audio_session__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "camsync.v1.Command.DeactivateAudioSession",
+  "DeactivateAudioSession",
+  "Camsync__V1__Command__DeactivateAudioSession",
+  "camsync.v1",
+  sizeof(Camsync__V1__Command__DeactivateAudioSession),
+  1,
+  camsync__v1__command__deactivate_audio_session__field_descriptors,
+  camsync__v1__command__deactivate_audio_session__field_indices_by_name,
+  1,  camsync__v1__command__deactivate_audio_session__number_ranges,
+  (ProtobufCMessageInit) camsync__v1__command__deactivate_audio_session__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor camsync__v1__command__field_descriptors[39] =
 {
   {
     "register_node",
@@ -2317,12 +2462,50 @@ static const ProtobufCFieldDescriptor camsync__v1__command__field_descriptors[36
     0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "set_audio_category",
+    90,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Camsync__V1__Command, kind_case),
+    offsetof(Camsync__V1__Command, set_audio_category),
+    &camsync__v1__command__set_audio_category__descriptor,
+    NULL,
+    0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "activate_audio_session",
+    91,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Camsync__V1__Command, kind_case),
+    offsetof(Camsync__V1__Command, activate_audio_session),
+    &camsync__v1__command__activate_audio_session__descriptor,
+    NULL,
+    0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "deactivate_audio_session",
+    92,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Camsync__V1__Command, kind_case),
+    offsetof(Camsync__V1__Command, deactivate_audio_session),
+    &camsync__v1__command__deactivate_audio_session__descriptor,
+    NULL,
+    0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned camsync__v1__command__field_indices_by_name[] = {
+  37,   /* field[37] = activate_audio_session */
   3,   /* field[3] = attach_display */
   31,   /* field[31] = close_pip */
   33,   /* field[33] = complete_pip_restore */
   19,   /* field[19] = configure_session */
+  38,   /* field[38] = deactivate_audio_session */
   2,   /* field[2] = declare_node_dead */
   4,   /* field[4] = detach_display */
   15,   /* field[15] = go_home */
@@ -2335,6 +2518,7 @@ static const unsigned camsync__v1__command__field_indices_by_name[] = {
   18,   /* field[18] = report_memory */
   32,   /* field[32] = restore_pip */
   16,   /* field[16] = send_to_background */
+  36,   /* field[36] = set_audio_category */
   6,   /* field[6] = set_auto_pip */
   7,   /* field[7] = set_layout_direction */
   25,   /* field[25] = set_pip_content_source */
@@ -2356,7 +2540,7 @@ static const unsigned camsync__v1__command__field_indices_by_name[] = {
   1,   /* field[1] = unregister_node */
   29,   /* field[29] = unstash_pip */
 };
-static const ProtobufCIntRange camsync__v1__command__number_ranges[7 + 1] =
+static const ProtobufCIntRange camsync__v1__command__number_ranges[8 + 1] =
 {
   { 1, 0 },
   { 10, 3 },
@@ -2365,7 +2549,8 @@ static const ProtobufCIntRange camsync__v1__command__number_ranges[7 + 1] =
   { 50, 19 },
   { 60, 24 },
   { 80, 35 },
-  { 0, 36 }
+  { 90, 36 },
+  { 0, 39 }
 };
 const ProtobufCMessageDescriptor camsync__v1__command__descriptor =
 {
@@ -2375,10 +2560,10 @@ const ProtobufCMessageDescriptor camsync__v1__command__descriptor =
   "Camsync__V1__Command",
   "camsync.v1",
   sizeof(Camsync__V1__Command),
-  36,
+  39,
   camsync__v1__command__field_descriptors,
   camsync__v1__command__field_indices_by_name,
-  7,  camsync__v1__command__number_ranges,
+  8,  camsync__v1__command__number_ranges,
   (ProtobufCMessageInit) camsync__v1__command__init,
   NULL,NULL,NULL    /* reserved[123] */
 };

@@ -15,6 +15,7 @@ PROTOBUF_C__BEGIN_DECLS
 #endif
 
 #include "camsync/v1/app.pb-c.h"
+#include "camsync/v1/audio.pb-c.h"
 #include "camsync/v1/capture.pb-c.h"
 #include "camsync/v1/identifiers.pb-c.h"
 #include "camsync/v1/node.pb-c.h"
@@ -57,6 +58,9 @@ typedef struct Camsync__V1__Command__RestorePip Camsync__V1__Command__RestorePip
 typedef struct Camsync__V1__Command__CompletePipRestore Camsync__V1__Command__CompletePipRestore;
 typedef struct Camsync__V1__Command__PipRestoreDeadlinePassed Camsync__V1__Command__PipRestoreDeadlinePassed;
 typedef struct Camsync__V1__Command__SetPressure Camsync__V1__Command__SetPressure;
+typedef struct Camsync__V1__Command__SetAudioCategory Camsync__V1__Command__SetAudioCategory;
+typedef struct Camsync__V1__Command__ActivateAudioSession Camsync__V1__Command__ActivateAudioSession;
+typedef struct Camsync__V1__Command__DeactivateAudioSession Camsync__V1__Command__DeactivateAudioSession;
 
 
 /* --- enums --- */
@@ -551,6 +555,50 @@ struct  Camsync__V1__Command__SetPressure
     , NULL, CAMSYNC__V1__SYSTEM_PRESSURE_LEVEL__SYSTEM_PRESSURE_LEVEL_UNSPECIFIED }
 
 
+/*
+ * A1: the app sets its audio session's category and options (setCategory(_:options:)).
+ * On an active session it counts as an activation (A2, A3, A8).
+ */
+struct  Camsync__V1__Command__SetAudioCategory
+{
+  ProtobufCMessage base;
+  Camsync__V1__AppRef *app;
+  /*
+   * Required.
+   */
+  Camsync__V1__AudioSessionConfiguration *configuration;
+};
+#define CAMSYNC__V1__COMMAND__SET_AUDIO_CATEGORY__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&camsync__v1__command__set_audio_category__descriptor) \
+    , NULL, NULL }
+
+
+/*
+ * A2, A3: the app activates its audio session (setActive(true)).
+ */
+struct  Camsync__V1__Command__ActivateAudioSession
+{
+  ProtobufCMessage base;
+  Camsync__V1__AppRef *app;
+};
+#define CAMSYNC__V1__COMMAND__ACTIVATE_AUDIO_SESSION__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&camsync__v1__command__activate_audio_session__descriptor) \
+    , NULL }
+
+
+/*
+ * A6: the app deactivates its audio session (setActive(false), notifying others).
+ */
+struct  Camsync__V1__Command__DeactivateAudioSession
+{
+  ProtobufCMessage base;
+  Camsync__V1__AppRef *app;
+};
+#define CAMSYNC__V1__COMMAND__DEACTIVATE_AUDIO_SESSION__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&camsync__v1__command__deactivate_audio_session__descriptor) \
+    , NULL }
+
+
 typedef enum {
   CAMSYNC__V1__COMMAND__KIND__NOT_SET = 0,
   CAMSYNC__V1__COMMAND__KIND_REGISTER_NODE = 1,
@@ -588,7 +636,10 @@ typedef enum {
   CAMSYNC__V1__COMMAND__KIND_RESTORE_PIP = 68,
   CAMSYNC__V1__COMMAND__KIND_COMPLETE_PIP_RESTORE = 69,
   CAMSYNC__V1__COMMAND__KIND_PIP_RESTORE_DEADLINE_PASSED = 70,
-  CAMSYNC__V1__COMMAND__KIND_SET_PRESSURE = 80
+  CAMSYNC__V1__COMMAND__KIND_SET_PRESSURE = 80,
+  CAMSYNC__V1__COMMAND__KIND_SET_AUDIO_CATEGORY = 90,
+  CAMSYNC__V1__COMMAND__KIND_ACTIVATE_AUDIO_SESSION = 91,
+  CAMSYNC__V1__COMMAND__KIND_DEACTIVATE_AUDIO_SESSION = 92
     PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(CAMSYNC__V1__COMMAND__KIND__CASE)
 } Camsync__V1__Command__KindCase;
 
@@ -596,7 +647,7 @@ typedef enum {
  * Everything a node, the CLI or the coordinator itself can ask of the engine. Exactly one
  * case of `kind` must be set; a missing case is MALFORMED. Field numbers are grouped by
  * SPEC section: 1–9 nodes, 10–19 displays, 20–29 device settings, 30–49 apps and layout,
- * 50–59 capture, 60–79 PiP, 80–89 pressure.
+ * 50–59 capture, 60–79 PiP, 80–89 pressure, 90–99 audio sessions.
  */
 struct  Camsync__V1__Command
 {
@@ -639,6 +690,9 @@ struct  Camsync__V1__Command
     Camsync__V1__Command__CompletePipRestore *complete_pip_restore;
     Camsync__V1__Command__PipRestoreDeadlinePassed *pip_restore_deadline_passed;
     Camsync__V1__Command__SetPressure *set_pressure;
+    Camsync__V1__Command__SetAudioCategory *set_audio_category;
+    Camsync__V1__Command__ActivateAudioSession *activate_audio_session;
+    Camsync__V1__Command__DeactivateAudioSession *deactivate_audio_session;
   };
 };
 #define CAMSYNC__V1__COMMAND__INIT \
@@ -754,6 +808,15 @@ void   camsync__v1__command__pip_restore_deadline_passed__init
 /* Camsync__V1__Command__SetPressure methods */
 void   camsync__v1__command__set_pressure__init
                      (Camsync__V1__Command__SetPressure         *message);
+/* Camsync__V1__Command__SetAudioCategory methods */
+void   camsync__v1__command__set_audio_category__init
+                     (Camsync__V1__Command__SetAudioCategory         *message);
+/* Camsync__V1__Command__ActivateAudioSession methods */
+void   camsync__v1__command__activate_audio_session__init
+                     (Camsync__V1__Command__ActivateAudioSession         *message);
+/* Camsync__V1__Command__DeactivateAudioSession methods */
+void   camsync__v1__command__deactivate_audio_session__init
+                     (Camsync__V1__Command__DeactivateAudioSession         *message);
 /* Camsync__V1__Command methods */
 void   camsync__v1__command__init
                      (Camsync__V1__Command         *message);
@@ -883,6 +946,15 @@ typedef void (*Camsync__V1__Command__PipRestoreDeadlinePassed_Closure)
 typedef void (*Camsync__V1__Command__SetPressure_Closure)
                  (const Camsync__V1__Command__SetPressure *message,
                   void *closure_data);
+typedef void (*Camsync__V1__Command__SetAudioCategory_Closure)
+                 (const Camsync__V1__Command__SetAudioCategory *message,
+                  void *closure_data);
+typedef void (*Camsync__V1__Command__ActivateAudioSession_Closure)
+                 (const Camsync__V1__Command__ActivateAudioSession *message,
+                  void *closure_data);
+typedef void (*Camsync__V1__Command__DeactivateAudioSession_Closure)
+                 (const Camsync__V1__Command__DeactivateAudioSession *message,
+                  void *closure_data);
 typedef void (*Camsync__V1__Command_Closure)
                  (const Camsync__V1__Command *message,
                   void *closure_data);
@@ -929,6 +1001,9 @@ extern const ProtobufCMessageDescriptor camsync__v1__command__restore_pip__descr
 extern const ProtobufCMessageDescriptor camsync__v1__command__complete_pip_restore__descriptor;
 extern const ProtobufCMessageDescriptor camsync__v1__command__pip_restore_deadline_passed__descriptor;
 extern const ProtobufCMessageDescriptor camsync__v1__command__set_pressure__descriptor;
+extern const ProtobufCMessageDescriptor camsync__v1__command__set_audio_category__descriptor;
+extern const ProtobufCMessageDescriptor camsync__v1__command__activate_audio_session__descriptor;
+extern const ProtobufCMessageDescriptor camsync__v1__command__deactivate_audio_session__descriptor;
 
 PROTOBUF_C__END_DECLS
 

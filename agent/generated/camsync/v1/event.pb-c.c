@@ -205,6 +205,60 @@ void   camsync__v1__event__pip_restore_user_interface__init
   static const Camsync__V1__Event__PipRestoreUserInterface init_value = CAMSYNC__V1__EVENT__PIP_RESTORE_USER_INTERFACE__INIT;
   *message = init_value;
 }
+void   camsync__v1__event__audio_session_configured__init
+                     (Camsync__V1__Event__AudioSessionConfigured         *message)
+{
+  static const Camsync__V1__Event__AudioSessionConfigured init_value = CAMSYNC__V1__EVENT__AUDIO_SESSION_CONFIGURED__INIT;
+  *message = init_value;
+}
+void   camsync__v1__event__audio_session_activated__init
+                     (Camsync__V1__Event__AudioSessionActivated         *message)
+{
+  static const Camsync__V1__Event__AudioSessionActivated init_value = CAMSYNC__V1__EVENT__AUDIO_SESSION_ACTIVATED__INIT;
+  *message = init_value;
+}
+void   camsync__v1__event__audio_session_deactivated__init
+                     (Camsync__V1__Event__AudioSessionDeactivated         *message)
+{
+  static const Camsync__V1__Event__AudioSessionDeactivated init_value = CAMSYNC__V1__EVENT__AUDIO_SESSION_DEACTIVATED__INIT;
+  *message = init_value;
+}
+void   camsync__v1__event__audio_interruption_began__init
+                     (Camsync__V1__Event__AudioInterruptionBegan         *message)
+{
+  static const Camsync__V1__Event__AudioInterruptionBegan init_value = CAMSYNC__V1__EVENT__AUDIO_INTERRUPTION_BEGAN__INIT;
+  *message = init_value;
+}
+void   camsync__v1__event__audio_interruption_ended__init
+                     (Camsync__V1__Event__AudioInterruptionEnded         *message)
+{
+  static const Camsync__V1__Event__AudioInterruptionEnded init_value = CAMSYNC__V1__EVENT__AUDIO_INTERRUPTION_ENDED__INIT;
+  *message = init_value;
+}
+void   camsync__v1__event__audio_ducking_began__init
+                     (Camsync__V1__Event__AudioDuckingBegan         *message)
+{
+  static const Camsync__V1__Event__AudioDuckingBegan init_value = CAMSYNC__V1__EVENT__AUDIO_DUCKING_BEGAN__INIT;
+  *message = init_value;
+}
+void   camsync__v1__event__audio_ducking_ended__init
+                     (Camsync__V1__Event__AudioDuckingEnded         *message)
+{
+  static const Camsync__V1__Event__AudioDuckingEnded init_value = CAMSYNC__V1__EVENT__AUDIO_DUCKING_ENDED__INIT;
+  *message = init_value;
+}
+void   camsync__v1__event__secondary_audio_silence_hint_began__init
+                     (Camsync__V1__Event__SecondaryAudioSilenceHintBegan         *message)
+{
+  static const Camsync__V1__Event__SecondaryAudioSilenceHintBegan init_value = CAMSYNC__V1__EVENT__SECONDARY_AUDIO_SILENCE_HINT_BEGAN__INIT;
+  *message = init_value;
+}
+void   camsync__v1__event__secondary_audio_silence_hint_ended__init
+                     (Camsync__V1__Event__SecondaryAudioSilenceHintEnded         *message)
+{
+  static const Camsync__V1__Event__SecondaryAudioSilenceHintEnded init_value = CAMSYNC__V1__EVENT__SECONDARY_AUDIO_SILENCE_HINT_ENDED__INIT;
+  *message = init_value;
+}
 void   camsync__v1__event__pip_restore_finished__init
                      (Camsync__V1__Event__PipRestoreFinished         *message)
 {
@@ -1874,6 +1928,387 @@ const ProtobufCMessageDescriptor camsync__v1__event__pip_restore_user_interface_
   (ProtobufCMessageInit) camsync__v1__event__pip_restore_user_interface__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
+static const ProtobufCFieldDescriptor camsync__v1__event__audio_session_configured__field_descriptors[2] =
+{
+  {
+    "app",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Camsync__V1__Event__AudioSessionConfigured, app),
+    &camsync__v1__app_ref__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "configuration",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Camsync__V1__Event__AudioSessionConfigured, configuration),
+    &camsync__v1__audio_session_configuration__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned camsync__v1__event__audio_session_configured__field_indices_by_name[] = {
+  0,   /* field[0] = app */
+  1,   /* field[1] = configuration */
+};
+static const ProtobufCIntRange camsync__v1__event__audio_session_configured__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 2 }
+};
+const ProtobufCMessageDescriptor camsync__v1__event__audio_session_configured__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "camsync.v1.Event.AudioSessionConfigured",
+  "AudioSessionConfigured",
+  "Camsync__V1__Event__AudioSessionConfigured",
+  "camsync.v1",
+  sizeof(Camsync__V1__Event__AudioSessionConfigured),
+  2,
+  camsync__v1__event__audio_session_configured__field_descriptors,
+  camsync__v1__event__audio_session_configured__field_indices_by_name,
+  1,  camsync__v1__event__audio_session_configured__number_ranges,
+  (ProtobufCMessageInit) camsync__v1__event__audio_session_configured__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor camsync__v1__event__audio_session_activated__field_descriptors[1] =
+{
+  {
+    "app",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Camsync__V1__Event__AudioSessionActivated, app),
+    &camsync__v1__app_ref__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned camsync__v1__event__audio_session_activated__field_indices_by_name[] = {
+  0,   /* field[0] = app */
+};
+static const ProtobufCIntRange camsync__v1__event__audio_session_activated__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 1 }
+};
+const ProtobufCMessageDescriptor camsync__v1__event__audio_session_activated__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "camsync.v1.Event.AudioSessionActivated",
+  "AudioSessionActivated",
+  "Camsync__V1__Event__AudioSessionActivated",
+  "camsync.v1",
+  sizeof(Camsync__V1__Event__AudioSessionActivated),
+  1,
+  camsync__v1__event__audio_session_activated__field_descriptors,
+  camsync__v1__event__audio_session_activated__field_indices_by_name,
+  1,  camsync__v1__event__audio_session_activated__number_ranges,
+  (ProtobufCMessageInit) camsync__v1__event__audio_session_activated__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor camsync__v1__event__audio_session_deactivated__field_descriptors[1] =
+{
+  {
+    "app",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Camsync__V1__Event__AudioSessionDeactivated, app),
+    &camsync__v1__app_ref__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned camsync__v1__event__audio_session_deactivated__field_indices_by_name[] = {
+  0,   /* field[0] = app */
+};
+static const ProtobufCIntRange camsync__v1__event__audio_session_deactivated__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 1 }
+};
+const ProtobufCMessageDescriptor camsync__v1__event__audio_session_deactivated__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "camsync.v1.Event.AudioSessionDeactivated",
+  "AudioSessionDeactivated",
+  "Camsync__V1__Event__AudioSessionDeactivated",
+  "camsync.v1",
+  sizeof(Camsync__V1__Event__AudioSessionDeactivated),
+  1,
+  camsync__v1__event__audio_session_deactivated__field_descriptors,
+  camsync__v1__event__audio_session_deactivated__field_indices_by_name,
+  1,  camsync__v1__event__audio_session_deactivated__number_ranges,
+  (ProtobufCMessageInit) camsync__v1__event__audio_session_deactivated__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor camsync__v1__event__audio_interruption_began__field_descriptors[2] =
+{
+  {
+    "app",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Camsync__V1__Event__AudioInterruptionBegan, app),
+    &camsync__v1__app_ref__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "reason",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_ENUM,
+    0,   /* quantifier_offset */
+    offsetof(Camsync__V1__Event__AudioInterruptionBegan, reason),
+    &camsync__v1__audio_interruption_reason__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned camsync__v1__event__audio_interruption_began__field_indices_by_name[] = {
+  0,   /* field[0] = app */
+  1,   /* field[1] = reason */
+};
+static const ProtobufCIntRange camsync__v1__event__audio_interruption_began__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 2 }
+};
+const ProtobufCMessageDescriptor camsync__v1__event__audio_interruption_began__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "camsync.v1.Event.AudioInterruptionBegan",
+  "AudioInterruptionBegan",
+  "Camsync__V1__Event__AudioInterruptionBegan",
+  "camsync.v1",
+  sizeof(Camsync__V1__Event__AudioInterruptionBegan),
+  2,
+  camsync__v1__event__audio_interruption_began__field_descriptors,
+  camsync__v1__event__audio_interruption_began__field_indices_by_name,
+  1,  camsync__v1__event__audio_interruption_began__number_ranges,
+  (ProtobufCMessageInit) camsync__v1__event__audio_interruption_began__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor camsync__v1__event__audio_interruption_ended__field_descriptors[2] =
+{
+  {
+    "app",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Camsync__V1__Event__AudioInterruptionEnded, app),
+    &camsync__v1__app_ref__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "should_resume",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BOOL,
+    0,   /* quantifier_offset */
+    offsetof(Camsync__V1__Event__AudioInterruptionEnded, should_resume),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned camsync__v1__event__audio_interruption_ended__field_indices_by_name[] = {
+  0,   /* field[0] = app */
+  1,   /* field[1] = should_resume */
+};
+static const ProtobufCIntRange camsync__v1__event__audio_interruption_ended__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 2 }
+};
+const ProtobufCMessageDescriptor camsync__v1__event__audio_interruption_ended__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "camsync.v1.Event.AudioInterruptionEnded",
+  "AudioInterruptionEnded",
+  "Camsync__V1__Event__AudioInterruptionEnded",
+  "camsync.v1",
+  sizeof(Camsync__V1__Event__AudioInterruptionEnded),
+  2,
+  camsync__v1__event__audio_interruption_ended__field_descriptors,
+  camsync__v1__event__audio_interruption_ended__field_indices_by_name,
+  1,  camsync__v1__event__audio_interruption_ended__number_ranges,
+  (ProtobufCMessageInit) camsync__v1__event__audio_interruption_ended__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor camsync__v1__event__audio_ducking_began__field_descriptors[1] =
+{
+  {
+    "app",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Camsync__V1__Event__AudioDuckingBegan, app),
+    &camsync__v1__app_ref__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned camsync__v1__event__audio_ducking_began__field_indices_by_name[] = {
+  0,   /* field[0] = app */
+};
+static const ProtobufCIntRange camsync__v1__event__audio_ducking_began__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 1 }
+};
+const ProtobufCMessageDescriptor camsync__v1__event__audio_ducking_began__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "camsync.v1.Event.AudioDuckingBegan",
+  "AudioDuckingBegan",
+  "Camsync__V1__Event__AudioDuckingBegan",
+  "camsync.v1",
+  sizeof(Camsync__V1__Event__AudioDuckingBegan),
+  1,
+  camsync__v1__event__audio_ducking_began__field_descriptors,
+  camsync__v1__event__audio_ducking_began__field_indices_by_name,
+  1,  camsync__v1__event__audio_ducking_began__number_ranges,
+  (ProtobufCMessageInit) camsync__v1__event__audio_ducking_began__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor camsync__v1__event__audio_ducking_ended__field_descriptors[1] =
+{
+  {
+    "app",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Camsync__V1__Event__AudioDuckingEnded, app),
+    &camsync__v1__app_ref__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned camsync__v1__event__audio_ducking_ended__field_indices_by_name[] = {
+  0,   /* field[0] = app */
+};
+static const ProtobufCIntRange camsync__v1__event__audio_ducking_ended__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 1 }
+};
+const ProtobufCMessageDescriptor camsync__v1__event__audio_ducking_ended__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "camsync.v1.Event.AudioDuckingEnded",
+  "AudioDuckingEnded",
+  "Camsync__V1__Event__AudioDuckingEnded",
+  "camsync.v1",
+  sizeof(Camsync__V1__Event__AudioDuckingEnded),
+  1,
+  camsync__v1__event__audio_ducking_ended__field_descriptors,
+  camsync__v1__event__audio_ducking_ended__field_indices_by_name,
+  1,  camsync__v1__event__audio_ducking_ended__number_ranges,
+  (ProtobufCMessageInit) camsync__v1__event__audio_ducking_ended__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor camsync__v1__event__secondary_audio_silence_hint_began__field_descriptors[1] =
+{
+  {
+    "app",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Camsync__V1__Event__SecondaryAudioSilenceHintBegan, app),
+    &camsync__v1__app_ref__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned camsync__v1__event__secondary_audio_silence_hint_began__field_indices_by_name[] = {
+  0,   /* field[0] = app */
+};
+static const ProtobufCIntRange camsync__v1__event__secondary_audio_silence_hint_began__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 1 }
+};
+const ProtobufCMessageDescriptor camsync__v1__event__secondary_audio_silence_hint_began__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "camsync.v1.Event.SecondaryAudioSilenceHintBegan",
+  "SecondaryAudioSilenceHintBegan",
+  "Camsync__V1__Event__SecondaryAudioSilenceHintBegan",
+  "camsync.v1",
+  sizeof(Camsync__V1__Event__SecondaryAudioSilenceHintBegan),
+  1,
+  camsync__v1__event__secondary_audio_silence_hint_began__field_descriptors,
+  camsync__v1__event__secondary_audio_silence_hint_began__field_indices_by_name,
+  1,  camsync__v1__event__secondary_audio_silence_hint_began__number_ranges,
+  (ProtobufCMessageInit) camsync__v1__event__secondary_audio_silence_hint_began__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor camsync__v1__event__secondary_audio_silence_hint_ended__field_descriptors[1] =
+{
+  {
+    "app",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Camsync__V1__Event__SecondaryAudioSilenceHintEnded, app),
+    &camsync__v1__app_ref__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned camsync__v1__event__secondary_audio_silence_hint_ended__field_indices_by_name[] = {
+  0,   /* field[0] = app */
+};
+static const ProtobufCIntRange camsync__v1__event__secondary_audio_silence_hint_ended__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 1 }
+};
+const ProtobufCMessageDescriptor camsync__v1__event__secondary_audio_silence_hint_ended__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "camsync.v1.Event.SecondaryAudioSilenceHintEnded",
+  "SecondaryAudioSilenceHintEnded",
+  "Camsync__V1__Event__SecondaryAudioSilenceHintEnded",
+  "camsync.v1",
+  sizeof(Camsync__V1__Event__SecondaryAudioSilenceHintEnded),
+  1,
+  camsync__v1__event__secondary_audio_silence_hint_ended__field_descriptors,
+  camsync__v1__event__secondary_audio_silence_hint_ended__field_indices_by_name,
+  1,  camsync__v1__event__secondary_audio_silence_hint_ended__number_ranges,
+  (ProtobufCMessageInit) camsync__v1__event__secondary_audio_silence_hint_ended__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
 static const ProtobufCFieldDescriptor camsync__v1__event__pip_restore_finished__field_descriptors[2] =
 {
   {
@@ -1925,7 +2360,7 @@ const ProtobufCMessageDescriptor camsync__v1__event__pip_restore_finished__descr
   (ProtobufCMessageInit) camsync__v1__event__pip_restore_finished__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor camsync__v1__event__field_descriptors[34] =
+static const ProtobufCFieldDescriptor camsync__v1__event__field_descriptors[43] =
 {
   {
     "node_joined",
@@ -2335,10 +2770,125 @@ static const ProtobufCFieldDescriptor camsync__v1__event__field_descriptors[34] 
     0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "audio_session_configured",
+    90,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Camsync__V1__Event, kind_case),
+    offsetof(Camsync__V1__Event, audio_session_configured),
+    &camsync__v1__event__audio_session_configured__descriptor,
+    NULL,
+    0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "audio_session_activated",
+    91,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Camsync__V1__Event, kind_case),
+    offsetof(Camsync__V1__Event, audio_session_activated),
+    &camsync__v1__event__audio_session_activated__descriptor,
+    NULL,
+    0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "audio_session_deactivated",
+    92,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Camsync__V1__Event, kind_case),
+    offsetof(Camsync__V1__Event, audio_session_deactivated),
+    &camsync__v1__event__audio_session_deactivated__descriptor,
+    NULL,
+    0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "audio_interruption_began",
+    93,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Camsync__V1__Event, kind_case),
+    offsetof(Camsync__V1__Event, audio_interruption_began),
+    &camsync__v1__event__audio_interruption_began__descriptor,
+    NULL,
+    0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "audio_interruption_ended",
+    94,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Camsync__V1__Event, kind_case),
+    offsetof(Camsync__V1__Event, audio_interruption_ended),
+    &camsync__v1__event__audio_interruption_ended__descriptor,
+    NULL,
+    0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "audio_ducking_began",
+    95,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Camsync__V1__Event, kind_case),
+    offsetof(Camsync__V1__Event, audio_ducking_began),
+    &camsync__v1__event__audio_ducking_began__descriptor,
+    NULL,
+    0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "audio_ducking_ended",
+    96,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Camsync__V1__Event, kind_case),
+    offsetof(Camsync__V1__Event, audio_ducking_ended),
+    &camsync__v1__event__audio_ducking_ended__descriptor,
+    NULL,
+    0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "secondary_audio_silence_hint_began",
+    97,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Camsync__V1__Event, kind_case),
+    offsetof(Camsync__V1__Event, secondary_audio_silence_hint_began),
+    &camsync__v1__event__secondary_audio_silence_hint_began__descriptor,
+    NULL,
+    0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "secondary_audio_silence_hint_ended",
+    98,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Camsync__V1__Event, kind_case),
+    offsetof(Camsync__V1__Event, secondary_audio_silence_hint_ended),
+    &camsync__v1__event__secondary_audio_silence_hint_ended__descriptor,
+    NULL,
+    0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned camsync__v1__event__field_indices_by_name[] = {
   6,   /* field[6] = app_installed */
   9,   /* field[9] = app_terminated */
+  39,   /* field[39] = audio_ducking_began */
+  40,   /* field[40] = audio_ducking_ended */
+  37,   /* field[37] = audio_interruption_began */
+  38,   /* field[38] = audio_interruption_ended */
+  35,   /* field[35] = audio_session_activated */
+  34,   /* field[34] = audio_session_configured */
+  36,   /* field[36] = audio_session_deactivated */
   16,   /* field[16] = camera_granted */
   17,   /* field[17] = camera_released */
   5,   /* field[5] = device_settings_changed */
@@ -2363,6 +2913,8 @@ static const unsigned camsync__v1__event__field_indices_by_name[] = {
   20,   /* field[20] = recording_started */
   8,   /* field[8] = role_changed */
   7,   /* field[7] = scene_changed */
+  41,   /* field[41] = secondary_audio_silence_hint_began */
+  42,   /* field[42] = secondary_audio_silence_hint_ended */
   15,   /* field[15] = session_camera_disconnected */
   10,   /* field[10] = session_configured */
   14,   /* field[14] = session_interruption_ended */
@@ -2372,7 +2924,7 @@ static const unsigned camsync__v1__event__field_indices_by_name[] = {
   19,   /* field[19] = throttle_advised */
   23,   /* field[23] = warning */
 };
-static const ProtobufCIntRange camsync__v1__event__number_ranges[8 + 1] =
+static const ProtobufCIntRange camsync__v1__event__number_ranges[9 + 1] =
 {
   { 1, 0 },
   { 10, 6 },
@@ -2382,7 +2934,8 @@ static const ProtobufCIntRange camsync__v1__event__number_ranges[8 + 1] =
   { 50, 20 },
   { 60, 23 },
   { 70, 24 },
-  { 0, 34 }
+  { 90, 34 },
+  { 0, 43 }
 };
 const ProtobufCMessageDescriptor camsync__v1__event__descriptor =
 {
@@ -2392,10 +2945,10 @@ const ProtobufCMessageDescriptor camsync__v1__event__descriptor =
   "Camsync__V1__Event",
   "camsync.v1",
   sizeof(Camsync__V1__Event),
-  34,
+  43,
   camsync__v1__event__field_descriptors,
   camsync__v1__event__field_indices_by_name,
-  8,  camsync__v1__event__number_ranges,
+  9,  camsync__v1__event__number_ranges,
   (ProtobufCMessageInit) camsync__v1__event__init,
   NULL,NULL,NULL    /* reserved[123] */
 };

@@ -15,6 +15,7 @@ PROTOBUF_C__BEGIN_DECLS
 #endif
 
 #include "camsync/v1/app.pb-c.h"
+#include "camsync/v1/audio.pb-c.h"
 #include "camsync/v1/capture.pb-c.h"
 #include "camsync/v1/identifiers.pb-c.h"
 #include "camsync/v1/node.pb-c.h"
@@ -53,6 +54,15 @@ typedef struct Camsync__V1__Event__PipStashed Camsync__V1__Event__PipStashed;
 typedef struct Camsync__V1__Event__PipUnstashed Camsync__V1__Event__PipUnstashed;
 typedef struct Camsync__V1__Event__PipMoved Camsync__V1__Event__PipMoved;
 typedef struct Camsync__V1__Event__PipRestoreUserInterface Camsync__V1__Event__PipRestoreUserInterface;
+typedef struct Camsync__V1__Event__AudioSessionConfigured Camsync__V1__Event__AudioSessionConfigured;
+typedef struct Camsync__V1__Event__AudioSessionActivated Camsync__V1__Event__AudioSessionActivated;
+typedef struct Camsync__V1__Event__AudioSessionDeactivated Camsync__V1__Event__AudioSessionDeactivated;
+typedef struct Camsync__V1__Event__AudioInterruptionBegan Camsync__V1__Event__AudioInterruptionBegan;
+typedef struct Camsync__V1__Event__AudioInterruptionEnded Camsync__V1__Event__AudioInterruptionEnded;
+typedef struct Camsync__V1__Event__AudioDuckingBegan Camsync__V1__Event__AudioDuckingBegan;
+typedef struct Camsync__V1__Event__AudioDuckingEnded Camsync__V1__Event__AudioDuckingEnded;
+typedef struct Camsync__V1__Event__SecondaryAudioSilenceHintBegan Camsync__V1__Event__SecondaryAudioSilenceHintBegan;
+typedef struct Camsync__V1__Event__SecondaryAudioSilenceHintEnded Camsync__V1__Event__SecondaryAudioSilenceHintEnded;
 typedef struct Camsync__V1__Event__PipRestoreFinished Camsync__V1__Event__PipRestoreFinished;
 
 
@@ -575,6 +585,126 @@ struct  Camsync__V1__Event__PipRestoreUserInterface
 
 
 /*
+ * A1: the app set its audio category and options (as the engine keeps them).
+ */
+struct  Camsync__V1__Event__AudioSessionConfigured
+{
+  ProtobufCMessage base;
+  Camsync__V1__AppRef *app;
+  Camsync__V1__AudioSessionConfiguration *configuration;
+};
+#define CAMSYNC__V1__EVENT__AUDIO_SESSION_CONFIGURED__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&camsync__v1__event__audio_session_configured__descriptor) \
+    , NULL, NULL }
+
+
+/*
+ * A2: the app activated its audio session.
+ */
+struct  Camsync__V1__Event__AudioSessionActivated
+{
+  ProtobufCMessage base;
+  Camsync__V1__AppRef *app;
+};
+#define CAMSYNC__V1__EVENT__AUDIO_SESSION_ACTIVATED__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&camsync__v1__event__audio_session_activated__descriptor) \
+    , NULL }
+
+
+/*
+ * A6: the app deactivated its audio session.
+ */
+struct  Camsync__V1__Event__AudioSessionDeactivated
+{
+  ProtobufCMessage base;
+  Camsync__V1__AppRef *app;
+};
+#define CAMSYNC__V1__EVENT__AUDIO_SESSION_DEACTIVATED__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&camsync__v1__event__audio_session_deactivated__descriptor) \
+    , NULL }
+
+
+/*
+ * A3, A8: the session was interrupted and is inactive.
+ */
+struct  Camsync__V1__Event__AudioInterruptionBegan
+{
+  ProtobufCMessage base;
+  Camsync__V1__AppRef *app;
+  Camsync__V1__AudioInterruptionReason reason;
+};
+#define CAMSYNC__V1__EVENT__AUDIO_INTERRUPTION_BEGAN__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&camsync__v1__event__audio_interruption_began__descriptor) \
+    , NULL, CAMSYNC__V1__AUDIO_INTERRUPTION_REASON__AUDIO_INTERRUPTION_REASON_UNSPECIFIED }
+
+
+/*
+ * A6: the session that interrupted this one ended; the app may reactivate by itself.
+ */
+struct  Camsync__V1__Event__AudioInterruptionEnded
+{
+  ProtobufCMessage base;
+  Camsync__V1__AppRef *app;
+  protobuf_c_boolean should_resume;
+};
+#define CAMSYNC__V1__EVENT__AUDIO_INTERRUPTION_ENDED__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&camsync__v1__event__audio_interruption_ended__descriptor) \
+    , NULL, 0 }
+
+
+/*
+ * A4: another app's active duck_others session lowers this one.
+ */
+struct  Camsync__V1__Event__AudioDuckingBegan
+{
+  ProtobufCMessage base;
+  Camsync__V1__AppRef *app;
+};
+#define CAMSYNC__V1__EVENT__AUDIO_DUCKING_BEGAN__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&camsync__v1__event__audio_ducking_began__descriptor) \
+    , NULL }
+
+
+/*
+ * A4: no other app's session ducks this one any more.
+ */
+struct  Camsync__V1__Event__AudioDuckingEnded
+{
+  ProtobufCMessage base;
+  Camsync__V1__AppRef *app;
+};
+#define CAMSYNC__V1__EVENT__AUDIO_DUCKING_ENDED__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&camsync__v1__event__audio_ducking_ended__descriptor) \
+    , NULL }
+
+
+/*
+ * A5: secondaryAudioShouldBeSilencedHint became true for the app.
+ */
+struct  Camsync__V1__Event__SecondaryAudioSilenceHintBegan
+{
+  ProtobufCMessage base;
+  Camsync__V1__AppRef *app;
+};
+#define CAMSYNC__V1__EVENT__SECONDARY_AUDIO_SILENCE_HINT_BEGAN__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&camsync__v1__event__secondary_audio_silence_hint_began__descriptor) \
+    , NULL }
+
+
+/*
+ * A5: secondaryAudioShouldBeSilencedHint became false for the app.
+ */
+struct  Camsync__V1__Event__SecondaryAudioSilenceHintEnded
+{
+  ProtobufCMessage base;
+  Camsync__V1__AppRef *app;
+};
+#define CAMSYNC__V1__EVENT__SECONDARY_AUDIO_SILENCE_HINT_ENDED__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&camsync__v1__event__secondary_audio_silence_hint_ended__descriptor) \
+    , NULL }
+
+
+/*
  * P6: the restore finished; restored=false when the deadline passed.
  */
 struct  Camsync__V1__Event__PipRestoreFinished
@@ -623,14 +753,23 @@ typedef enum {
   CAMSYNC__V1__EVENT__KIND_PIP_UNSTASHED = 76,
   CAMSYNC__V1__EVENT__KIND_PIP_MOVED = 77,
   CAMSYNC__V1__EVENT__KIND_PIP_RESTORE_USER_INTERFACE = 78,
-  CAMSYNC__V1__EVENT__KIND_PIP_RESTORE_FINISHED = 79
+  CAMSYNC__V1__EVENT__KIND_PIP_RESTORE_FINISHED = 79,
+  CAMSYNC__V1__EVENT__KIND_AUDIO_SESSION_CONFIGURED = 90,
+  CAMSYNC__V1__EVENT__KIND_AUDIO_SESSION_ACTIVATED = 91,
+  CAMSYNC__V1__EVENT__KIND_AUDIO_SESSION_DEACTIVATED = 92,
+  CAMSYNC__V1__EVENT__KIND_AUDIO_INTERRUPTION_BEGAN = 93,
+  CAMSYNC__V1__EVENT__KIND_AUDIO_INTERRUPTION_ENDED = 94,
+  CAMSYNC__V1__EVENT__KIND_AUDIO_DUCKING_BEGAN = 95,
+  CAMSYNC__V1__EVENT__KIND_AUDIO_DUCKING_ENDED = 96,
+  CAMSYNC__V1__EVENT__KIND_SECONDARY_AUDIO_SILENCE_HINT_BEGAN = 97,
+  CAMSYNC__V1__EVENT__KIND_SECONDARY_AUDIO_SILENCE_HINT_ENDED = 98
     PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(CAMSYNC__V1__EVENT__KIND__CASE)
 } Camsync__V1__Event__KindCase;
 
 /*
  * Everything the engine reports. Exactly one case of `kind` must be set. Field numbers are
  * grouped: 1–9 nodes and displays, 10–19 apps and layout, 20–29 sessions, 30–39 grants,
- * 40–49 pressure, 50–59 recording, 60–69 warnings, 70–89 PiP.
+ * 40–49 pressure, 50–59 recording, 60–69 warnings, 70–89 PiP, 90–99 audio sessions.
  */
 struct  Camsync__V1__Event
 {
@@ -671,6 +810,15 @@ struct  Camsync__V1__Event
     Camsync__V1__Event__PipMoved *pip_moved;
     Camsync__V1__Event__PipRestoreUserInterface *pip_restore_user_interface;
     Camsync__V1__Event__PipRestoreFinished *pip_restore_finished;
+    Camsync__V1__Event__AudioSessionConfigured *audio_session_configured;
+    Camsync__V1__Event__AudioSessionActivated *audio_session_activated;
+    Camsync__V1__Event__AudioSessionDeactivated *audio_session_deactivated;
+    Camsync__V1__Event__AudioInterruptionBegan *audio_interruption_began;
+    Camsync__V1__Event__AudioInterruptionEnded *audio_interruption_ended;
+    Camsync__V1__Event__AudioDuckingBegan *audio_ducking_began;
+    Camsync__V1__Event__AudioDuckingEnded *audio_ducking_ended;
+    Camsync__V1__Event__SecondaryAudioSilenceHintBegan *secondary_audio_silence_hint_began;
+    Camsync__V1__Event__SecondaryAudioSilenceHintEnded *secondary_audio_silence_hint_ended;
   };
 };
 #define CAMSYNC__V1__EVENT__INIT \
@@ -777,6 +925,33 @@ void   camsync__v1__event__pip_moved__init
 /* Camsync__V1__Event__PipRestoreUserInterface methods */
 void   camsync__v1__event__pip_restore_user_interface__init
                      (Camsync__V1__Event__PipRestoreUserInterface         *message);
+/* Camsync__V1__Event__AudioSessionConfigured methods */
+void   camsync__v1__event__audio_session_configured__init
+                     (Camsync__V1__Event__AudioSessionConfigured         *message);
+/* Camsync__V1__Event__AudioSessionActivated methods */
+void   camsync__v1__event__audio_session_activated__init
+                     (Camsync__V1__Event__AudioSessionActivated         *message);
+/* Camsync__V1__Event__AudioSessionDeactivated methods */
+void   camsync__v1__event__audio_session_deactivated__init
+                     (Camsync__V1__Event__AudioSessionDeactivated         *message);
+/* Camsync__V1__Event__AudioInterruptionBegan methods */
+void   camsync__v1__event__audio_interruption_began__init
+                     (Camsync__V1__Event__AudioInterruptionBegan         *message);
+/* Camsync__V1__Event__AudioInterruptionEnded methods */
+void   camsync__v1__event__audio_interruption_ended__init
+                     (Camsync__V1__Event__AudioInterruptionEnded         *message);
+/* Camsync__V1__Event__AudioDuckingBegan methods */
+void   camsync__v1__event__audio_ducking_began__init
+                     (Camsync__V1__Event__AudioDuckingBegan         *message);
+/* Camsync__V1__Event__AudioDuckingEnded methods */
+void   camsync__v1__event__audio_ducking_ended__init
+                     (Camsync__V1__Event__AudioDuckingEnded         *message);
+/* Camsync__V1__Event__SecondaryAudioSilenceHintBegan methods */
+void   camsync__v1__event__secondary_audio_silence_hint_began__init
+                     (Camsync__V1__Event__SecondaryAudioSilenceHintBegan         *message);
+/* Camsync__V1__Event__SecondaryAudioSilenceHintEnded methods */
+void   camsync__v1__event__secondary_audio_silence_hint_ended__init
+                     (Camsync__V1__Event__SecondaryAudioSilenceHintEnded         *message);
 /* Camsync__V1__Event__PipRestoreFinished methods */
 void   camsync__v1__event__pip_restore_finished__init
                      (Camsync__V1__Event__PipRestoreFinished         *message);
@@ -900,6 +1075,33 @@ typedef void (*Camsync__V1__Event__PipMoved_Closure)
 typedef void (*Camsync__V1__Event__PipRestoreUserInterface_Closure)
                  (const Camsync__V1__Event__PipRestoreUserInterface *message,
                   void *closure_data);
+typedef void (*Camsync__V1__Event__AudioSessionConfigured_Closure)
+                 (const Camsync__V1__Event__AudioSessionConfigured *message,
+                  void *closure_data);
+typedef void (*Camsync__V1__Event__AudioSessionActivated_Closure)
+                 (const Camsync__V1__Event__AudioSessionActivated *message,
+                  void *closure_data);
+typedef void (*Camsync__V1__Event__AudioSessionDeactivated_Closure)
+                 (const Camsync__V1__Event__AudioSessionDeactivated *message,
+                  void *closure_data);
+typedef void (*Camsync__V1__Event__AudioInterruptionBegan_Closure)
+                 (const Camsync__V1__Event__AudioInterruptionBegan *message,
+                  void *closure_data);
+typedef void (*Camsync__V1__Event__AudioInterruptionEnded_Closure)
+                 (const Camsync__V1__Event__AudioInterruptionEnded *message,
+                  void *closure_data);
+typedef void (*Camsync__V1__Event__AudioDuckingBegan_Closure)
+                 (const Camsync__V1__Event__AudioDuckingBegan *message,
+                  void *closure_data);
+typedef void (*Camsync__V1__Event__AudioDuckingEnded_Closure)
+                 (const Camsync__V1__Event__AudioDuckingEnded *message,
+                  void *closure_data);
+typedef void (*Camsync__V1__Event__SecondaryAudioSilenceHintBegan_Closure)
+                 (const Camsync__V1__Event__SecondaryAudioSilenceHintBegan *message,
+                  void *closure_data);
+typedef void (*Camsync__V1__Event__SecondaryAudioSilenceHintEnded_Closure)
+                 (const Camsync__V1__Event__SecondaryAudioSilenceHintEnded *message,
+                  void *closure_data);
 typedef void (*Camsync__V1__Event__PipRestoreFinished_Closure)
                  (const Camsync__V1__Event__PipRestoreFinished *message,
                   void *closure_data);
@@ -949,6 +1151,15 @@ extern const ProtobufCMessageDescriptor camsync__v1__event__pip_stashed__descrip
 extern const ProtobufCMessageDescriptor camsync__v1__event__pip_unstashed__descriptor;
 extern const ProtobufCMessageDescriptor camsync__v1__event__pip_moved__descriptor;
 extern const ProtobufCMessageDescriptor camsync__v1__event__pip_restore_user_interface__descriptor;
+extern const ProtobufCMessageDescriptor camsync__v1__event__audio_session_configured__descriptor;
+extern const ProtobufCMessageDescriptor camsync__v1__event__audio_session_activated__descriptor;
+extern const ProtobufCMessageDescriptor camsync__v1__event__audio_session_deactivated__descriptor;
+extern const ProtobufCMessageDescriptor camsync__v1__event__audio_interruption_began__descriptor;
+extern const ProtobufCMessageDescriptor camsync__v1__event__audio_interruption_ended__descriptor;
+extern const ProtobufCMessageDescriptor camsync__v1__event__audio_ducking_began__descriptor;
+extern const ProtobufCMessageDescriptor camsync__v1__event__audio_ducking_ended__descriptor;
+extern const ProtobufCMessageDescriptor camsync__v1__event__secondary_audio_silence_hint_began__descriptor;
+extern const ProtobufCMessageDescriptor camsync__v1__event__secondary_audio_silence_hint_ended__descriptor;
 extern const ProtobufCMessageDescriptor camsync__v1__event__pip_restore_finished__descriptor;
 
 PROTOBUF_C__END_DECLS

@@ -111,7 +111,20 @@ typedef enum _Camsync__V1__RejectionCode {
   CAMSYNC__V1__REJECTION_CODE__REJECTION_CODE_NO_PIP_CONTROLLER = 18,
   CAMSYNC__V1__REJECTION_CODE__REJECTION_CODE_PIP_NOT_ACTIVE = 19,
   CAMSYNC__V1__REJECTION_CODE__REJECTION_CODE_INVALID_ARGUMENT = 20,
-  CAMSYNC__V1__REJECTION_CODE__REJECTION_CODE_ILLEGAL_STATE = 21
+  CAMSYNC__V1__REJECTION_CODE__REJECTION_CODE_ILLEGAL_STATE = 21,
+  /*
+   * A1: a category / option pair AVAudioSession refuses.
+   */
+  CAMSYNC__V1__REJECTION_CODE__REJECTION_CODE_INCOMPATIBLE_CATEGORY_OPTIONS = 22,
+  /*
+   * A2: a non-mixable audio activation while the app is not on screen.
+   */
+  CAMSYNC__V1__REJECTION_CODE__REJECTION_CODE_CANNOT_INTERRUPT_OTHERS = 23,
+  /*
+   * A8: audio from background without the audio background mode and a playback /
+   * playAndRecord category.
+   */
+  CAMSYNC__V1__REJECTION_CODE__REJECTION_CODE_CANNOT_START_PLAYING = 24
     PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(CAMSYNC__V1__REJECTION_CODE)
 } Camsync__V1__RejectionCode;
 

@@ -721,7 +721,7 @@ const ProtobufCMessageDescriptor camsync__v1__pip_record__descriptor =
   (ProtobufCMessageInit) camsync__v1__pip_record__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor camsync__v1__app_record__field_descriptors[7] =
+static const ProtobufCFieldDescriptor camsync__v1__app_record__field_descriptors[8] =
 {
   {
     "id",
@@ -807,8 +807,21 @@ static const ProtobufCFieldDescriptor camsync__v1__app_record__field_descriptors
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "audio_session",
+    8,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Camsync__V1__AppRecord, audio_session),
+    &camsync__v1__audio_session_record__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned camsync__v1__app_record__field_indices_by_name[] = {
+  7,   /* field[7] = audio_session */
   0,   /* field[0] = id */
   4,   /* field[4] = memory_footprint_mb */
   6,   /* field[6] = pip */
@@ -820,7 +833,7 @@ static const unsigned camsync__v1__app_record__field_indices_by_name[] = {
 static const ProtobufCIntRange camsync__v1__app_record__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 7 }
+  { 0, 8 }
 };
 const ProtobufCMessageDescriptor camsync__v1__app_record__descriptor =
 {
@@ -830,7 +843,7 @@ const ProtobufCMessageDescriptor camsync__v1__app_record__descriptor =
   "Camsync__V1__AppRecord",
   "camsync.v1",
   sizeof(Camsync__V1__AppRecord),
-  7,
+  8,
   camsync__v1__app_record__field_descriptors,
   camsync__v1__app_record__field_indices_by_name,
   1,  camsync__v1__app_record__number_ranges,

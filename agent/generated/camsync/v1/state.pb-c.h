@@ -15,6 +15,7 @@ PROTOBUF_C__BEGIN_DECLS
 #endif
 
 #include "camsync/v1/app.pb-c.h"
+#include "camsync/v1/audio.pb-c.h"
 #include "camsync/v1/capture.pb-c.h"
 #include "camsync/v1/identifiers.pb-c.h"
 #include "camsync/v1/node.pb-c.h"
@@ -225,6 +226,10 @@ struct  Camsync__V1__AppRecord
    * Present when the app has a PiP controller.
    */
   Camsync__V1__PipRecord *pip;
+  /*
+   * A1–A8: the app's audio session; absent means the declared category, inactive.
+   */
+  Camsync__V1__AudioSessionRecord *audio_session;
   Camsync__V1__AppRecord__RoleCase _role_case;
   union {
     Camsync__V1__Role role;
@@ -232,7 +237,7 @@ struct  Camsync__V1__AppRecord
 };
 #define CAMSYNC__V1__APP_RECORD__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&camsync__v1__app_record__descriptor) \
-    , NULL, NULL, NULL, 0, NULL, NULL, CAMSYNC__V1__APP_RECORD___ROLE__NOT_SET, {0} }
+    , NULL, NULL, NULL, 0, NULL, NULL, NULL, CAMSYNC__V1__APP_RECORD___ROLE__NOT_SET, {0} }
 
 
 /*
