@@ -14,15 +14,19 @@ import ZeroMQ
 final class ClusterFollower: @unchecked Sendable {
     let endpoints: @Sendable () -> (commandEndpoint: String, eventEndpoint: String)?
     let feed: WebFeed
+    /// The follower's own CURVE keys when the coordinator runs with CURVE (an in-process admin key).
+    let curve: ClientCurve?
     let logger: Logger
     private let stopped = ManagedFlag()
     private var thread: Thread?
     /// Silence after which the page shows the coordinator as unreachable.
     static let silenceMilliseconds = 3_000
 
-    init(endpoints: @escaping @Sendable () -> (commandEndpoint: String, eventEndpoint: String)?, feed: WebFeed, logger: Logger) {
+    init(endpoints: @escaping @Sendable () -> (commandEndpoint: String, eventEndpoint: String)?, feed: WebFeed,
+         curve: ClientCurve? = nil, logger: Logger) {
         self.endpoints = endpoints
         self.feed = feed
+        self.curve = curve
         self.logger = logger
     }
 
@@ -56,11 +60,11 @@ final class ClusterFollower: @unchecked Sendable {
         while !stopped.isSet {
             do {
                 if subscriber == nil {
-                    subscriber = try EventSubscriber(context: context, endpoint: eventEndpoint, topics: ["ev.", "hb"])
+                    subscriber = try EventSubscriber(context: context, endpoint: eventEndpoint, topics: ["ev.", "hb"], curve: curve)
                 }
                 if state.wantsSnapshot, state.subscriptionLive {
                     if client == nil {
-                        client = try CoordinatorClient(context: context, endpoint: commandEndpoint)
+                        client = try CoordinatorClient(context: context, endpoint: commandEndpoint, curve: curve)
                     }
                     do {
                         let snapshot = try client!.snapshot(timeoutMilliseconds: 2_000)

@@ -1,3 +1,4 @@
+public import CamsyncClient
 import Foundation
 import Hummingbird
 public import Logging
@@ -15,16 +16,17 @@ public final class ObservationServer: Sendable {
     let follower: ClusterFollower?
 
     /// `follow`: the coordinator's endpoints once bound (nil until then), to serve the web view and the
-    /// cluster gauges; nil on a node.
+    /// cluster gauges; nil on a node. `curve`: the follower's keys at a CURVE coordinator.
     public init(address: HTTPAddress, registry: PrometheusCollectorRegistry,
-                follow: (@Sendable () -> (commandEndpoint: String, eventEndpoint: String)?)? = nil, logger: Logger) {
+                follow: (@Sendable () -> (commandEndpoint: String, eventEndpoint: String)?)? = nil,
+                curve: ClientCurve? = nil, logger: Logger) {
         self.address = address
         self.registry = registry
         self.logger = logger
         if let follow {
             let feed = WebFeed()
             self.feed = feed
-            follower = ClusterFollower(endpoints: follow, feed: feed, logger: logger)
+            follower = ClusterFollower(endpoints: follow, feed: feed, curve: curve, logger: logger)
         } else {
             feed = nil
             follower = nil

@@ -60,4 +60,26 @@ struct MetricsTests {
             }
         }
     }
+
+    @Test("under CURVE the web follower has its own in-process key: gauges and the page follow the cluster")
+    func curveFollower() async throws {
+        let coordinatorHTTP = "127.0.0.1:\(TestTopology.freeTCPPort())"
+        try await withCluster(curve: true, prepare: { cluster in
+            cluster.coordinatorArguments = ["--http", coordinatorHTTP]
+        }) { cluster in
+            try cluster.waitForAgreement()
+            try cluster.act("ipad-1", [.openFullScreen(Apps.call1, trigger: .user)])
+            try cluster.waitForAgreement()
+            let sequence = Double(try cluster.coordinatorState().sequence)
+            var metrics = HTTPScrape.Metrics(text: "")
+            try cluster.waitUntil(timeout: 10, what: "the web follower to reach the coordinator's sequence under CURVE") {
+                metrics = try HTTPScrape.metrics(coordinatorHTTP)
+                return metrics["camsync_web_follower_sequence"] == sequence
+            }
+            #expect(metrics["camsync_nodes_alive"] == 3)
+            #expect(metrics.sum("camsync_bad_frames_total") == 0, "the follower's key is admitted, nothing refused")
+            let page = try HTTPScrape.get("http://\(coordinatorHTTP)/")
+            #expect(page.status == 200)
+        }
+    }
 }

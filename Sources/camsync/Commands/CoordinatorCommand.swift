@@ -1,8 +1,10 @@
 import ArgumentParser
+import CamsyncClient
 import CamsyncCoordinator
 import CamsyncPolicy
 import Foundation
 import Logging
+import ZeroMQ
 
 struct CoordinatorCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -41,7 +43,7 @@ struct CoordinatorCommand: AsyncParsableCommand {
         global.bootstrapLogging()
         let logger = Logger(label: "camsync.coordinator")
         try FileManager.default.createDirectory(atPath: dataDir, withIntermediateDirectories: true)
-        let settings = CoordinatorSettings(
+        var settings = CoordinatorSettings(
             commandEndpoint: commands, eventEndpoint: events, dataDirectory: dataDir,
             durability: JournalDurability(rawValue: durability) ?? .full,
             heartbeatIntervalMilliseconds: heartbeatMs, liveness: liveness, snapshotEvery: snapshotEvery,
@@ -51,10 +53,16 @@ struct CoordinatorCommand: AsyncParsableCommand {
             security: try keys.security())
         // The web follower connects to the bound endpoints (resolved once the coordinator serves).
         let bound = BoundEndpoints()
-        let observation = try http.server(follow: settings.security == nil ? bound.follow : nil, logger: logger)
-        if settings.security != nil, observation != nil {
-            logger.notice("--http with CURVE: /metrics only (the web view and the cluster gauges follow the cluster in lab mode only)")
+        // Under CURVE the follower gets a key pair of its own, made here and admitted as an admin key:
+        // it never leaves this process, and the follower only asks for snapshots and subscribes.
+        var followerCurve: ClientCurve?
+        if let security = settings.security, http.address != nil {
+            let keys = try CurveKeyPair.generate()
+            settings.security?.adminKeys.insert(keys.publicKey)
+            followerCurve = ClientCurve(publicKey: keys.publicKey, secretKey: keys.secretKey,
+                                        serverPublicKey: try CurveKeyPair(secretKey: security.secretKey).publicKey)
         }
+        let observation = try http.server(follow: bound.follow, curve: followerCurve, logger: logger)
         let server = try CoordinatorServer(settings: settings, logger: logger)
         let endpointsFile = self.endpointsFile
         let service = ServerService(name: "coordinator", start: {

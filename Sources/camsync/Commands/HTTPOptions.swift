@@ -1,4 +1,5 @@
 import ArgumentParser
+import CamsyncClient
 import CamsyncWeb
 import Logging
 
@@ -22,9 +23,11 @@ struct HTTPOptions: ParsableArguments {
 
     /// Bootstraps the metrics backend and makes the server, or nil without `--http`. Call before the
     /// daemon creates its metrics.
-    func server(follow: (@Sendable () -> (commandEndpoint: String, eventEndpoint: String)?)? = nil, logger: Logger) throws -> ObservationServer? {
+    func server(follow: (@Sendable () -> (commandEndpoint: String, eventEndpoint: String)?)? = nil,
+                curve: ClientCurve? = nil, logger: Logger) throws -> ObservationServer? {
         guard let address else { return nil }
         let registry = MetricsExport.bootstrap()
-        return ObservationServer(address: try HTTPAddress(parsing: address), registry: registry, follow: follow, logger: logger)
+        return ObservationServer(address: try HTTPAddress(parsing: address), registry: registry, follow: follow, curve: curve,
+                                 logger: logger)
     }
 }
