@@ -71,7 +71,7 @@ let package = Package(
         .target(
             name: "CamsyncCoordinator",
             dependencies: [
-                "ZeroMQ", "CamsyncRuntime", "CamsyncPolicy", "CamsyncWire",
+                "ZeroMQ", "CamsyncRuntime", "CamsyncPolicy", "CamsyncWire", "CamsyncEtcd",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -181,7 +181,7 @@ let package = Package(
         ),
         .testTarget(
             name: "CamsyncEtcdTests",
-            dependencies: ["CamsyncEtcd", "CamsyncLab"],
+            dependencies: ["CamsyncEtcd", "CamsyncLab", "CamsyncCoordinator", "CamsyncPolicy", "CamsyncWire"],
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "CamsyncSoakTests", dependencies: ["CamsyncSoak", "CamsyncPolicy", "CamsyncNode"], swiftSettings: swiftSettings),

@@ -35,6 +35,8 @@ extension EtcdWrite {
             .with { $0.requestPut = .with { $0.key = Data(key.utf8); $0.value = Data(value) } }
         case .delete(let key):
             .with { $0.requestDeleteRange = .with { $0.key = Data(key.utf8) } }
+        case .deleteRange(let start, let end):
+            .with { $0.requestDeleteRange = .with { $0.key = Data(start.utf8); $0.rangeEnd = Data(end.utf8) } }
         }
     }
 }

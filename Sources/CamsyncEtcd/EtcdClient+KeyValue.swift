@@ -19,6 +19,23 @@ extension EtcdClient {
                          more: response.more)
     }
 
+    /// The keys from `start` (inclusive) up to the end of `prefix`'s range, in key order, at most
+    /// `limit` of them (0: no limit): paging through a prefix from a given key.
+    public func range(from start: String, inPrefix prefix: String, limit: Int64 = 0) async throws -> EtcdRange {
+        let request = Etcdserverpb_RangeRequest.with {
+            $0.key = Data(start.utf8)
+            $0.rangeEnd = EtcdKeys.prefixEnd(prefix)
+            $0.limit = limit
+            $0.sortOrder = .ascend
+            $0.sortTarget = .key
+        }
+        let response = try await call("range \(start)…\(prefix)*", retry: .idempotent) { member in
+            try await member.kv.range(request, metadata: metadata, options: unaryOptions)
+        }
+        return EtcdRange(keyValues: response.kvs.map(EtcdKeyValue.init), revision: response.header.revision,
+                         more: response.more)
+    }
+
     /// One key, or nil.
     public func get(_ key: String) async throws -> EtcdKeyValue? {
         let request = Etcdserverpb_RangeRequest.with { $0.key = Data(key.utf8) }

@@ -49,4 +49,6 @@ public struct EtcdWatchEvent: Sendable, Equatable {
 public enum EtcdWrite: Sendable, Equatable {
     case put(key: String, value: [UInt8])
     case delete(key: String)
+    /// Every key from `start` (inclusive) to `end` (exclusive).
+    case deleteRange(from: String, to: String)
 }

@@ -1,0 +1,102 @@
+public import CamsyncEtcd
+import CamsyncPolicy
+import CamsyncWire
+
+/// The command log on etcd (SPEC K6): what an HA leader's shell does with the core's `append`,
+/// `serveReplay` and `writeSnapshot` actions instead of the SQLite journal. Building block of the
+/// HA coordinator (not yet wired into `camsync coordinator`; docs/OPERATIONS.md "etcd").
+///
+/// Layout under `prefix`:
+/// - `log/<last sequence, 20 digits>`: one key per group commit, a `Replay` message holding the
+///   turn's batches as published (so a turn is one put, whatever its size: etcd allows 128
+///   operations per transaction);
+/// - `snapshot`: the newest state snapshot, a `Snapshot` message (sequence, term, state).
+///
+/// Every write is one transaction conditional on `leadership`: a deposed leader writes nothing.
+public struct EtcdCommandLog: Sendable {
+    public let client: EtcdClient
+    public let prefix: String
+
+    public init(client: EtcdClient, prefix: String) {
+        self.client = client
+        self.prefix = prefix
+    }
+
+    var logPrefix: String { "\(prefix)/log/" }
+    var snapshotKey: String { "\(prefix)/snapshot" }
+
+    func logKey(_ sequence: UInt64) -> String {
+        let digits = String(sequence)
+        return logPrefix + String(repeating: "0", count: max(0, 20 - digits.count)) + digits
+    }
+
+    /// Makes one group commit durable, if and only if `leadership` still holds (`EtcdError.notLeader`
+    /// otherwise). Every entry must carry its batch.
+    public func append(_ entries: [JournalEntry], ifLeading leadership: EtcdLeadership) async throws {
+        guard let last = entries.last else { return }
+        var turn = Camsync_V1_Replay()
+        turn.lastSequence = last.sequence
+        for entry in entries {
+            guard let bytes = entry.batch else { throw EtcdCommandLogError("entry \(entry.sequence) has no batch") }
+            turn.batches.append(try Camsync_V1_EventBatch(serializedBytes: bytes))
+        }
+        try await client.commit([.put(key: logKey(last.sequence), value: try turn.serializedBytes())], ifLeading: leadership)
+    }
+
+    /// The published batches after `after`, at most `limit`, in sequence order, as the SQLite
+    /// journal's `batches(after:limit:)` gives them (for `CoordinatorCore.replayReply`).
+    public func batches(after: UInt64, limit: Int) async throws -> [[UInt8]] {
+        var batches: [[UInt8]] = []
+        var start = logKey(after + 1)
+        while batches.count < limit {
+            let page = try await client.range(from: start, inPrefix: logPrefix, limit: 64)
+            for keyValue in page.keyValues {
+                let turn = try Camsync_V1_Replay(serializedBytes: keyValue.value)
+                for batch in turn.batches where batch.sequence > after && batches.count < limit {
+                    batches.append(try batch.serializedBytes())
+                }
+            }
+            guard page.more, let lastKey = page.keyValues.last?.key else { break }
+            start = lastKey + "\0"
+        }
+        return batches
+    }
+
+    /// Every logged command after `after`, as journal entries (recovery, and a standby catching up).
+    public func entries(after: UInt64) async throws -> [JournalEntry] {
+        try await batches(after: after, limit: .max).map { bytes in
+            let batch = try Camsync_V1_EventBatch(serializedBytes: bytes)
+            return JournalEntry(sequence: batch.sequence, term: batch.term, timeMilliseconds: batch.timeMs,
+                                node: batch.originNode.isEmpty ? Envelope.coordinatorSender : batch.originNode,
+                                requestID: batch.originRequestID, command: try batch.command.serializedBytes(), batch: bytes)
+        }
+    }
+
+    /// Writes `snapshot` and drops the log's turns that end more than `keep` commands before it (the
+    /// K5 retry window stays), in one transaction conditional on `leadership`.
+    public func writeSnapshot(_ snapshot: JournalSnapshot, keepingCommands keep: UInt64,
+                              ifLeading leadership: EtcdLeadership) async throws {
+        var message = Camsync_V1_Snapshot()
+        message.sequence = snapshot.sequence
+        message.term = snapshot.term
+        message.state = try Camsync_V1_ClusterState(serializedBytes: snapshot.state)
+        var writes: [EtcdWrite] = [.put(key: snapshotKey, value: try message.serializedBytes())]
+        if snapshot.sequence > keep {
+            writes.append(.deleteRange(from: logPrefix, to: logKey(snapshot.sequence - keep + 1)))
+        }
+        try await client.commit(writes, ifLeading: leadership)
+    }
+
+    /// The newest snapshot, or nil.
+    public func latestSnapshot() async throws -> JournalSnapshot? {
+        guard let keyValue = try await client.get(snapshotKey) else { return nil }
+        let message = try Camsync_V1_Snapshot(serializedBytes: keyValue.value)
+        return JournalSnapshot(sequence: message.sequence, term: message.term, state: try message.state.serializedBytes())
+    }
+}
+
+/// A log record that cannot be written or read back.
+public struct EtcdCommandLogError: Error, CustomStringConvertible {
+    public var description: String
+    init(_ description: String) { self.description = description }
+}

@@ -1,0 +1,83 @@
+import CamsyncCoordinator
+import CamsyncEtcd
+import CamsyncLab
+import CamsyncPolicy
+import CamsyncWire
+import Testing
+
+extension LiveEtcdTests {
+    /// The command log on etcd (SPEC K6, K3, K5): group commits as one conditional transaction,
+    /// replays and recovery reading them back, snapshots compacting the log behind the retry window.
+    @Suite struct CommandLogTests {
+        static let election = "camsync/test/leader"
+
+        /// The log entries the real core produces for `count` registrations (what a leader appends).
+        static func entries(_ count: Int) -> [JournalEntry] {
+            var core = CoordinatorCore(settings: CoordinatorSettings(dataDirectory: ""), term: 7)
+            var entries: [JournalEntry] = []
+            for index in 1...count {
+                let node = NodeID("ipad-\(index)")
+                let registration = NodeRegistration(node: node, attributes: .device(DeviceAttributes(
+                    model: "iPad", osMajor: 17, cameras: [CameraSpec(name: "front", position: .front)], apps: [])))
+                let frame = InboundFrame(frames: [Array(node.rawValue.utf8),
+                    Envelope.request(.registerNode(registration), sender: node.rawValue, requestID: UInt64(index)).serializedBytes()])
+                let time = CoordinatorTime(monotonicMilliseconds: Int64(index), wallMilliseconds: 1_000 + Int64(index))
+                for case .append(let entry) in core.receive(frame, at: time) { entries.append(entry) }
+            }
+            return entries
+        }
+
+        @Test func groupCommitsReadBackAsReplaysAndRecovery() async throws {
+            try await withEtcdCluster { _, client in
+                let lease = try await client.grantLease(ttlSeconds: 5)
+                let leader = try await client.campaign(Self.election, lease: lease, value: Array("coordinator-a"))
+                let log = EtcdCommandLog(client: client, prefix: "camsync/test")
+                let entries = Self.entries(5)
+                // Two turns: 1–3, then 4–5.
+                try await log.append(Array(entries[0..<3]), ifLeading: leader)
+                try await log.append(Array(entries[3...]), ifLeading: leader)
+
+                #expect(try await log.entries(after: 0) == entries, "recovery reads back exactly what was appended")
+                #expect(try await log.batches(after: 2, limit: 2) == entries[2..<4].compactMap(\.batch),
+                        "a replay starts inside a turn and stops at its limit")
+                #expect(try await log.batches(after: 5, limit: 10).isEmpty)
+            }
+        }
+
+        @Test func aDeposedLeaderWritesNothing() async throws {
+            try await withEtcdCluster { _, client in
+                let leaseA = try await client.grantLease(ttlSeconds: 2)
+                let a = try await client.campaign(Self.election, lease: leaseA, value: Array("coordinator-a"))
+                let log = EtcdCommandLog(client: client, prefix: "camsync/test")
+                let entries = Self.entries(2)
+                try await log.append([entries[0]], ifLeading: a)
+                try await client.revoke(leaseA)
+                let leaseB = try await client.grantLease(ttlSeconds: 5)
+                let b = try await client.campaign(Self.election, lease: leaseB, value: Array("coordinator-b"))
+                #expect(b.term > a.term)
+                let refused = await etcdErrorCode { try await log.append([entries[1]], ifLeading: a) }
+                #expect(refused == .notLeader)
+                #expect(try await log.entries(after: 0) == [entries[0]], "the deposed leader's turn is not in the log")
+                try await log.append([entries[1]], ifLeading: b)
+                #expect(try await log.entries(after: 0) == entries)
+            }
+        }
+
+        @Test func aSnapshotCompactsTheLogBehindTheRetryWindow() async throws {
+            try await withEtcdCluster { _, client in
+                let lease = try await client.grantLease(ttlSeconds: 5)
+                let leader = try await client.campaign(Self.election, lease: lease, value: Array("coordinator-a"))
+                let log = EtcdCommandLog(client: client, prefix: "camsync/test")
+                let entries = Self.entries(6)
+                for entry in entries { try await log.append([entry], ifLeading: leader) }
+                #expect(try await log.latestSnapshot() == nil)
+                let state = WireCodec.encode(ClusterState())
+                try await log.writeSnapshot(JournalSnapshot(sequence: 5, term: 7, state: state), keepingCommands: 2,
+                                            ifLeading: leader)
+                #expect(try await log.latestSnapshot() == JournalSnapshot(sequence: 5, term: 7, state: state))
+                #expect(try await log.entries(after: 0).map(\.sequence) == [4, 5, 6],
+                        "turns ending at or before 5 − 2 are dropped; the retry window's commands stay")
+            }
+        }
+    }
+}
