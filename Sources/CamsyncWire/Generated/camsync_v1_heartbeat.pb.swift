@@ -58,6 +58,44 @@ public nonisolated struct Camsync_V1_CoordinatorHeartbeat: Sendable {
   /// likewise treat the coordinator as gone after this many intervals without a heartbeat.
   public var liveness: UInt32 = 0
 
+  /// Who sends it. Set by an HA coordinator (SPEC K6), the leader: a node connected to several
+  /// coordinators' event sockets sends its commands to `coordinator.command_endpoint` of the
+  /// highest term it has seen. Unset for a single (embedded) coordinator.
+  public var coordinator: Camsync_V1_CoordinatorAddress {
+    get {_coordinator ?? Camsync_V1_CoordinatorAddress()}
+    set {_coordinator = newValue}
+  }
+  /// Returns true if `coordinator` has been explicitly set.
+  public var hasCoordinator: Bool {self._coordinator != nil}
+  /// Clears the value of `coordinator`. Subsequent reads from it will return its default value.
+  public mutating func clearCoordinator() {self._coordinator = nil}
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+
+  fileprivate var _coordinator: Camsync_V1_CoordinatorAddress? = nil
+}
+
+/// A coordinator as other processes reach it (SPEC K6): what the leader advertises in its
+/// heartbeats, what a standby names in NOT_LEADER errors, and the value of its etcd election key.
+public nonisolated struct Camsync_V1_CoordinatorAddress: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  /// The coordinator's name (`--name`).
+  public var name: String = String()
+
+  /// Its command (ROUTER) endpoint as nodes should connect to it.
+  public var commandEndpoint: String = String()
+
+  /// Its event (PUB) endpoint.
+  public var eventEndpoint: String = String()
+
+  /// The term it leads in (its etcd leader key's create revision); 0 when not known.
+  public var term: UInt64 = 0
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -99,7 +137,7 @@ nonisolated extension Camsync_V1_NodeHeartbeat: SwiftProtobuf.Message, SwiftProt
 
 nonisolated extension Camsync_V1_CoordinatorHeartbeat: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".CoordinatorHeartbeat"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}term\0\u{3}last_sequence\0\u{3}time_ms\0\u{3}heartbeat_interval_ms\0\u{1}liveness\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}term\0\u{3}last_sequence\0\u{3}time_ms\0\u{3}heartbeat_interval_ms\0\u{1}liveness\0\u{1}coordinator\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -112,12 +150,17 @@ nonisolated extension Camsync_V1_CoordinatorHeartbeat: SwiftProtobuf.Message, Sw
       case 3: try { try decoder.decodeSingularInt64Field(value: &self.timeMs) }()
       case 4: try { try decoder.decodeSingularUInt32Field(value: &self.heartbeatIntervalMs) }()
       case 5: try { try decoder.decodeSingularUInt32Field(value: &self.liveness) }()
+      case 6: try { try decoder.decodeSingularMessageField(value: &self._coordinator) }()
       default: break
       }
     }
   }
 
   public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    // The use of inline closures is to circumvent an issue where the compiler
+    // allocates stack space for every if/case branch local when no optimizations
+    // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
+    // https://github.com/apple/swift-protobuf/issues/1182
     if self.term != 0 {
       try visitor.visitSingularUInt64Field(value: self.term, fieldNumber: 1)
     }
@@ -133,6 +176,9 @@ nonisolated extension Camsync_V1_CoordinatorHeartbeat: SwiftProtobuf.Message, Sw
     if self.liveness != 0 {
       try visitor.visitSingularUInt32Field(value: self.liveness, fieldNumber: 5)
     }
+    try { if let v = self._coordinator {
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 6)
+    } }()
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -142,6 +188,52 @@ nonisolated extension Camsync_V1_CoordinatorHeartbeat: SwiftProtobuf.Message, Sw
     if lhs.timeMs != rhs.timeMs {return false}
     if lhs.heartbeatIntervalMs != rhs.heartbeatIntervalMs {return false}
     if lhs.liveness != rhs.liveness {return false}
+    if lhs._coordinator != rhs._coordinator {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Camsync_V1_CoordinatorAddress: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".CoordinatorAddress"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}name\0\u{3}command_endpoint\0\u{3}event_endpoint\0\u{1}term\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularStringField(value: &self.name) }()
+      case 2: try { try decoder.decodeSingularStringField(value: &self.commandEndpoint) }()
+      case 3: try { try decoder.decodeSingularStringField(value: &self.eventEndpoint) }()
+      case 4: try { try decoder.decodeSingularUInt64Field(value: &self.term) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.name.isEmpty {
+      try visitor.visitSingularStringField(value: self.name, fieldNumber: 1)
+    }
+    if !self.commandEndpoint.isEmpty {
+      try visitor.visitSingularStringField(value: self.commandEndpoint, fieldNumber: 2)
+    }
+    if !self.eventEndpoint.isEmpty {
+      try visitor.visitSingularStringField(value: self.eventEndpoint, fieldNumber: 3)
+    }
+    if self.term != 0 {
+      try visitor.visitSingularUInt64Field(value: self.term, fieldNumber: 4)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Camsync_V1_CoordinatorAddress, rhs: Camsync_V1_CoordinatorAddress) -> Bool {
+    if lhs.name != rhs.name {return false}
+    if lhs.commandEndpoint != rhs.commandEndpoint {return false}
+    if lhs.eventEndpoint != rhs.eventEndpoint {return false}
+    if lhs.term != rhs.term {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

@@ -58,6 +58,12 @@ public nonisolated enum Camsync_V1_ErrorCode: SwiftProtobuf.Enum, Swift.CaseIter
   /// A ReplayRequest asks for batches the journal no longer holds (or the coordinator runs
   /// without a journal): take a snapshot instead.
   case compacted // = 10
+
+  /// This coordinator is not the leader (SPEC K6): a standby, or a leader that could not make a
+  /// turn durable on etcd (lost lease, no quorum) and stopped acknowledging. Nothing was applied.
+  /// Error.leader names the leader when this coordinator knows one; send the request there with
+  /// the same request_id (K5). The message says why (e.g. "etcd has no quorum").
+  case notLeader // = 11
   case UNRECOGNIZED(Int)
 
   public init() {
@@ -77,6 +83,7 @@ public nonisolated enum Camsync_V1_ErrorCode: SwiftProtobuf.Enum, Swift.CaseIter
     case 8: self = .internal
     case 9: self = .unexpectedMessage
     case 10: self = .compacted
+    case 11: self = .notLeader
     default: self = .UNRECOGNIZED(rawValue)
     }
   }
@@ -94,6 +101,7 @@ public nonisolated enum Camsync_V1_ErrorCode: SwiftProtobuf.Enum, Swift.CaseIter
     case .internal: return 8
     case .unexpectedMessage: return 9
     case .compacted: return 10
+    case .notLeader: return 11
     case .UNRECOGNIZED(let i): return i
     }
   }
@@ -111,6 +119,7 @@ public nonisolated enum Camsync_V1_ErrorCode: SwiftProtobuf.Enum, Swift.CaseIter
     .internal,
     .unexpectedMessage,
     .compacted,
+    .notLeader,
   ]
 
 }
@@ -291,9 +300,21 @@ public nonisolated struct Camsync_V1_Error: Sendable {
   /// For PiP start refusals, the failedToStart reason the app sees (P1, P2, P4); else UNSPECIFIED.
   public var pipFailure: Camsync_V1_PipFailureReason = .unspecified
 
+  /// For NOT_LEADER: the leader as this coordinator knows it (unset when none is known).
+  public var leader: Camsync_V1_CoordinatorAddress {
+    get {_leader ?? Camsync_V1_CoordinatorAddress()}
+    set {_leader = newValue}
+  }
+  /// Returns true if `leader` has been explicitly set.
+  public var hasLeader: Bool {self._leader != nil}
+  /// Clears the value of `leader`. Subsequent reads from it will return its default value.
+  public mutating func clearLeader() {self._leader = nil}
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
+
+  fileprivate var _leader: Camsync_V1_CoordinatorAddress? = nil
 }
 
 // MARK: - Code below here is support for the SwiftProtobuf runtime.
@@ -301,7 +322,7 @@ public nonisolated struct Camsync_V1_Error: Sendable {
 fileprivate nonisolated let _protobuf_package = "camsync.v1"
 
 nonisolated extension Camsync_V1_ErrorCode: SwiftProtobuf._ProtoNameProviding {
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0ERROR_CODE_UNSPECIFIED\0\u{1}ERROR_CODE_UNSUPPORTED_VERSION\0\u{1}ERROR_CODE_MALFORMED\0\u{1}ERROR_CODE_UNKNOWN_NODE\0\u{1}ERROR_CODE_FORBIDDEN\0\u{1}ERROR_CODE_REJECTED\0\u{1}ERROR_CODE_NOT_REGISTERED\0\u{1}ERROR_CODE_OVERLOADED\0\u{1}ERROR_CODE_INTERNAL\0\u{1}ERROR_CODE_UNEXPECTED_MESSAGE\0\u{1}ERROR_CODE_COMPACTED\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0ERROR_CODE_UNSPECIFIED\0\u{1}ERROR_CODE_UNSUPPORTED_VERSION\0\u{1}ERROR_CODE_MALFORMED\0\u{1}ERROR_CODE_UNKNOWN_NODE\0\u{1}ERROR_CODE_FORBIDDEN\0\u{1}ERROR_CODE_REJECTED\0\u{1}ERROR_CODE_NOT_REGISTERED\0\u{1}ERROR_CODE_OVERLOADED\0\u{1}ERROR_CODE_INTERNAL\0\u{1}ERROR_CODE_UNEXPECTED_MESSAGE\0\u{1}ERROR_CODE_COMPACTED\0\u{1}ERROR_CODE_NOT_LEADER\0")
 }
 
 nonisolated extension Camsync_V1_RejectionCode: SwiftProtobuf._ProtoNameProviding {
@@ -340,7 +361,7 @@ nonisolated extension Camsync_V1_Ack: SwiftProtobuf.Message, SwiftProtobuf._Mess
 
 nonisolated extension Camsync_V1_Error: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".Error"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}code\0\u{1}message\0\u{1}rejection\0\u{3}pip_failure\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}code\0\u{1}message\0\u{1}rejection\0\u{3}pip_failure\0\u{1}leader\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -352,12 +373,17 @@ nonisolated extension Camsync_V1_Error: SwiftProtobuf.Message, SwiftProtobuf._Me
       case 2: try { try decoder.decodeSingularStringField(value: &self.message) }()
       case 3: try { try decoder.decodeSingularEnumField(value: &self.rejection) }()
       case 4: try { try decoder.decodeSingularEnumField(value: &self.pipFailure) }()
+      case 5: try { try decoder.decodeSingularMessageField(value: &self._leader) }()
       default: break
       }
     }
   }
 
   public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    // The use of inline closures is to circumvent an issue where the compiler
+    // allocates stack space for every if/case branch local when no optimizations
+    // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
+    // https://github.com/apple/swift-protobuf/issues/1182
     if self.code != .unspecified {
       try visitor.visitSingularEnumField(value: self.code, fieldNumber: 1)
     }
@@ -370,6 +396,9 @@ nonisolated extension Camsync_V1_Error: SwiftProtobuf.Message, SwiftProtobuf._Me
     if self.pipFailure != .unspecified {
       try visitor.visitSingularEnumField(value: self.pipFailure, fieldNumber: 4)
     }
+    try { if let v = self._leader {
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 5)
+    } }()
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -378,6 +407,7 @@ nonisolated extension Camsync_V1_Error: SwiftProtobuf.Message, SwiftProtobuf._Me
     if lhs.message != rhs.message {return false}
     if lhs.rejection != rhs.rejection {return false}
     if lhs.pipFailure != rhs.pipFailure {return false}
+    if lhs._leader != rhs._leader {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

@@ -97,6 +97,51 @@ void   camsync__v1__coordinator_heartbeat__free_unpacked
   assert(message->base.descriptor == &camsync__v1__coordinator_heartbeat__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
+void   camsync__v1__coordinator_address__init
+                     (Camsync__V1__CoordinatorAddress         *message)
+{
+  static const Camsync__V1__CoordinatorAddress init_value = CAMSYNC__V1__COORDINATOR_ADDRESS__INIT;
+  *message = init_value;
+}
+size_t camsync__v1__coordinator_address__get_packed_size
+                     (const Camsync__V1__CoordinatorAddress *message)
+{
+  assert(message->base.descriptor == &camsync__v1__coordinator_address__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t camsync__v1__coordinator_address__pack
+                     (const Camsync__V1__CoordinatorAddress *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &camsync__v1__coordinator_address__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t camsync__v1__coordinator_address__pack_to_buffer
+                     (const Camsync__V1__CoordinatorAddress *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &camsync__v1__coordinator_address__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Camsync__V1__CoordinatorAddress *
+       camsync__v1__coordinator_address__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Camsync__V1__CoordinatorAddress *)
+     protobuf_c_message_unpack (&camsync__v1__coordinator_address__descriptor,
+                                allocator, len, data);
+}
+void   camsync__v1__coordinator_address__free_unpacked
+                     (Camsync__V1__CoordinatorAddress *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &camsync__v1__coordinator_address__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
 static const ProtobufCFieldDescriptor camsync__v1__node_heartbeat__field_descriptors[1] =
 {
   {
@@ -135,7 +180,7 @@ const ProtobufCMessageDescriptor camsync__v1__node_heartbeat__descriptor =
   (ProtobufCMessageInit) camsync__v1__node_heartbeat__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor camsync__v1__coordinator_heartbeat__field_descriptors[5] =
+static const ProtobufCFieldDescriptor camsync__v1__coordinator_heartbeat__field_descriptors[6] =
 {
   {
     "term",
@@ -197,8 +242,21 @@ static const ProtobufCFieldDescriptor camsync__v1__coordinator_heartbeat__field_
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "coordinator",
+    6,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Camsync__V1__CoordinatorHeartbeat, coordinator),
+    &camsync__v1__coordinator_address__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned camsync__v1__coordinator_heartbeat__field_indices_by_name[] = {
+  5,   /* field[5] = coordinator */
   3,   /* field[3] = heartbeat_interval_ms */
   1,   /* field[1] = last_sequence */
   4,   /* field[4] = liveness */
@@ -208,7 +266,7 @@ static const unsigned camsync__v1__coordinator_heartbeat__field_indices_by_name[
 static const ProtobufCIntRange camsync__v1__coordinator_heartbeat__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 5 }
+  { 0, 6 }
 };
 const ProtobufCMessageDescriptor camsync__v1__coordinator_heartbeat__descriptor =
 {
@@ -218,10 +276,87 @@ const ProtobufCMessageDescriptor camsync__v1__coordinator_heartbeat__descriptor 
   "Camsync__V1__CoordinatorHeartbeat",
   "camsync.v1",
   sizeof(Camsync__V1__CoordinatorHeartbeat),
-  5,
+  6,
   camsync__v1__coordinator_heartbeat__field_descriptors,
   camsync__v1__coordinator_heartbeat__field_indices_by_name,
   1,  camsync__v1__coordinator_heartbeat__number_ranges,
   (ProtobufCMessageInit) camsync__v1__coordinator_heartbeat__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor camsync__v1__coordinator_address__field_descriptors[4] =
+{
+  {
+    "name",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Camsync__V1__CoordinatorAddress, name),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "command_endpoint",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Camsync__V1__CoordinatorAddress, command_endpoint),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "event_endpoint",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Camsync__V1__CoordinatorAddress, event_endpoint),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "term",
+    4,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT64,
+    0,   /* quantifier_offset */
+    offsetof(Camsync__V1__CoordinatorAddress, term),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned camsync__v1__coordinator_address__field_indices_by_name[] = {
+  1,   /* field[1] = command_endpoint */
+  2,   /* field[2] = event_endpoint */
+  0,   /* field[0] = name */
+  3,   /* field[3] = term */
+};
+static const ProtobufCIntRange camsync__v1__coordinator_address__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 4 }
+};
+const ProtobufCMessageDescriptor camsync__v1__coordinator_address__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "camsync.v1.CoordinatorAddress",
+  "CoordinatorAddress",
+  "Camsync__V1__CoordinatorAddress",
+  "camsync.v1",
+  sizeof(Camsync__V1__CoordinatorAddress),
+  4,
+  camsync__v1__coordinator_address__field_descriptors,
+  camsync__v1__coordinator_address__field_indices_by_name,
+  1,  camsync__v1__coordinator_address__number_ranges,
+  (ProtobufCMessageInit) camsync__v1__coordinator_address__init,
   NULL,NULL,NULL    /* reserved[123] */
 };

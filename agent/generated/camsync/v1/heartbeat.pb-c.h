@@ -17,6 +17,7 @@ PROTOBUF_C__BEGIN_DECLS
 
 typedef struct Camsync__V1__NodeHeartbeat Camsync__V1__NodeHeartbeat;
 typedef struct Camsync__V1__CoordinatorHeartbeat Camsync__V1__CoordinatorHeartbeat;
+typedef struct Camsync__V1__CoordinatorAddress Camsync__V1__CoordinatorAddress;
 
 
 /* --- enums --- */
@@ -63,10 +64,45 @@ struct  Camsync__V1__CoordinatorHeartbeat
    * likewise treat the coordinator as gone after this many intervals without a heartbeat.
    */
   uint32_t liveness;
+  /*
+   * Who sends it. Set by an HA coordinator (SPEC K6), the leader: a node connected to several
+   * coordinators' event sockets sends its commands to `coordinator.command_endpoint` of the
+   * highest term it has seen. Unset for a single (embedded) coordinator.
+   */
+  Camsync__V1__CoordinatorAddress *coordinator;
 };
 #define CAMSYNC__V1__COORDINATOR_HEARTBEAT__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&camsync__v1__coordinator_heartbeat__descriptor) \
-    , 0, 0, 0, 0, 0 }
+    , 0, 0, 0, 0, 0, NULL }
+
+
+/*
+ * A coordinator as other processes reach it (SPEC K6): what the leader advertises in its
+ * heartbeats, what a standby names in NOT_LEADER errors, and the value of its etcd election key.
+ */
+struct  Camsync__V1__CoordinatorAddress
+{
+  ProtobufCMessage base;
+  /*
+   * The coordinator's name (`--name`).
+   */
+  char *name;
+  /*
+   * Its command (ROUTER) endpoint as nodes should connect to it.
+   */
+  char *command_endpoint;
+  /*
+   * Its event (PUB) endpoint.
+   */
+  char *event_endpoint;
+  /*
+   * The term it leads in (its etcd leader key's create revision); 0 when not known.
+   */
+  uint64_t term;
+};
+#define CAMSYNC__V1__COORDINATOR_ADDRESS__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&camsync__v1__coordinator_address__descriptor) \
+    , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0 }
 
 
 /* Camsync__V1__NodeHeartbeat methods */
@@ -107,6 +143,25 @@ Camsync__V1__CoordinatorHeartbeat *
 void   camsync__v1__coordinator_heartbeat__free_unpacked
                      (Camsync__V1__CoordinatorHeartbeat *message,
                       ProtobufCAllocator *allocator);
+/* Camsync__V1__CoordinatorAddress methods */
+void   camsync__v1__coordinator_address__init
+                     (Camsync__V1__CoordinatorAddress         *message);
+size_t camsync__v1__coordinator_address__get_packed_size
+                     (const Camsync__V1__CoordinatorAddress   *message);
+size_t camsync__v1__coordinator_address__pack
+                     (const Camsync__V1__CoordinatorAddress   *message,
+                      uint8_t             *out);
+size_t camsync__v1__coordinator_address__pack_to_buffer
+                     (const Camsync__V1__CoordinatorAddress   *message,
+                      ProtobufCBuffer     *buffer);
+Camsync__V1__CoordinatorAddress *
+       camsync__v1__coordinator_address__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   camsync__v1__coordinator_address__free_unpacked
+                     (Camsync__V1__CoordinatorAddress *message,
+                      ProtobufCAllocator *allocator);
 /* --- per-message closures --- */
 
 typedef void (*Camsync__V1__NodeHeartbeat_Closure)
@@ -114,6 +169,9 @@ typedef void (*Camsync__V1__NodeHeartbeat_Closure)
                   void *closure_data);
 typedef void (*Camsync__V1__CoordinatorHeartbeat_Closure)
                  (const Camsync__V1__CoordinatorHeartbeat *message,
+                  void *closure_data);
+typedef void (*Camsync__V1__CoordinatorAddress_Closure)
+                 (const Camsync__V1__CoordinatorAddress *message,
                   void *closure_data);
 
 /* --- services --- */
@@ -123,6 +181,7 @@ typedef void (*Camsync__V1__CoordinatorHeartbeat_Closure)
 
 extern const ProtobufCMessageDescriptor camsync__v1__node_heartbeat__descriptor;
 extern const ProtobufCMessageDescriptor camsync__v1__coordinator_heartbeat__descriptor;
+extern const ProtobufCMessageDescriptor camsync__v1__coordinator_address__descriptor;
 
 PROTOBUF_C__END_DECLS
 

@@ -135,7 +135,7 @@ const ProtobufCMessageDescriptor camsync__v1__ack__descriptor =
   (ProtobufCMessageInit) camsync__v1__ack__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor camsync__v1__error__field_descriptors[4] =
+static const ProtobufCFieldDescriptor camsync__v1__error__field_descriptors[5] =
 {
   {
     "code",
@@ -185,9 +185,22 @@ static const ProtobufCFieldDescriptor camsync__v1__error__field_descriptors[4] =
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "leader",
+    5,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Camsync__V1__Error, leader),
+    &camsync__v1__coordinator_address__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned camsync__v1__error__field_indices_by_name[] = {
   0,   /* field[0] = code */
+  4,   /* field[4] = leader */
   1,   /* field[1] = message */
   3,   /* field[3] = pip_failure */
   2,   /* field[2] = rejection */
@@ -195,7 +208,7 @@ static const unsigned camsync__v1__error__field_indices_by_name[] = {
 static const ProtobufCIntRange camsync__v1__error__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 4 }
+  { 0, 5 }
 };
 const ProtobufCMessageDescriptor camsync__v1__error__descriptor =
 {
@@ -205,14 +218,14 @@ const ProtobufCMessageDescriptor camsync__v1__error__descriptor =
   "Camsync__V1__Error",
   "camsync.v1",
   sizeof(Camsync__V1__Error),
-  4,
+  5,
   camsync__v1__error__field_descriptors,
   camsync__v1__error__field_indices_by_name,
   1,  camsync__v1__error__number_ranges,
   (ProtobufCMessageInit) camsync__v1__error__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCEnumValue camsync__v1__error_code__enum_values_by_number[11] =
+static const ProtobufCEnumValue camsync__v1__error_code__enum_values_by_number[12] =
 {
   { "ERROR_CODE_UNSPECIFIED", "CAMSYNC__V1__ERROR_CODE__ERROR_CODE_UNSPECIFIED", 0 },
   { "ERROR_CODE_UNSUPPORTED_VERSION", "CAMSYNC__V1__ERROR_CODE__ERROR_CODE_UNSUPPORTED_VERSION", 1 },
@@ -225,16 +238,18 @@ static const ProtobufCEnumValue camsync__v1__error_code__enum_values_by_number[1
   { "ERROR_CODE_INTERNAL", "CAMSYNC__V1__ERROR_CODE__ERROR_CODE_INTERNAL", 8 },
   { "ERROR_CODE_UNEXPECTED_MESSAGE", "CAMSYNC__V1__ERROR_CODE__ERROR_CODE_UNEXPECTED_MESSAGE", 9 },
   { "ERROR_CODE_COMPACTED", "CAMSYNC__V1__ERROR_CODE__ERROR_CODE_COMPACTED", 10 },
+  { "ERROR_CODE_NOT_LEADER", "CAMSYNC__V1__ERROR_CODE__ERROR_CODE_NOT_LEADER", 11 },
 };
 static const ProtobufCIntRange camsync__v1__error_code__value_ranges[] = {
-{0, 0},{0, 11}
+{0, 0},{0, 12}
 };
-static const ProtobufCEnumValueIndex camsync__v1__error_code__enum_values_by_name[11] =
+static const ProtobufCEnumValueIndex camsync__v1__error_code__enum_values_by_name[12] =
 {
   { "ERROR_CODE_COMPACTED", 10 },
   { "ERROR_CODE_FORBIDDEN", 4 },
   { "ERROR_CODE_INTERNAL", 8 },
   { "ERROR_CODE_MALFORMED", 2 },
+  { "ERROR_CODE_NOT_LEADER", 11 },
   { "ERROR_CODE_NOT_REGISTERED", 6 },
   { "ERROR_CODE_OVERLOADED", 7 },
   { "ERROR_CODE_REJECTED", 5 },
@@ -250,9 +265,9 @@ const ProtobufCEnumDescriptor camsync__v1__error_code__descriptor =
   "ErrorCode",
   "Camsync__V1__ErrorCode",
   "camsync.v1",
-  11,
+  12,
   camsync__v1__error_code__enum_values_by_number,
-  11,
+  12,
   camsync__v1__error_code__enum_values_by_name,
   1,
   camsync__v1__error_code__value_ranges,
