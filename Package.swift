@@ -130,7 +130,7 @@ let package = Package(
             name: "camsync",
             dependencies: [
                 "ZeroMQ", "CamsyncPolicy", "CamsyncConfig", "CamsyncWire", "CamsyncCoordinator", "CamsyncNode", "CamsyncClient",
-                "CamsyncVerbs", "CamsyncLab", "CamsyncWeb",
+                "CamsyncVerbs", "CamsyncLab", "CamsyncWeb", "CamsyncEtcd",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),

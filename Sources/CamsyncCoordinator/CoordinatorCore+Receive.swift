@@ -40,6 +40,9 @@ extension CoordinatorCore {
             }
             return counted(actions)
         }
+        if case .standby(let leader, let reason) = role {
+            return counted(notLeaderActions(envelope, reply: identity, leader: leader, reason: reason))
+        }
         noteTraffic(from: sender, at: time.monotonicMilliseconds)
         switch envelope.body {
         case .command(let wire):

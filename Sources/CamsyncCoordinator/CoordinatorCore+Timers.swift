@@ -7,6 +7,7 @@ extension CoordinatorCore {
 
     /// When (monotonic ms) `tick` next has something to do.
     public func nextDeadline(at time: CoordinatorTime) -> Int64 {
+        guard role == .leader else { return time.monotonicMilliseconds + settings.heartbeatIntervalMilliseconds }
         var deadline = nextHeartbeat
         if let liveness = nextLivenessDeadline(graceStart: graceStart) { deadline = min(deadline, liveness) }
         if let (due, _) = engine.nextDeadline() {
@@ -18,6 +19,8 @@ extension CoordinatorCore {
     /// Declares silent nodes dead, runs the engine's due deadlines, and publishes a heartbeat when one is due.
     public mutating func tick(at time: CoordinatorTime) -> [CoordinatorAction] {
         var actions: [CoordinatorAction] = []
+        // A standby decides nothing: no liveness, no engine deadlines, no heartbeats (SPEC K6).
+        guard role == .leader else { return [] }
         for node in silentNodes(at: time.monotonicMilliseconds, graceStart: graceStart) {
             actions += apply(.declareNodeDead(node), from: Envelope.coordinatorSender, requestID: sequence + 1, isAdmin: true,
                              replyTo: nil, at: time)
@@ -34,6 +37,10 @@ extension CoordinatorCore {
             if case .coordinatorHeartbeat(var body)? = heartbeat.body {
                 body.heartbeatIntervalMs = livenessSettings.heartbeatIntervalMs
                 body.liveness = livenessSettings.liveness
+                if var address {
+                    address.term = term
+                    body.coordinator = address
+                }
                 heartbeat.body = .coordinatorHeartbeat(body)
             }
             actions.append(.publish(topic: EventTopic.heartbeat, heartbeat))

@@ -17,7 +17,13 @@ public struct CoordinatorCore: Sendable {
     public let settings: CoordinatorSettings
     public private(set) var engine: PolicyEngine
     public private(set) var sequence: UInt64
-    public let term: UInt64
+    /// The term replies and batches are stamped with: the journal's incarnation count, or in HA
+    /// the etcd leader key's create revision (`becomeLeader(term:…)`).
+    public internal(set) var term: UInt64
+    /// Leader (the only role of an embedded coordinator) or HA standby (SPEC K6).
+    public internal(set) var role: CoordinatorRole = .leader
+    /// How nodes reach this coordinator, advertised in its heartbeats when it leads in HA; nil embedded.
+    public internal(set) var address: Camsync_V1_CoordinatorAddress?
     public internal(set) var counters = CoordinatorCounters()
     /// The last sequence the log holds durably (and that has been published): what replays can serve.
     public internal(set) var committedSequence: UInt64

@@ -1,3 +1,4 @@
+import CamsyncEtcd
 import CamsyncPolicy
 import CamsyncRuntime
 import CamsyncWire
@@ -17,13 +18,21 @@ extension CoordinatorLoop {
             case .append(let entry): pendingEntries.append(entry)
             case .publish(let topic, let envelope): pendingPublications.append((topic, envelope))
             case .serveReplay(let identity, let requestID, let after, let limit):
-                let stored = Result<[[UInt8]], any Error> { try journal.batches(after: after, limit: limit) }
+                let stored = Result<[[UInt8]], any Error> { try commandLog.batches(after: after, limit: limit) }
                 if case .failure(let error) = stored {
                     logger.error("journal read failed", metadata: ["error": "\(error)"])
                 }
                 try execute(core.replayReply(to: identity, after: after, requestID: requestID, stored: stored))
             case .writeSnapshot(let snapshot, let keep):
-                try journal.writeSnapshot(snapshot, keepingCommands: keep)
+                do {
+                    try commandLog.writeSnapshot(snapshot, keepingCommands: keep)
+                } catch where ha != nil {
+                    // HA: a snapshot is an optimisation; only a lost leadership matters here.
+                    logger.warning("snapshot not written to etcd", metadata: ["error": "\(error)"])
+                    if let ha, let etcd = error as? EtcdError, etcd.code == .notLeader {
+                        stepDown(ha, reason: Self.describe(etcd), tellSupervisor: true)
+                    }
+                }
             case .dropConnection(let connection, let delay):
                 routesToDrop.append((connection.descriptor, Clock.monotonicMilliseconds() + delay))
             case .suspendKey(let key, let milliseconds):
@@ -44,8 +53,15 @@ extension CoordinatorLoop {
     func finishTurn() throws {
         let entries = pendingEntries.count
         if entries > 0 {
-            try journal.append(pendingEntries)
-            pendingEntries.removeAll(keepingCapacity: true)
+            do {
+                try commandLog.append(pendingEntries)
+                pendingEntries.removeAll(keepingCapacity: true)
+            } catch where ha != nil {
+                // HA: no ack without a durable log. Nothing of this turn leaves; its requests are
+                // answered NOT_LEADER (retried with the same ids at the next leader, K5).
+                abandonTurn(reason: Self.describe(error))
+                return
+            }
         }
         let afterCommit = core.turnCommitted(entries: entries)
         for (identity, envelope) in pendingReplies {

@@ -17,7 +17,10 @@ final class CoordinatorLoop {
     let publisher: ZMQSocket
     let wake: ZMQSocket
     let zap: ZAPAuthenticator?
-    let journal: Journal
+    /// The SQLite journal, or etcd in HA (`ha.log`).
+    let commandLog: any CommandLog
+    /// HA mode's loop-side state (SPEC K6); nil for an embedded coordinator.
+    let ha: HALoopState?
     let poller = Poller()
     var core: CoordinatorCore
     let metrics = CoordinatorMetrics()
@@ -31,11 +34,23 @@ final class CoordinatorLoop {
     var routesToDrop: [(descriptor: Int32, due: Int64)] = []
     var nextStatsLog: Int64 = 0
 
-    init(settings: CoordinatorSettings, context: ZMQContext, wakeEndpoint: String, logger: Logger) throws {
+    /// `etcd`: HA mode's link to etcd (its log and the supervisor's mailbox); nil = the SQLite journal.
+    init(settings: CoordinatorSettings, context: ZMQContext, wakeEndpoint: String, etcd: HALink?, logger: Logger) throws {
         self.settings = settings
         self.logger = logger
-        journal = try Journal(directory: settings.dataDirectory, durability: settings.durability)
-        core = try CoordinatorRecovery.recover(journal: journal, settings: settings, logger: logger)
+        if let etcd {
+            // A standby until etcd says otherwise; the state comes from etcd once the loop runs.
+            let log = EtcdLogExecutor(log: etcd.log)
+            commandLog = log
+            ha = HALoopState(log: log, mailbox: etcd.mailbox)
+            core = CoordinatorCore(settings: settings, term: 0)
+            core.becomeStandby(reason: "starting: reading the log from etcd")
+        } else {
+            let journal = try Journal(directory: settings.dataDirectory, durability: settings.durability)
+            commandLog = journal
+            ha = nil
+            core = try CoordinatorRecovery.recover(journal: journal, settings: settings, logger: logger)
+        }
 
         if let security = settings.security {
             zap = try ZAPAuthenticator(context: context,
@@ -73,11 +88,17 @@ final class CoordinatorLoop {
         endpoints = .init(command: try router.lastEndpoint, event: try publisher.lastEndpoint)
         poller.register(router, for: .readable)
         poller.register(wake, for: .readable)
+        if let ha {
+            poller.register(fileDescriptor: ha.mailbox.wakeDescriptor, for: .readable)
+            core.becomeStandby(reason: "starting: reading the log from etcd",
+                              address: settings.highAvailability?.address(boundCommand: endpoints.command,
+                                                                          boundEvent: endpoints.event))
+        }
         core.beginServing(at: Self.now())
-        logger.info("coordinator serving", metadata: [
+        logger.info(ha == nil ? "coordinator serving" : "coordinator serving as a standby", metadata: [
             "term": "\(core.term)", "sequence": "\(core.sequence)", "commands": "\(endpoints.command)",
             "events": "\(endpoints.event)", "curve": "\(settings.security != nil)",
-            "journal": "\(settings.durability.rawValue)",
+            "log": "\(ha == nil ? "journal, \(settings.durability.rawValue)" : "etcd")",
         ])
     }
 
@@ -96,9 +117,11 @@ final class CoordinatorLoop {
 
     func run(until shouldStop: () -> Bool) throws {
         while !shouldStop() {
+            if let ha { try followEtcd(ha) }
             let now = Self.now()
             var deadline = core.nextDeadline(at: now)
             if let drop = routesToDrop.map(\.due).min() { deadline = min(deadline, drop) }
+            if let retry = ha?.nextAttempt { deadline = min(deadline, retry) }
             let timeout = max(0, min(deadline - now.monotonicMilliseconds, settings.heartbeatIntervalMilliseconds))
             let ready = try poller.poll(timeoutMs: Int(timeout))
             if ready.contains(where: { $0.socket === wake }) { _ = try wake.receive(dontWait: true) }

@@ -11,7 +11,7 @@ public final class CoordinatorServer: @unchecked Sendable {
     }
 
     public let settings: CoordinatorSettings
-    private let logger: Logger
+    let logger: Logger
     private let loopThread: LoopThread
     private let exitError = Locked<String?>(nil)
 
@@ -23,10 +23,12 @@ public final class CoordinatorServer: @unchecked Sendable {
 
     /// Recovers state from the journal, binds, and starts serving. Returns once serving.
     @discardableResult
-    public func start() throws -> Endpoints {
+    public func start() throws -> Endpoints { try start(etcd: nil) }
+
+    func start(etcd: HALink?) throws -> Endpoints {
         let settings = self.settings, logger = self.logger, context = loopThread.context, exitError = self.exitError
         return try loopThread.start { wake in
-            let loop = try CoordinatorLoop(settings: settings, context: context, wakeEndpoint: wake, logger: logger)
+            let loop = try CoordinatorLoop(settings: settings, context: context, wakeEndpoint: wake, etcd: etcd, logger: logger)
             return (loop.endpoints, { shouldStop in
                 do {
                     try loop.run(until: shouldStop)

@@ -23,6 +23,8 @@ public struct CoordinatorSettings: Sendable {
     public var policy: PolicySettings
     /// CURVE + ZAP, when keys are configured.
     public var security: CoordinatorSecurity?
+    /// HA on etcd (SPEC K6) instead of the SQLite journal in `dataDirectory`; nil = embedded.
+    public var highAvailability: HighAvailabilitySettings?
 
     public init(commandEndpoint: String = "tcp://127.0.0.1:5555", eventEndpoint: String = "tcp://127.0.0.1:5556",
                 dataDirectory: String, durability: JournalDurability = .full,

@@ -4,7 +4,7 @@ import CamsyncWire
 
 /// The command log on etcd (SPEC K6): what an HA leader's shell does with the core's `append`,
 /// `serveReplay` and `writeSnapshot` actions instead of the SQLite journal. Building block of the
-/// HA coordinator (not yet wired into `camsync coordinator`; docs/OPERATIONS.md "etcd").
+/// HA coordinator (`EtcdLogExecutor`; docs/OPERATIONS.md "High availability").
 ///
 /// Layout under `prefix`:
 /// - `log/<last sequence, 20 digits>`: one key per group commit, a `Replay` message holding the
@@ -31,16 +31,31 @@ public struct EtcdCommandLog: Sendable {
     }
 
     /// Makes one group commit durable, if and only if `leadership` still holds (`EtcdError.notLeader`
-    /// otherwise). Every entry must carry its batch.
+    /// otherwise). Every entry must carry its batch. A turn larger than `maximumPutBytes` goes as
+    /// several puts, one transaction each, in order (etcd refuses requests over 1.5 MiB); if one
+    /// fails, the earlier ones are durable but unacknowledged, like a write whose outcome is unknown.
     public func append(_ entries: [JournalEntry], ifLeading leadership: EtcdLeadership) async throws {
-        guard let last = entries.last else { return }
         var turn = Camsync_V1_Replay()
-        turn.lastSequence = last.sequence
+        var bytes = 0
         for entry in entries {
-            guard let bytes = entry.batch else { throw EtcdCommandLogError("entry \(entry.sequence) has no batch") }
-            turn.batches.append(try Camsync_V1_EventBatch(serializedBytes: bytes))
+            guard let batch = entry.batch else { throw EtcdCommandLogError("entry \(entry.sequence) has no batch") }
+            if bytes + batch.count > Self.maximumPutBytes, !turn.batches.isEmpty {
+                try await put(turn, ifLeading: leadership)
+                turn = Camsync_V1_Replay()
+                bytes = 0
+            }
+            turn.batches.append(try Camsync_V1_EventBatch(serializedBytes: batch))
+            turn.lastSequence = entry.sequence
+            bytes += batch.count
         }
-        try await client.commit([.put(key: logKey(last.sequence), value: try turn.serializedBytes())], ifLeading: leadership)
+        if !turn.batches.isEmpty { try await put(turn, ifLeading: leadership) }
+    }
+
+    /// Most bytes of batches in one put (etcd's default request limit is 1.5 MiB).
+    public static let maximumPutBytes = 1 << 20
+
+    private func put(_ turn: Camsync_V1_Replay, ifLeading leadership: EtcdLeadership) async throws {
+        try await client.commit([.put(key: logKey(turn.lastSequence), value: try turn.serializedBytes())], ifLeading: leadership)
     }
 
     /// The published batches after `after`, at most `limit`, in sequence order, as the SQLite
@@ -65,10 +80,7 @@ public struct EtcdCommandLog: Sendable {
     /// Every logged command after `after`, as journal entries (recovery, and a standby catching up).
     public func entries(after: UInt64) async throws -> [JournalEntry] {
         try await batches(after: after, limit: .max).map { bytes in
-            let batch = try Camsync_V1_EventBatch(serializedBytes: bytes)
-            return JournalEntry(sequence: batch.sequence, term: batch.term, timeMilliseconds: batch.timeMs,
-                                node: batch.originNode.isEmpty ? Envelope.coordinatorSender : batch.originNode,
-                                requestID: batch.originRequestID, command: try batch.command.serializedBytes(), batch: bytes)
+            try JournalEntry(publishedBatch: Camsync_V1_EventBatch(serializedBytes: bytes))
         }
     }
 

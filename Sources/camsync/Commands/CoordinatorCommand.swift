@@ -1,9 +1,11 @@
 import ArgumentParser
 import CamsyncClient
 import CamsyncCoordinator
+import CamsyncEtcd
 import CamsyncPolicy
 import Foundation
 import Logging
+import ServiceLifecycle
 import ZeroMQ
 
 struct CoordinatorCommand: AsyncParsableCommand {
@@ -14,10 +16,25 @@ struct CoordinatorCommand: AsyncParsableCommand {
             Binds a ROUTER for commands and a PUB for events, journals every accepted command in
             DATA-DIR/journal.sqlite before acknowledging it, and declares silent nodes dead.
             Example: camsync coordinator --data-dir /var/lib/camsync --commands tcp://0.0.0.0:5555 --events tcp://0.0.0.0:5556
+
+            HA mode (SPEC K6): with --etcd, several coordinators share one etcd cluster; one leads
+            (elected through etcd), the others are standbys that follow the log on etcd and answer
+            NOT_LEADER naming the leader. No journal is kept locally (no --data-dir).
+            Example: camsync coordinator --etcd http://10.0.0.1:2379,http://10.0.0.2:2379,http://10.0.0.3:2379 \
+              --name c1 --commands tcp://0.0.0.0:5555 --events tcp://0.0.0.0:5556 \
+              --advertise-commands tcp://10.0.0.11:5555 --advertise-events tcp://10.0.0.11:5556
             """)
 
     @OptionGroup var global: GlobalOptions
-    @Option(help: "Directory of the journal (created if missing).") var dataDir: String
+    @Option(help: "Directory of the journal (created if missing). Not with --etcd.") var dataDir: String?
+    @Option(help: "HA mode: etcd client URLs, comma-separated (the log and the leadership live there).")
+    var etcd: String?
+    @Option(help: "HA mode: this coordinator's name, unique in the cluster.") var name: String?
+    @Option(help: "HA mode: key prefix on etcd (one per camsync cluster).") var etcdPrefix = "/camsync"
+    @Option(help: "HA mode: etcd lease TTL in seconds (a dead leader is replaced after about this long).")
+    var leaseSeconds: Int64 = 2
+    @Option(help: "HA mode: the command endpoint nodes should use (default: the bound one).") var advertiseCommands = ""
+    @Option(help: "HA mode: the event endpoint nodes should use (default: the bound one).") var advertiseEvents = ""
     @Option(help: "ROUTER endpoint for commands and snapshots.") var commands = "tcp://127.0.0.1:5555"
     @Option(help: "PUB endpoint for events and heartbeats.") var events = "tcp://127.0.0.1:5556"
     @Option(help: "Journal durability: full, normal or off.") var durability = "full"
@@ -37,20 +54,33 @@ struct CoordinatorCommand: AsyncParsableCommand {
             throw ValidationError("--durability must be full, normal or off, not '\(durability)'")
         }
         guard heartbeatMs > 0, liveness > 0 else { throw ValidationError("--heartbeat-ms and --liveness must be positive") }
+        if let etcd {
+            do { _ = try EtcdEndpoint.list(parsing: etcd) } catch { throw ValidationError("--etcd: \(error)") }
+            guard dataDir == nil else { throw ValidationError("--data-dir and --etcd exclude each other: in HA mode the log lives on etcd") }
+            guard let name, !name.isEmpty else { throw ValidationError("--etcd needs --name (unique per coordinator)") }
+            guard leaseSeconds > 0 else { throw ValidationError("--lease-seconds must be positive") }
+        } else if dataDir == nil {
+            throw ValidationError("--data-dir is required (or --etcd for HA mode)")
+        }
     }
 
     func run() async throws {
         global.bootstrapLogging()
         let logger = Logger(label: "camsync.coordinator")
-        try FileManager.default.createDirectory(atPath: dataDir, withIntermediateDirectories: true)
+        if let dataDir { try FileManager.default.createDirectory(atPath: dataDir, withIntermediateDirectories: true) }
         var settings = CoordinatorSettings(
-            commandEndpoint: commands, eventEndpoint: events, dataDirectory: dataDir,
+            commandEndpoint: commands, eventEndpoint: events, dataDirectory: dataDir ?? "",
             durability: JournalDurability(rawValue: durability) ?? .full,
             heartbeatIntervalMilliseconds: heartbeatMs, liveness: liveness, snapshotEvery: snapshotEvery,
             policy: PolicySettings(stageWindowLimitPerScreen: stageWindowLimit,
                                    backgroundMediaMemoryLimitMB: backgroundMediaLimitMb,
                                    pipRestoreDeadlineMilliseconds: pipRestoreDeadlineMs),
             security: try keys.security())
+        if let etcd {
+            settings.highAvailability = HighAvailabilitySettings(
+                etcd: try EtcdEndpoint.list(parsing: etcd), name: name ?? "", prefix: etcdPrefix, leaseSeconds: leaseSeconds,
+                advertisedCommandEndpoint: advertiseCommands, advertisedEventEndpoint: advertiseEvents)
+        }
         // The web follower connects to the bound endpoints (resolved once the coordinator serves).
         let bound = BoundEndpoints()
         // Under CURVE the follower gets a key pair of its own, made here and admitted as an admin key:
@@ -65,11 +95,13 @@ struct CoordinatorCommand: AsyncParsableCommand {
         let observation = try http.server(follow: bound.follow, curve: followerCurve, logger: logger)
         let server = try CoordinatorServer(settings: settings, logger: logger)
         let endpointsFile = self.endpointsFile
-        let service = ServerService(name: "coordinator", start: {
-            let endpoints = try server.start()
+        let serving: @Sendable (CoordinatorServer.Endpoints) throws -> Void = { endpoints in
             bound.set(command: endpoints.command, event: endpoints.event)
             try bound.write(to: endpointsFile)
-        }, stop: { server.stop() })
+        }
+        let service: any Service = settings.highAvailability == nil
+            ? ServerService(name: "coordinator", start: { try serving(try server.start()) }, stop: { server.stop() })
+            : EtcdCoordinatorService(server: server, serving: serving)
         let alongside = observation.map { observation in
             [observation.service { address in
                 logger.info("serving http://\(address)/ (metrics at /metrics)")

@@ -1,0 +1,49 @@
+import CamsyncEtcd
+import Foundation
+import Logging
+
+extension CoordinatorServer {
+    /// HA mode (SPEC K6; `settings.highAvailability` must be set): connects to etcd, starts the loop
+    /// as a standby, calls `onServing` with the bound endpoints, and runs the `LeadershipSupervisor`
+    /// until `until` returns. Then it gives the leadership up (the next coordinator takes over at
+    /// once) and stops the loop.
+    public func runWithEtcd(onServing: @Sendable (Endpoints) throws -> Void,
+                            until: @Sendable () async -> Void) async throws {
+        guard let ha = settings.highAvailability else {
+            throw CoordinatorStartError(message: "HA mode needs etcd endpoints (--etcd)")
+        }
+        let clientSettings = EtcdClient.Settings(requestTimeout: .milliseconds(ha.requestTimeoutMilliseconds))
+        let logger = self.logger
+        try await EtcdClient.with(endpoints: ha.etcd, settings: clientSettings) { client in
+            let mailbox = try HAMailbox()
+            let log = EtcdCommandLog(client: client, prefix: ha.prefix)
+            let endpoints = try start(etcd: HALink(log: log, mailbox: mailbox))
+            let supervisor = LeadershipSupervisor(
+                client: client, log: log, settings: ha,
+                address: ha.address(boundCommand: endpoints.command, boundEvent: endpoints.event),
+                mailbox: mailbox, logger: logger)
+            do {
+                try onServing(endpoints)
+            } catch {
+                await stopOffThread()
+                throw error
+            }
+            let running = Task { await supervisor.run() }
+            await until()
+            running.cancel()
+            await running.value
+            await supervisor.resign()
+            await stopOffThread()
+        }
+    }
+
+    /// `stop()` joins the loop thread, which may be waiting on etcd: not on a task's thread.
+    private func stopOffThread() async {
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            Thread { [self] in
+                stop()
+                done.resume()
+            }.start()
+        }
+    }
+}

@@ -1,0 +1,46 @@
+import CamsyncEtcd
+
+/// The HA loop's command log (SPEC K6): `EtcdCommandLog` driven from the loop thread. Appends and
+/// snapshots are conditional on `leadership` (nil while standby: every write is refused).
+final class EtcdLogExecutor: CommandLog {
+    let log: EtcdCommandLog
+    var leadership: EtcdLeadership?
+
+    init(log: EtcdCommandLog) { self.log = log }
+
+    func append(_ entries: [JournalEntry]) throws {
+        let leadership = try current()
+        let log = self.log
+        try Blocking.run { try await log.append(entries, ifLeading: leadership) }
+    }
+
+    func batches(after sequence: UInt64, limit: Int) throws -> [[UInt8]] {
+        let log = self.log
+        return try Blocking.run { try await log.batches(after: sequence, limit: limit) }
+    }
+
+    func writeSnapshot(_ snapshot: JournalSnapshot, keepingCommands keep: UInt64) throws {
+        let leadership = try current()
+        let log = self.log
+        try Blocking.run { try await log.writeSnapshot(snapshot, keepingCommands: keep, ifLeading: leadership) }
+    }
+
+    /// The newest snapshot and every logged command after it (recovery, a standby catching up).
+    func recover() throws -> (snapshot: JournalSnapshot?, entries: [JournalEntry]) {
+        let log = self.log
+        return try Blocking.run {
+            let snapshot = try await log.latestSnapshot()
+            return (snapshot, try await log.entries(after: 0))
+        }
+    }
+
+    func entries(after sequence: UInt64) throws -> [JournalEntry] {
+        let log = self.log
+        return try Blocking.run { try await log.entries(after: sequence) }
+    }
+
+    private func current() throws -> EtcdLeadership {
+        guard let leadership else { throw EtcdError(.notLeader, "this coordinator does not lead") }
+        return leadership
+    }
+}

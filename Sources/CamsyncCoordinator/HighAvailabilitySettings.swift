@@ -1,0 +1,44 @@
+public import CamsyncEtcd
+public import CamsyncWire
+
+/// HA mode (SPEC K6): the command log and leadership live on etcd (docs/OPERATIONS.md "High
+/// availability"). Every coordinator of a cluster uses the same `prefix` and the same etcd cluster.
+public struct HighAvailabilitySettings: Sendable {
+    public var etcd: [EtcdEndpoint]
+    /// This coordinator's name (unique in the cluster; shown to nodes and in NOT_LEADER errors).
+    public var name: String
+    /// Key prefix on etcd: `<prefix>/log/…`, `<prefix>/snapshot`, `<prefix>/leader/…` (the election).
+    public var prefix: String
+    /// Lease TTL in seconds (etcd raises it to its minimum, 1.5 × its election timeout): how long a
+    /// dead leader keeps the leadership, so the main part of the failover time.
+    public var leaseSeconds: Int64
+    /// Deadline of each etcd request (a commit that takes longer fails: not acknowledged).
+    public var requestTimeoutMilliseconds: Int64
+    /// Endpoints as nodes reach them; empty fields are filled with the bound endpoints.
+    public var advertisedCommandEndpoint: String
+    public var advertisedEventEndpoint: String
+
+    public init(etcd: [EtcdEndpoint], name: String, prefix: String = "/camsync", leaseSeconds: Int64 = 2,
+                requestTimeoutMilliseconds: Int64 = 2_000, advertisedCommandEndpoint: String = "",
+                advertisedEventEndpoint: String = "") {
+        self.etcd = etcd
+        self.name = name
+        self.prefix = prefix
+        self.leaseSeconds = leaseSeconds
+        self.requestTimeoutMilliseconds = requestTimeoutMilliseconds
+        self.advertisedCommandEndpoint = advertisedCommandEndpoint
+        self.advertisedEventEndpoint = advertisedEventEndpoint
+    }
+
+    /// The election's key prefix.
+    public var election: String { "\(prefix)/leader" }
+
+    /// What this coordinator advertises, given the endpoints it bound.
+    func address(boundCommand: String, boundEvent: String) -> Camsync_V1_CoordinatorAddress {
+        var address = Camsync_V1_CoordinatorAddress()
+        address.name = name
+        address.commandEndpoint = advertisedCommandEndpoint.isEmpty ? boundCommand : advertisedCommandEndpoint
+        address.eventEndpoint = advertisedEventEndpoint.isEmpty ? boundEvent : advertisedEventEndpoint
+        return address
+    }
+}

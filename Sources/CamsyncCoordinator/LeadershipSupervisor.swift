@@ -1,0 +1,130 @@
+import CamsyncEtcd
+import CamsyncRuntime
+import CamsyncWire
+import Logging
+import ZeroMQ
+
+/// The etcd side of an HA coordinator (SPEC K6), as tasks beside the loop thread:
+/// - candidacy: a lease kept alive, a campaign on the election key whose value is this
+///   coordinator's address; a win is posted to the loop, and the leadership is given up (lease
+///   revoked, a new candidacy begun) when the lease is lost or the loop steps down;
+/// - the leader as etcd shows it (`observe`), for NOT_LEADER answers;
+/// - the log as it grows (`watch`), which standbys apply through their engine.
+/// All decisions about state stay in the loop; this only talks to etcd and posts news.
+struct LeadershipSupervisor: Sendable {
+    let client: EtcdClient
+    let log: EtcdCommandLog
+    let settings: HighAvailabilitySettings
+    let address: Camsync_V1_CoordinatorAddress
+    let mailbox: HAMailbox
+    let logger: Logger
+    /// The lease of the candidacy under way (revoked by `resign()` at shutdown).
+    let lease = Locked<EtcdLease?>(nil)
+
+    /// Gives up the candidacy at once (graceful shutdown): the leader key goes, the next candidate
+    /// leads without waiting for the TTL.
+    func resign() async {
+        guard let current = lease.withLock({ $0 }) else { return }
+        try? await client.revoke(current)
+    }
+
+    /// Runs until cancelled.
+    func run() async {
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await retrying("watch the log") { try await followLog() } }
+            group.addTask { await retrying("observe the leader") { try await observeLeader() } }
+            group.addTask { await retrying("candidacy") { try await candidacy() } }
+            await group.waitForAll()
+        }
+    }
+
+    /// Runs `body` again after each failure (with a short pause) until cancelled.
+    private func retrying(_ what: String, _ body: () async throws -> Void) async {
+        while !Task.isCancelled {
+            do {
+                try await body()
+            } catch is CancellationError {
+                return
+            } catch {
+                if Task.isCancelled { return }
+                logger.warning("etcd: \(what) failed; retrying", metadata: ["error": "\(error)"])
+                if let etcd = error as? EtcdError, etcd.code == .noQuorum || etcd.code == .unavailable {
+                    mailbox.post(.trouble(etcd.code == .noQuorum ? "etcd has no quorum" : "etcd cannot be reached"))
+                }
+            }
+            try? await Task.sleep(for: .milliseconds(200))
+        }
+    }
+
+    /// One candidacy: lease, campaign, lead until the lease is lost or the loop steps down; then
+    /// the lease is revoked (the leader key goes with it) so that the next candidate can win.
+    private func candidacy() async throws {
+        let lease = try await client.grantLease(ttlSeconds: settings.leaseSeconds)
+        self.lease.withLock { $0 = lease }
+        let stepDownsBefore = mailbox.stepDownCount
+        let client = self.client
+        // Whatever ends the candidacy (lost lease, step-down, shutdown), the lease goes, and the leader
+        // key with it: the next candidate need not wait for the TTL. Not cancelled with this task.
+        defer { Task { try? await client.revoke(lease) } }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await keepAlive(lease) }
+            group.addTask {
+                let leadership = try await client.campaign(settings.election, lease: lease,
+                                                           value: try address.serializedBytes())
+                logger.info("won the election", metadata: ["term": "\(leadership.term)", "lease": "\(lease.hex)"])
+                mailbox.post(.won(leadership))
+                while mailbox.stepDownCount == stepDownsBefore {
+                    try await Task.sleep(for: .milliseconds(20))
+                }
+                throw LeadershipEnded.steppedDown
+            }
+            defer { group.cancelAll() }
+            try await group.next()
+        }
+    }
+
+    /// Renews `lease` every third of its TTL and tells the loop until when it is known to live.
+    /// Throws when etcd says it is gone, or when no renewal succeeded within the TTL.
+    private func keepAlive(_ lease: EtcdLease) async throws {
+        let ttl = lease.ttlSeconds * 1000
+        mailbox.leaseValidUntil = Clock.monotonicMilliseconds() + ttl
+        while true {
+            let sent = Clock.monotonicMilliseconds()
+            do {
+                try await client.renew(lease)
+                mailbox.leaseValidUntil = sent + ttl
+            } catch let error as EtcdError where error.code != .leaseExpired {
+                if Clock.monotonicMilliseconds() >= mailbox.leaseValidUntil {
+                    mailbox.post(.leaseLost("lease not renewed within its TTL: \(error)"))
+                    throw error
+                }
+            } catch {
+                mailbox.post(.leaseLost("\(error)"))
+                throw error
+            }
+            try await Task.sleep(for: .milliseconds(ttl / 3))
+        }
+    }
+
+    private func observeLeader() async throws {
+        try await client.observe(settings.election) { leader in
+            var address = try Camsync_V1_CoordinatorAddress(serializedBytes: leader.value)
+            address.term = UInt64(leader.term)
+            mailbox.post(.leader(address))
+            return true
+        }
+    }
+
+    /// Every turn put under the log prefix from now on. The loop applies what continues its
+    /// sequence and rebuilds from etcd on a gap, so a watch restarted "from now" loses nothing.
+    private func followLog() async throws {
+        try await client.watch(prefix: log.logPrefix, from: 0) { events in
+            for event in events where event.kind == .put {
+                mailbox.post(.logTurn(try Camsync_V1_Replay(serializedBytes: event.keyValue.value)))
+            }
+            return true
+        }
+    }
+
+    enum LeadershipEnded: Error { case steppedDown }
+}
