@@ -33,17 +33,22 @@ public struct Refusal: Error, Equatable, Sendable, CustomStringConvertible {
     public var code: Camsync_V1_ErrorCode
     public var message: String
     public var rejection: Rejection?
+    /// With `ERROR_CODE_NOT_LEADER` from a standby (SPEC K6): the leader it knows of.
+    public var leader: Camsync_V1_CoordinatorAddress?
 
-    public init(code: Camsync_V1_ErrorCode, message: String, rejection: Rejection? = nil) {
+    public init(code: Camsync_V1_ErrorCode, message: String, rejection: Rejection? = nil,
+                leader: Camsync_V1_CoordinatorAddress? = nil) {
         self.code = code
         self.message = message
         self.rejection = rejection
+        self.leader = leader
     }
 
     /// The refusal an error reply carries (a REJECTED reply whose rejection this client does not know
     /// keeps its code and message).
     public init(_ error: Camsync_V1_Error) {
-        self.init(code: error.code, message: error.message, rejection: try? Rejection(wire: error))
+        self.init(code: error.code, message: error.message, rejection: try? Rejection(wire: error),
+                  leader: error.hasLeader ? error.leader : nil)
     }
 
     /// The names a refusal answers to (scenario files' `expect_refusal`): the error code's, the

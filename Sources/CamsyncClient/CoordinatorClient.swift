@@ -7,6 +7,8 @@ public import ZeroMQ
 public final class CoordinatorClient {
     public let sender: String
     private let requests: RequestSocket
+    /// The endpoint this client talks to.
+    public var endpoint: String { requests.endpoint }
 
     /// `routingID`: the DEALER's ZMQ_ROUTING_ID. A client with a node's CURVE key must set it to that
     /// node's id (docs/PROTOCOL.md "Routing id"); admin clients may leave it to libzmq.

@@ -6,7 +6,8 @@ public final class EventSubscriber {
     private let socket: ZMQSocket
     private let poller = Poller()
 
-    /// `topics`: prefixes to subscribe to; the default is everything (`ev.` and `hb`).
+    /// `topics`: prefixes to subscribe to; the default is everything (`ev.` and `hb`). `endpoint` may be
+    /// a comma-separated list (every coordinator of an HA cluster: only the leader publishes).
     public init(context: ZMQContext, endpoint: String, topics: [String] = ["ev.", "hb"], curve: ClientCurve? = nil) throws {
         socket = try ZMQSocket(context, .sub)
         try socket.set([.linger(milliseconds: 0), .receiveHighWaterMark(1_000_000), .maxMessageSize(256 << 20)])
@@ -15,7 +16,7 @@ public final class EventSubscriber {
                             .curveSecretKey(curve.secretKey)])
         }
         for topic in topics { try socket.set(.subscribe(Array(topic.utf8))) }
-        try socket.connect(endpoint)
+        for one in endpoint.split(separator: ",") { try socket.connect(String(one)) }
         poller.register(socket, for: .readable)
     }
 

@@ -7,6 +7,11 @@ import Glibc
 public struct CommandResult: Sendable {
     public var status: Int32
     public var output: String
+
+    public init(status: Int32, output: String) {
+        self.status = status
+        self.output = output
+    }
 }
 
 /// Runs `executable` to completion, draining its output while it runs; SIGKILLs it after `timeout`

@@ -48,3 +48,14 @@ public enum LoopbackPorts {
         return Int(UInt16(bigEndian: address.sin_port))
     }
 }
+
+/// Processes placed in a network namespace (the lab's hosts, deploy/netns): `ip netns exec HOST`.
+public enum NetworkNamespace {
+    /// The executable and arguments that run `executable arguments` in namespace `host` (as is
+    /// when `host` is nil or empty). `ip netns exec` execs the command: the pid is the command's.
+    public static func command(in host: String?, executable: String, arguments: [String]) -> (String, [String]) {
+        guard let host, !host.isEmpty else { return (executable, arguments) }
+        let ip = FileManager.default.fileExists(atPath: "/usr/sbin/ip") ? "/usr/sbin/ip" : "/sbin/ip"
+        return (ip, ["netns", "exec", host, executable] + arguments)
+    }
+}

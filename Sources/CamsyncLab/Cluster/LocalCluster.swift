@@ -11,13 +11,24 @@ import Glibc
 /// Runs a topology's processes on this machine: one `camsync coordinator` and one `camsync node`
 /// per node, each with its own log and pid file under the run directory. Used by `cluster up`,
 /// `demo`, `ctl scenario run --local`, the benchmarks, the soak and the integration tests.
+/// An HA topology (SPEC K6; `etcd:` + `coordinators:`) also starts its etcd members (`EtcdCluster`,
+/// kept in the run directory) and one `camsync coordinator --etcd` per coordinator; nodes get every
+/// coordinator's endpoints as comma lists, and clients here reach the leader (`LeaderFollowing`).
 public final class LocalCluster: @unchecked Sendable {
     public let topology: Topology
     public let runDirectory: String
     public let executable: String
     public let keys: ClusterKeys?
+    /// The coordinator (single mode).
     public private(set) var coordinator: ManagedProcess?
+    /// HA mode: the coordinators started here, by name.
+    public private(set) var coordinators: [String: ManagedProcess] = [:]
+    /// HA mode with `etcd.members`: the etcd members (in the run directory), once `startEtcd()` ran.
+    public private(set) var etcd: EtcdCluster?
     public private(set) var nodes: [String: ManagedProcess] = [:]
+    /// Which coordinators (by name) a node is given, when not all of them (tests: a node that
+    /// reaches only one coordinator; stale lists). Default: every coordinator.
+    public var nodeCoordinators: [String: [String]] = [:]
     /// Extra arguments for the coordinator (benchmarks: `--durability off`, …).
     public var coordinatorArguments: [String] = []
     /// Extra arguments for one node's `camsync node` (tests: `--http`, …).
@@ -58,12 +69,38 @@ public final class LocalCluster: @unchecked Sendable {
         let dir = topology.coordinator.dataDir ?? "data"
         return dir.hasPrefix("/") ? dir : "\(runDirectory)/\(dir)"
     }
-    /// Where nodes reach the coordinator.
-    public var commandEndpoint: String { topology.coordinator.commands }
-    public var eventEndpoint: String { topology.coordinator.events }
-    /// Where clients on this machine reach it (the local endpoints when the topology has them).
-    public var localCommandEndpoint: String { topology.coordinator.localCommands ?? commandEndpoint }
-    public var localEventEndpoint: String { topology.coordinator.localEvents ?? eventEndpoint }
+    /// Where nodes reach the coordinator (HA: every coordinator, comma-separated).
+    public var commandEndpoint: String { topology.allCoordinators.map(\.commands).joined(separator: ",") }
+    public var eventEndpoint: String { topology.allCoordinators.map(\.events).joined(separator: ",") }
+    /// Where clients on this machine reach it (the local endpoints when the topology has them; HA:
+    /// the first coordinator's, see `leaderCommandEndpoint()`).
+    public var localCommandEndpoint: String { Self.localCommands(topology.coordinator) }
+    /// Every coordinator's event endpoint reachable from here, comma-separated (a SUB connects to all;
+    /// only the leader publishes).
+    public var localEventEndpoint: String {
+        topology.allCoordinators.map { $0.localEvents ?? $0.events }.joined(separator: ",")
+    }
+    /// Every coordinator's command endpoint reachable from here, in topology order.
+    public var localCommandEndpoints: [String] { topology.allCoordinators.map(Self.localCommands) }
+
+    public static func localCommands(_ coordinator: Topology.Coordinator) -> String { coordinator.localCommands ?? coordinator.commands }
+
+    /// Where a client here reaches a coordinator an HA standby names as the leader: that coordinator's
+    /// local endpoint when the topology knows its name, else the endpoint it advertises.
+    public static func reach(_ topology: Topology) -> (Camsync_V1_CoordinatorAddress) -> String {
+        { leader in
+            topology.allCoordinators.first { $0.name == leader.name }.map(localCommands) ?? leader.commandEndpoint
+        }
+    }
+
+    /// The client URLs of the topology's etcd: the members started here, or its `endpoints`.
+    public var etcdEndpoints: [String] {
+        if let etcd { return etcd.members.map(\.clientURL) }
+        return topology.etcd?.endpoints ?? []
+    }
+
+    /// The etcd key prefix of this cluster (`etcd.prefix`, default `/camsync/NAME`).
+    public var etcdPrefix: String { topology.etcd?.prefix ?? "/camsync/\(topology.name)" }
 
     public func controlEndpoint(_ node: String) -> String {
         topology.nodes.first { $0.id == node }?.control ?? "ipc://\(runDirectory)/\(node).sock"
@@ -77,37 +114,86 @@ public final class LocalCluster: @unchecked Sendable {
     // MARK: Processes
 
     private func launch(_ name: String, host: String?, arguments: [String], executable: String? = nil) throws -> ManagedProcess {
-        var executable = executable ?? self.executable
-        var arguments = arguments
-        if let host, !host.isEmpty {
-            arguments = ["netns", "exec", host, executable] + arguments
-            executable = "/usr/sbin/ip"
-            if !FileManager.default.fileExists(atPath: executable) { executable = "/sbin/ip" }
-        }
+        let (executable, arguments) = NetworkNamespace.command(in: host, executable: executable ?? self.executable,
+                                                               arguments: arguments)
         let process = try ManagedProcess(name: name, executable: executable, arguments: arguments, logPath: logPath(name))
         process.killsOnDeinit = stopsProcessesOnDeinit
         try "\(process.pid)\n".write(toFile: pidPath(name), atomically: true, encoding: .utf8)
         return process
     }
 
+    /// Starts the coordinator (single mode), or every HA coordinator that is not running yet.
     public func startCoordinator() throws {
-        let c = topology.coordinator, s = topology.settings
-        var arguments = [
+        if topology.isHighAvailability {
+            for c in topology.allCoordinators where coordinators[topology.processName(c)]?.isRunning != true {
+                try startCoordinator(named: topology.processName(c))
+            }
+            return
+        }
+        let c = topology.coordinator
+        let arguments = [
             "coordinator", "--data-dir", dataDirectory,
             "--commands", ([c.bindCommands ?? c.commands] + [c.localCommands].compactMap { $0 }).joined(separator: ","),
             "--events", ([c.bindEvents ?? c.events] + [c.localEvents].compactMap { $0 }).joined(separator: ","),
             "--durability", c.durability ?? "full",
-            "--heartbeat-ms", "\(s?.heartbeatMs ?? 500)", "--liveness", "\(s?.liveness ?? 3)",
         ]
+        coordinator = try launch("coordinator", host: c.host, arguments: arguments + commonCoordinatorArguments() + coordinatorArguments)
+        coordinators["coordinator"] = coordinator
+    }
+
+    /// Starts the HA coordinator `name` (etcd must be up: `startEtcd()`).
+    public func startCoordinator(named name: String) throws {
+        guard let ha = topology.etcd, let c = topology.allCoordinators.first(where: { topology.processName($0) == name }) else {
+            throw TopologyError(message: "no HA coordinator '\(name)' in topology '\(topology.name)'")
+        }
+        guard !etcdEndpoints.isEmpty else { throw TopologyError(message: "start etcd before the coordinators (startEtcd)") }
+        let arguments = [
+            "coordinator", "--etcd", etcdEndpoints.joined(separator: ","), "--name", name, "--etcd-prefix", etcdPrefix,
+            "--lease-seconds", "\(ha.leaseSeconds ?? 2)",
+            "--commands", ([c.bindCommands ?? c.commands] + [c.localCommands].compactMap { $0 }).joined(separator: ","),
+            "--events", ([c.bindEvents ?? c.events] + [c.localEvents].compactMap { $0 }).joined(separator: ","),
+            "--advertise-commands", c.commands, "--advertise-events", c.events,
+        ]
+        coordinators[name] = try launch(name, host: c.host, arguments: arguments + commonCoordinatorArguments() + coordinatorArguments)
+    }
+
+    /// Starts the etcd members of an HA topology with `etcd.members` that are not running (kept in
+    /// the run directory: `etcd-N.pid`, `.log`, `.data`, and `etcd-members.json` with their ports),
+    /// and waits until each reports healthy. Nothing to do for `etcd.endpoints` or single mode.
+    public func startEtcd(timeout: Double = 30) throws {
+        guard let section = topology.etcd, let size = section.members else { return }
+        var timing = EtcdCluster.Timing()
+        if let v = section.heartbeatMs { timing.heartbeatMilliseconds = v }
+        if let v = section.electionTimeoutMs { timing.electionTimeoutMilliseconds = v }
+        let cluster = try EtcdCluster.open(directory: runDirectory, size: size,
+                                           placements: section.memberHosts?.map { .init(host: $0.host, address: $0.address) },
+                                           timing: timing)
+        cluster.stopsMembersOnDeinit = stopsProcessesOnDeinit
+        etcd = cluster
+        try cluster.waitUntilServing(timeout: timeout)
+    }
+
+    private func commonCoordinatorArguments() -> [String] {
+        let s = topology.settings
+        var arguments = ["--heartbeat-ms", "\(s?.heartbeatMs ?? 500)", "--liveness", "\(s?.liveness ?? 3)"]
         if let v = s?.stageWindowLimit { arguments += ["--stage-window-limit", "\(v)"] }
         if let v = s?.backgroundMediaLimitMb { arguments += ["--background-media-limit-mb", "\(v)"] }
         if let v = s?.pipRestoreDeadlineMs { arguments += ["--pip-restore-deadline-ms", "\(v)"] }
         if let v = s?.snapshotEvery { arguments += ["--snapshot-every", "\(v)"] }
         if let keys {
+            // HA: every coordinator serves with the same key pair (nodes know one server key).
             arguments += ["--secret-key", keys.path("coordinator.key"), "--node-keys", keys.path("nodes.txt"),
                           "--admin-keys", keys.path("admin.pub")]
         }
-        coordinator = try launch("coordinator", host: c.host, arguments: arguments + coordinatorArguments)
+        return arguments
+    }
+
+    /// The command and event endpoints a node is given: every coordinator's (comma lists), or the
+    /// ones `nodeCoordinators` names for it.
+    public func coordinatorEndpoints(for node: String) -> (commands: String, events: String) {
+        var chosen = topology.allCoordinators
+        if let names = nodeCoordinators[node] { chosen = chosen.filter { names.contains($0.name ?? "") } }
+        return (chosen.map(\.commands).joined(separator: ","), chosen.map(\.events).joined(separator: ","))
     }
 
     public func startNode(_ id: String) throws {
@@ -116,8 +202,9 @@ public final class LocalCluster: @unchecked Sendable {
         }
         let s = topology.settings
         let isAgent = node.config.agent == "c"
+        let endpoints = coordinatorEndpoints(for: id)
         var arguments = [
-            "--config", configPath(id), "--coordinator", commandEndpoint, "--events", eventEndpoint,
+            "--config", configPath(id), "--coordinator", endpoints.commands, "--events", endpoints.events,
             "--control", controlEndpoint(id), "--heartbeat-ms", "\(s?.heartbeatMs ?? 500)", "--liveness", "\(s?.liveness ?? 3)",
         ]
         if let keys {
@@ -140,9 +227,14 @@ public final class LocalCluster: @unchecked Sendable {
     @discardableResult
     public func startMissing(timeout: Double = 30, progress: ((String) -> Void)? = nil) throws -> [String] {
         var started: [String] = []
-        if runRecord.entry("coordinator")?.alive != true {
-            try startCoordinator()
-            started.append("coordinator")
+        if topology.etcd?.members != nil {
+            let before = Set(topology.etcdMemberNames.filter { runRecord.entry($0)?.alive == true })
+            try startEtcd()
+            started += topology.etcdMemberNames.filter { !before.contains($0) }
+        }
+        for name in topology.coordinatorProcessNames where runRecord.entry(name)?.alive != true {
+            if topology.isHighAvailability { try startCoordinator(named: name) } else { try startCoordinator() }
+            started.append(name)
         }
         for node in topology.nodes where runRecord.entry(node.id)?.alive != true {
             try startNode(node.id)
@@ -154,6 +246,7 @@ public final class LocalCluster: @unchecked Sendable {
 
     /// Starts everything and waits until every node has joined and synced.
     public func start(timeout: Double = 30, progress: ((String) -> Void)? = nil) throws {
+        try startEtcd()
         try startCoordinator()
         for node in topology.nodes { try startNode(node.id) }
         try waitUntilJoined(timeout: timeout, progress: progress)
@@ -170,24 +263,54 @@ public final class LocalCluster: @unchecked Sendable {
         if signal == SIGKILL { _ = coordinator?.wait(timeout: 5) }
     }
 
-    /// Stops every process: nodes first, then the coordinator (SIGTERM, SIGKILL after `grace`).
+    /// Sends `signal` to the HA coordinator `name`.
+    public func signalCoordinator(named name: String, _ signal: Int32) {
+        coordinators[name]?.signal(signal)
+        if signal == SIGKILL { _ = coordinators[name]?.wait(timeout: 5) }
+    }
+
+    /// Stops every process: nodes first, then the coordinators, then etcd's members (SIGTERM, SIGKILL after `grace`).
     public func stop(grace: Double = 5) {
         for (_, process) in nodes.sorted(by: { $0.key < $1.key }) {
             process.signal(SIGCONT)
             process.signal(SIGTERM)
         }
         for (_, process) in nodes { process.stop(grace: grace) }
-        coordinator?.signal(SIGCONT)
-        coordinator?.stop(grace: grace)
-        for name in Array(nodes.keys) + ["coordinator"] { try? FileManager.default.removeItem(atPath: pidPath(name)) }
+        for (_, process) in coordinators {
+            process.signal(SIGCONT)
+            process.signal(SIGTERM)
+        }
+        for (_, process) in coordinators { process.stop(grace: grace) }
+        etcd?.stop()
+        for name in Array(nodes.keys) + Array(coordinators.keys) { try? FileManager.default.removeItem(atPath: pidPath(name)) }
     }
 
     deinit { if stopsProcessesOnDeinit { stop(grace: 2) } }
 
     // MARK: Clients and waiting
 
+    /// A client of the coordinator; in HA mode, of the leader (found with `leaderCommandEndpoint()`).
     public func coordinatorClient() throws -> CoordinatorClient {
-        try CoordinatorClient(context: context, endpoint: localCommandEndpoint, sender: "admin", curve: adminCurve)
+        let endpoint = topology.isHighAvailability ? try leaderCommandEndpoint() : localCommandEndpoint
+        return try CoordinatorClient(context: context, endpoint: endpoint, sender: "admin", curve: adminCurve)
+    }
+
+    /// A client of the coordinator `name` itself (HA: leader or standby), at its local endpoint.
+    public func coordinatorClient(named name: String) throws -> CoordinatorClient {
+        guard let c = topology.allCoordinators.first(where: { topology.processName($0) == name }) else {
+            throw TopologyError(message: "no coordinator '\(name)' in topology '\(topology.name)'")
+        }
+        return try CoordinatorClient(context: context, endpoint: Self.localCommands(c), sender: "admin", curve: adminCurve)
+    }
+
+    /// The local endpoint of the coordinator that answers a snapshot request as the leader: the
+    /// coordinators are asked in turn and a standby's NOT_LEADER naming the leader is followed once.
+    public func leaderCommandEndpoint(timeoutMilliseconds: Int = 3_000) throws -> String {
+        try LeaderFollowing.run(context: context, endpoints: localCommandEndpoints, curve: adminCurve,
+                                timeoutMilliseconds: timeoutMilliseconds, reach: Self.reach(topology)) { client, timeout in
+            _ = try client.snapshot(timeoutMilliseconds: timeout)
+            return client.endpoint
+        }
     }
 
     public func controlClient(_ node: String) throws -> ControlClient {

@@ -41,7 +41,7 @@ public struct RunDirectory: Sendable {
 
     public func logPath(_ name: String) -> String { "\(path)/\(name).log" }
 
-    static func isAlive(_ pid: Int32) -> Bool {
+    public static func isAlive(_ pid: Int32) -> Bool {
         guard pid > 0, kill(pid, 0) == 0 else { return false }
         // A zombie still answers kill(0); read its state.
         if let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
@@ -52,14 +52,16 @@ public struct RunDirectory: Sendable {
         return true
     }
 
-    /// SIGTERM every live process (nodes first, the coordinator last), then SIGKILL after `grace`.
-    /// Returns the names that needed SIGKILL.
+    /// SIGTERM every live process, group by group: everything not named in `last` first (the
+    /// nodes), then each group of `last` in order (the coordinators, then etcd's members), each
+    /// group SIGKILLed after `grace`. Returns the names that needed SIGKILL.
     @discardableResult
-    public func stopAll(grace: Double, progress: ((String) -> Void)? = nil) -> [String] {
+    public func stopAll(grace: Double, last: [[String]] = [["coordinator"]], progress: ((String) -> Void)? = nil) -> [String] {
         let live = entries().filter(\.alive)
-        let ordered = live.filter { $0.name != "coordinator" } + live.filter { $0.name == "coordinator" }
+        let named = Set(last.joined())
+        let groups = [live.filter { !named.contains($0.name) }] + last.map { names in live.filter { names.contains($0.name) } }
         var forced: [String] = []
-        for group in [ordered.filter { $0.name != "coordinator" }, ordered.filter { $0.name == "coordinator" }] {
+        for group in groups where !group.isEmpty {
             for entry in group {
                 kill(entry.pid, SIGCONT)
                 kill(entry.pid, SIGTERM)

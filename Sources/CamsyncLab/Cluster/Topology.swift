@@ -4,14 +4,22 @@ import Yams
 
 /// A whole cluster described in one YAML file (docs/OPERATIONS.md "Topology files"):
 /// the coordinator, every node (the same fields as a node config file) and the settings.
+/// In HA mode (SPEC K6) an `etcd:` section and a `coordinators:` list replace `coordinator:`.
 public struct Topology: Codable, Sendable, Equatable {
     public var name: String
+    /// The coordinator; in HA mode the first of `coordinators` (the one clients try first).
     public var coordinator: Coordinator
+    /// HA mode: every coordinator (each with a `name`); nil with a single `coordinator:`.
+    public var coordinators: [Coordinator]?
+    /// HA mode: the etcd cluster that holds leadership and the command log.
+    public var etcd: Etcd?
     public var settings: Settings?
     public var security: Security?
     public var nodes: [Node]
 
     public struct Coordinator: Codable, Sendable, Equatable {
+        /// HA mode: the coordinator's name (unique; its process, log and pid file are named after it).
+        public var name: String?
         /// ROUTER endpoint nodes connect to (e.g. `tcp://10.231.0.1:5555`); the coordinator binds it.
         public var commands: String
         /// PUB endpoint.
@@ -30,8 +38,9 @@ public struct Topology: Codable, Sendable, Equatable {
         public var localCommands: String?
         public var localEvents: String?
 
-        public init(commands: String, events: String, dataDir: String? = nil, durability: String? = nil,
+        public init(name: String? = nil, commands: String, events: String, dataDir: String? = nil, durability: String? = nil,
                     host: String? = nil, bindCommands: String? = nil, bindEvents: String? = nil) {
+            self.name = name
             self.commands = commands
             self.events = events
             self.dataDir = dataDir
@@ -39,6 +48,44 @@ public struct Topology: Codable, Sendable, Equatable {
             self.host = host
             self.bindCommands = bindCommands
             self.bindEvents = bindEvents
+        }
+    }
+
+    /// HA mode's etcd (docs/OPERATIONS.md "High availability (etcd)"): either `members: N`, started
+    /// by `cluster up` (free loopback ports, data under the run directory), or the `endpoints` of an
+    /// existing etcd cluster.
+    public struct Etcd: Codable, Sendable, Equatable {
+        /// How many members `cluster up` starts (3 or 5; 1 for a toy).
+        public var members: Int?
+        /// Client URLs of an existing etcd cluster (`http://10.0.0.1:2379`, …).
+        public var endpoints: [String]?
+        /// Optional, with `members`: where each member runs (a network namespace) and the address it
+        /// listens on there (ports 2379/2380). Without it members listen on loopback, on free ports.
+        public var memberHosts: [MemberHost]?
+        /// The coordinators' lease TTL (`--lease-seconds`, default 2).
+        public var leaseSeconds: Int64?
+        /// Key prefix of this cluster on etcd (default `/camsync/NAME`).
+        public var prefix: String?
+        /// etcd's raft timing for the members `cluster up` starts (defaults 100 / 1000 ms, etcd's).
+        public var heartbeatMs: Int?
+        public var electionTimeoutMs: Int?
+
+        public struct MemberHost: Codable, Sendable, Equatable {
+            public var host: String
+            public var address: String
+            public init(host: String, address: String) {
+                self.host = host
+                self.address = address
+            }
+        }
+
+        public init(members: Int? = nil, endpoints: [String]? = nil, memberHosts: [MemberHost]? = nil,
+                    leaseSeconds: Int64? = nil, prefix: String? = nil) {
+            self.members = members
+            self.endpoints = endpoints
+            self.memberHosts = memberHosts
+            self.leaseSeconds = leaseSeconds
+            self.prefix = prefix
         }
     }
 
@@ -108,6 +155,59 @@ public struct Topology: Codable, Sendable, Equatable {
         self.nodes = nodes
     }
 
+    /// An HA topology: several coordinators on one etcd cluster.
+    public init(name: String, etcd: Etcd, coordinators: [Coordinator], settings: Settings? = nil, security: Security? = nil,
+                nodes: [Node]) {
+        self.init(name: name, coordinator: coordinators.first ?? Coordinator(commands: "", events: ""), settings: settings,
+                  security: security, nodes: nodes)
+        self.etcd = etcd
+        self.coordinators = coordinators
+    }
+
+    enum CodingKeys: String, CodingKey { case name, coordinator, coordinators, etcd, settings, security, nodes }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        name = try container.decode(String.self, forKey: .name)
+        let single = try container.decodeIfPresent(Coordinator.self, forKey: .coordinator)
+        coordinators = try container.decodeIfPresent([Coordinator].self, forKey: .coordinators)
+        etcd = try container.decodeIfPresent(Etcd.self, forKey: .etcd)
+        settings = try container.decodeIfPresent(Settings.self, forKey: .settings)
+        security = try container.decodeIfPresent(Security.self, forKey: .security)
+        nodes = try container.decodeIfPresent([Node].self, forKey: .nodes) ?? []
+        switch (single, coordinators) {
+        case (let single?, nil): coordinator = single
+        case (nil, let list?) where !list.isEmpty: coordinator = list[0]
+        case (_?, _?): throw TopologyError(message: "give either coordinator: (one) or coordinators: (HA, with etcd:), not both")
+        default: throw TopologyError(message: "no coordinator: give coordinator: (one) or coordinators: (HA, with etcd:)")
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(name, forKey: .name)
+        if let coordinators { try container.encode(coordinators, forKey: .coordinators) } else { try container.encode(coordinator, forKey: .coordinator) }
+        try container.encodeIfPresent(etcd, forKey: .etcd)
+        try container.encodeIfPresent(settings, forKey: .settings)
+        try container.encodeIfPresent(security, forKey: .security)
+        try container.encode(nodes, forKey: .nodes)
+    }
+
+    /// HA mode (an `etcd:` section): coordinators elect a leader on etcd and keep the log there.
+    public var isHighAvailability: Bool { etcd != nil }
+
+    /// Every coordinator: the HA list, or the single one.
+    public var allCoordinators: [Coordinator] { coordinators ?? [coordinator] }
+
+    /// The process name of a coordinator: its `name` in HA mode, `coordinator` otherwise.
+    public func processName(_ coordinator: Coordinator) -> String {
+        isHighAvailability ? coordinator.name ?? "coordinator" : "coordinator"
+    }
+
+    /// The process names of the coordinators, and of the etcd members `cluster up` starts.
+    public var coordinatorProcessNames: [String] { allCoordinators.map(processName) }
+    public var etcdMemberNames: [String] { (0..<(etcd?.members ?? 0)).map { "etcd-\($0)" } }
+
     /// Parses and validates a topology (every node config must be valid, ids unique).
     public init(yaml: String) throws {
         do {
@@ -133,9 +233,12 @@ public struct Topology: Codable, Sendable, Equatable {
     }
 
     public func validate() throws {
-        var seen = Set<String>()
+        try validateHighAvailability()
+        var seen = Set(coordinatorProcessNames + etcdMemberNames)
         for node in nodes {
-            guard seen.insert(node.id).inserted else { throw TopologyError(message: "node id '\(node.id)' appears twice") }
+            guard seen.insert(node.id).inserted else {
+                throw TopologyError(message: "node id '\(node.id)' appears twice (or names a coordinator or an etcd member)")
+            }
             do {
                 _ = try NodeConfig(file: node.config)
             } catch {
@@ -146,6 +249,41 @@ public struct Topology: Codable, Sendable, Equatable {
             if let device = node.config.display?.attachedTo, !nodes.contains(where: { $0.id == device && $0.config.kind == "device" }) {
                 throw TopologyError(message: "display '\(node.id)' is attached to '\(device)', which is not a device of this topology")
             }
+        }
+    }
+
+    private func validateHighAvailability() throws {
+        guard let etcd else {
+            if coordinators != nil { throw TopologyError(message: "coordinators: (several) needs an etcd: section (HA mode)") }
+            return
+        }
+        guard let coordinators, !coordinators.isEmpty else {
+            throw TopologyError(message: "etcd: needs a coordinators: list, each with a name")
+        }
+        switch (etcd.members, etcd.endpoints) {
+        case (let members?, nil):
+            guard members >= 1, members <= 9 else { throw TopologyError(message: "etcd.members must be 1…9 (3 or 5 in practice), not \(members)") }
+            if let hosts = etcd.memberHosts, hosts.count != members {
+                throw TopologyError(message: "etcd.memberHosts has \(hosts.count) entries for \(members) members")
+            }
+        case (nil, let endpoints?):
+            guard !endpoints.isEmpty else { throw TopologyError(message: "etcd.endpoints is empty") }
+            guard etcd.memberHosts == nil else { throw TopologyError(message: "etcd.memberHosts goes with members:, not endpoints:") }
+        default:
+            throw TopologyError(message: "etcd: give either members: N (started by cluster up) or endpoints: [...] (an existing cluster)")
+        }
+        if let lease = etcd.leaseSeconds, lease < 1 { throw TopologyError(message: "etcd.leaseSeconds must be at least 1") }
+        var names = Set<String>()
+        for coordinator in coordinators {
+            guard let name = coordinator.name, !name.isEmpty else { throw TopologyError(message: "every coordinator of coordinators: needs a name") }
+            guard names.insert(name).inserted else { throw TopologyError(message: "coordinator name '\(name)' appears twice") }
+            guard coordinator.dataDir == nil else {
+                throw TopologyError(message: "coordinator '\(name)': no dataDir in HA mode (the command log lives on etcd)")
+            }
+            guard !name.hasPrefix("etcd-") else { throw TopologyError(message: "coordinator name '\(name)': etcd-N names the etcd members") }
+        }
+        if coordinators.count > 1, let agent = nodes.first(where: { $0.config.agent == "c" }) {
+            throw TopologyError(message: "node '\(agent.id)': the C display agent (agent: c) takes one coordinator, not several (HA)")
         }
     }
 

@@ -8,13 +8,34 @@ import Glibc
 /// on loopback: free ports, one temporary data directory per member, logs beside them.
 /// Members can be killed (SIGKILL) and restarted on the same data directory. `stop()` (and the
 /// last reference going away) stops every member and removes the directory.
+///
+/// `open(directory:…)` is the same cluster kept in a directory that outlives the process (a
+/// `camsync cluster up` run directory): each member's name, host and ports are recorded in
+/// `etcd-members.json` there, its pid in `NAME.pid`, log in `NAME.log`, data in `NAME.data`; members
+/// run on after this object is gone (`cluster down` stops them), and a later `open` starts only
+/// the ones that are not running. Members may run in network namespaces (the netns lab).
 public final class EtcdCluster: @unchecked Sendable {
-    public struct Member: Sendable {
+    public struct Member: Sendable, Codable, Equatable {
         public let name: String
         public let clientPort: Int
         public let peerPort: Int
-        public var endpoint: EtcdEndpoint { EtcdEndpoint(host: "127.0.0.1", port: clientPort) }
-        var peerURL: String { "http://127.0.0.1:\(peerPort)" }
+        /// The network namespace the member runs in (`ip netns exec`); nil: this machine's.
+        public var host: String?
+        /// The address it listens on (client and peer).
+        public var address: String
+
+        public init(name: String, clientPort: Int, peerPort: Int, host: String? = nil, address: String = "127.0.0.1") {
+            self.name = name
+            self.clientPort = clientPort
+            self.peerPort = peerPort
+            self.host = host
+            self.address = address
+        }
+
+        public var endpoint: EtcdEndpoint { EtcdEndpoint(host: address, port: clientPort) }
+        /// The client URL, as `camsync coordinator --etcd` takes it.
+        public var clientURL: String { "http://\(address):\(clientPort)" }
+        var peerURL: String { "http://\(address):\(peerPort)" }
     }
 
     /// The raft timing the members run with: etcd's defaults (heartbeat 100 ms, election timeout
@@ -37,6 +58,11 @@ public final class EtcdCluster: @unchecked Sendable {
     private let executable: String
     private let lock = NSLock()
     private var processes: [ManagedProcess?]
+    /// A temporary cluster (`start`): `stop()` removes the directory, and the last reference going
+    /// away stops the members. False for `open(directory:…)`.
+    private let temporary: Bool
+    /// Whether the last reference going away stops the members (default: only temporary clusters).
+    public var stopsMembersOnDeinit: Bool
 
     /// Where `etcd` is, or nil when it is not installed.
     public static var executablePath: String? {
@@ -75,7 +101,66 @@ public final class EtcdCluster: @unchecked Sendable {
             Member(name: "etcd-\(index)", clientPort: LoopbackPorts.free(), peerPort: LoopbackPorts.free())
         }
         self.processes = Array(repeating: nil, count: size)
+        temporary = true
+        stopsMembersOnDeinit = true
         for index in 0..<size { try start(index) }
+    }
+
+    private init(directory: String, members: [Member], timing: Timing, executable: String) {
+        self.directory = directory
+        self.members = members
+        self.timing = timing
+        self.executable = executable
+        processes = Array(repeating: nil, count: members.count)
+        temporary = false
+        stopsMembersOnDeinit = false
+    }
+
+    /// Where a member runs: a network namespace and the address it listens on there.
+    public struct Placement: Sendable, Equatable {
+        public var host: String
+        public var address: String
+        public init(host: String, address: String) {
+            self.host = host
+            self.address = address
+        }
+    }
+
+    /// The cluster kept in `directory` (created if missing): `size` members named etcd-0…, on
+    /// loopback with free ports, or at `placements` (one per member; ports 2379 and 2380 there).
+    /// The first call records the members in `directory/etcd-members.json`; later calls reuse them
+    /// and start only the members whose pid file names no live process. Does not wait for health
+    /// (`waitUntilServing`). Members outlive this object unless `stopsMembersOnDeinit` is set.
+    public static func open(directory: String, size: Int, placements: [Placement]? = nil,
+                            timing: Timing = Timing()) throws -> EtcdCluster {
+        guard let executable = Self.executablePath else { throw EtcdError(.unavailable, Self.unavailableMessage) }
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let record = "\(directory)/etcd-members.json"
+        let members: [Member]
+        if let data = FileManager.default.contents(atPath: record) {
+            let stored = try JSONDecoder().decode([Member].self, from: data)
+            let matches = stored.count == size && stored.indices.allSatisfy { index in
+                stored[index].host == placements?[index].host && (placements.map { $0[index].address == stored[index].address } ?? true)
+            }
+            guard matches else {
+                throw EtcdError(.rejected, "\(record) records other etcd members than asked for (a changed topology?): "
+                                + "stop the cluster and remove \(directory)/etcd-* to start afresh")
+            }
+            members = stored
+        } else {
+            members = (0..<size).map { index in
+                if let placement = placements?[index] {
+                    return Member(name: "etcd-\(index)", clientPort: 2379, peerPort: 2380, host: placement.host, address: placement.address)
+                }
+                return Member(name: "etcd-\(index)", clientPort: LoopbackPorts.free(), peerPort: LoopbackPorts.free())
+            }
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+            try encoder.encode(members).write(to: URL(fileURLWithPath: record), options: .atomic)
+        }
+        let cluster = EtcdCluster(directory: directory, members: members, timing: timing, executable: executable)
+        for index in members.indices where !cluster.isRunning(index) { try cluster.start(index) }
+        return cluster
     }
 
     private func arguments(_ member: Member) -> [String] {
@@ -83,8 +168,8 @@ public final class EtcdCluster: @unchecked Sendable {
         return [
             "--name", member.name,
             "--data-dir", "\(directory)/\(member.name).data",
-            "--listen-client-urls", "http://127.0.0.1:\(member.clientPort)",
-            "--advertise-client-urls", "http://127.0.0.1:\(member.clientPort)",
+            "--listen-client-urls", member.clientURL,
+            "--advertise-client-urls", member.clientURL,
             "--listen-peer-urls", member.peerURL,
             "--initial-advertise-peer-urls", member.peerURL,
             "--initial-cluster", cluster,
@@ -98,9 +183,21 @@ public final class EtcdCluster: @unchecked Sendable {
     /// Starts member `index` (again): on its existing data directory it rejoins the cluster.
     public func start(_ index: Int) throws {
         let member = members[index]
-        let process = try ManagedProcess(name: member.name, executable: executable, arguments: arguments(member),
+        let (executable, arguments) = NetworkNamespace.command(in: member.host, executable: self.executable, arguments: arguments(member))
+        let process = try ManagedProcess(name: member.name, executable: executable, arguments: arguments,
                                          logPath: "\(directory)/\(member.name).log")
+        process.killsOnDeinit = temporary
+        try? "\(process.pid)\n".write(toFile: pidPath(index), atomically: true, encoding: .utf8)
         lock.withLock { processes[index] = process }
+    }
+
+    private func pidPath(_ index: Int) -> String { "\(directory)/\(members[index].name).pid" }
+
+    /// The pid of member `index` as its pid file records it (a member an earlier process started).
+    private func recordedPid(_ index: Int) -> Int32? {
+        guard let text = try? String(contentsOfFile: pidPath(index), encoding: .utf8),
+              let pid = Int32(text.trimmingCharacters(in: .whitespacesAndNewlines)), RunDirectory.isAlive(pid) else { return nil }
+        return pid
     }
 
     /// SIGKILL member `index` and reap it (a crash: no clean shutdown).
@@ -109,15 +206,25 @@ public final class EtcdCluster: @unchecked Sendable {
             defer { processes[index] = nil }
             return processes[index]
         }
-        process?.signal(SIGKILL)
-        process?.stop(grace: 0)
+        if let process {
+            process.signal(SIGKILL)
+            process.stop(grace: 0)
+        } else if let pid = recordedPid(index) {
+            Glibc.kill(pid, SIGKILL)
+        }
     }
 
-    /// Whether member `index` is running.
-    public func isRunning(_ index: Int) -> Bool { lock.withLock { processes[index]?.isRunning ?? false } }
+    /// Whether member `index` is running (started here, or by an earlier process per its pid file).
+    public func isRunning(_ index: Int) -> Bool {
+        if let process = lock.withLock({ processes[index] }) { return process.isRunning }
+        return !temporary && recordedPid(index) != nil
+    }
 
     /// The pid of member `index`, when running.
-    public func pid(_ index: Int) -> Int32? { lock.withLock { processes[index].map(\.pid) } }
+    public func pid(_ index: Int) -> Int32? {
+        if let process = lock.withLock({ processes[index] }) { return process.isRunning ? process.pid : nil }
+        return temporary ? nil : recordedPid(index)
+    }
 
     /// The tail of member `index`'s log (for failure messages).
     public func logTail(_ index: Int, lines: Int = 20) -> String {
@@ -147,17 +254,49 @@ public final class EtcdCluster: @unchecked Sendable {
     }
 
     /// Stops every member (SIGTERM, SIGKILL after a short grace), reaps them, removes the directory.
+    /// (A cluster kept in a directory: stops every member, also ones an earlier process started,
+    /// and keeps the directory.)
     public func stop() {
         let running = lock.withLock { () -> [ManagedProcess] in
             defer { processes = processes.map { _ in nil } }
             return processes.compactMap { $0 }
         }
+        let recorded = temporary ? [] : members.indices.compactMap { recordedPid($0) }.filter { pid in !running.contains { $0.pid == pid } }
         for process in running { process.signal(SIGTERM) }
+        for pid in recorded { Glibc.kill(pid, SIGTERM) }
         for process in running { process.stop(grace: 2) }
-        if FileManager.default.fileExists(atPath: directory) {
-            try? FileManager.default.removeItem(atPath: directory)
+        let deadline = Date().addingTimeInterval(2)
+        while recorded.contains(where: RunDirectory.isAlive) && Date() < deadline { usleep(20_000) }
+        for pid in recorded where RunDirectory.isAlive(pid) { Glibc.kill(pid, SIGKILL) }
+        if temporary {
+            if FileManager.default.fileExists(atPath: directory) { try? FileManager.default.removeItem(atPath: directory) }
+        } else {
+            for index in members.indices { try? FileManager.default.removeItem(atPath: pidPath(index)) }
         }
     }
 
-    deinit { stop() }
+    /// Waits (blocking, no async) until every running member reports itself healthy on etcd's
+    /// `/health` (it has a raft leader), probing from inside its network namespace when it has one.
+    /// Throws after `timeout` seconds with the members' log tails.
+    public func waitUntilServing(timeout: Double = 30) throws {
+        let deadline = Date().addingTimeInterval(timeout)
+        for index in members.indices where isRunning(index) {
+            let member = members[index]
+            // An HTTP/1.0 GET over bash's /dev/tcp: nothing to install, and it works inside a namespace.
+            let script = #"exec 3<>"/dev/tcp/$1/$2" && printf 'GET /health HTTP/1.0\r\n\r\n' >&3 && cat <&3"#
+            let (executable, arguments) = NetworkNamespace.command(
+                in: member.host, executable: "/bin/bash", arguments: ["-c", script, "probe", member.address, "\(member.clientPort)"])
+            while true {
+                if let result = try? runCommand(executable, arguments, includeStandardError: false, timeout: 3),
+                   result.output.contains(#""health":"true""#) { break }
+                guard Date() < deadline, isRunning(index) else {
+                    let logs = members.indices.map { "--- \(members[$0].name)\n\(logTail($0))" }.joined(separator: "\n")
+                    throw EtcdError(.unavailable, "etcd member \(member.name) not healthy within \(timeout) s\n\(logs)")
+                }
+                usleep(200_000)
+            }
+        }
+    }
+
+    deinit { if stopsMembersOnDeinit { stop() } }
 }

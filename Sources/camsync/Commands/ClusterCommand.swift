@@ -43,6 +43,10 @@ struct ClusterUpCommand: ParsableCommand {
         cluster.stopsProcessesOnDeinit = false
         print("cluster \(topology.name): \(topology.nodes.count) nodes, run directory \(runDirectory)"
               + (cluster.keys != nil ? ", CURVE on (keys in \(runDirectory)/keys)" : ", CURVE off"))
+        if let etcd = topology.etcd {
+            print("HA: coordinators \(topology.coordinatorProcessNames.joined(separator: ", ")) on etcd "
+                  + (etcd.members.map { "(\($0) members started here)" } ?? (etcd.endpoints ?? []).joined(separator: ",")))
+        }
         var last = ""
         let started: [String]
         do {
@@ -55,6 +59,10 @@ struct ClusterUpCommand: ParsableCommand {
             throw ExitCode.failure
         }
         print(started.isEmpty ? "already running; nothing to start" : "started: \(started.joined(separator: ", "))")
+        if topology.isHighAvailability, let leader = try? cluster.leaderCommandEndpoint(),
+           let name = topology.allCoordinators.first(where: { LocalCluster.localCommands($0) == leader })?.name {
+            print("leader: \(name) (\(leader))")
+        }
         print("all \(topology.nodes.count) nodes joined. logs: \(runDirectory)/NAME.log (camsync cluster logs \(self.topology.file) NAME)")
     }
 }
@@ -68,7 +76,7 @@ struct ClusterStatusCommand: ParsableCommand {
         let record = RunDirectory(path: runDirectory)
         print("cluster \(topology.name) (run directory \(runDirectory))")
         var rows = [["PROCESS", "PID", "STATE"]]
-        for name in ["coordinator"] + topology.nodes.map(\.id) {
+        for name in topology.etcdMemberNames + topology.coordinatorProcessNames + topology.nodes.map(\.id) {
             if let entry = record.entry(name) {
                 rows.append([name, "\(entry.pid)", entry.alive ? "running" : "exited"])
             } else {
@@ -94,7 +102,8 @@ struct ClusterDownCommand: ParsableCommand {
             print("cluster \(topology.name): nothing running")
             return
         }
-        let forced = record.stopAll(grace: grace) { print("  \($0)") }
+        // Nodes first, then the coordinators (an HA leader hands over as it goes), etcd's members last.
+        let forced = record.stopAll(grace: grace, last: [topology.coordinatorProcessNames, topology.etcdMemberNames]) { print("  \($0)") }
         print(forced.isEmpty ? "cluster \(topology.name) stopped" : "cluster \(topology.name) stopped; forced: \(forced.joined(separator: ", "))")
     }
 }
@@ -102,7 +111,7 @@ struct ClusterDownCommand: ParsableCommand {
 struct ClusterLogsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "logs", abstract: "Print a process's log (the coordinator or a node id).")
     @OptionGroup var topology: TopologyArgument
-    @Argument(help: "coordinator or a node id.") var name: String
+    @Argument(help: "coordinator (HA: a coordinator's name, or etcd-N) or a node id.") var name: String
     @Option(help: "Only the last N lines (0 = all).") var lines = 100
 
     func run() throws {

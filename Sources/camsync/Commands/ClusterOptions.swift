@@ -1,6 +1,7 @@
 import ArgumentParser
 import CamsyncClient
 import CamsyncLab
+import CamsyncWire
 import Foundation
 import ZeroMQ
 
@@ -11,31 +12,43 @@ struct ClusterOptions: ParsableArguments {
     var topology: String?
     @Option(help: "The run directory `cluster up` used (default: /tmp/camsync-NAME or $CAMSYNC_RUN_DIR/NAME).")
     var runDir: String?
-    @Option(help: "The coordinator's command endpoint (without --topology).") var coordinator = "tcp://127.0.0.1:5555"
-    @Option(help: "The coordinator's event endpoint (without --topology).") var events = "tcp://127.0.0.1:5556"
+    @Option(help: "The coordinator's command endpoint (without --topology); HA: several, comma-separated.")
+    var coordinator = "tcp://127.0.0.1:5555"
+    @Option(help: "The coordinator's event endpoint (without --topology); HA: several, comma-separated.")
+    var events = "tcp://127.0.0.1:5556"
+    @Flag(help: "HA: ask the first coordinator only; a standby's NOT_LEADER is shown, not followed to the leader.")
+    var noFollowLeader = false
     @Option(help: "Admin secret key file, when the cluster uses CURVE.") var adminKey: String?
     @Option(help: "The coordinator's public key file, when the cluster uses CURVE.") var coordinatorKey: String?
     @Option(help: "A node's control endpoint as NODE=ENDPOINT (repeatable; without --topology).") var control: [String] = []
 
     struct Resolved {
+        /// The first coordinator's command endpoint (the one asked first).
         var commandEndpoint: String
+        /// Every coordinator's command endpoint, in order (HA: several).
+        var commandEndpoints: [String] = []
+        /// Every coordinator's event endpoint, comma-separated (a SUB connects to all of them).
         var eventEndpoint: String
         var curve: ClientCurve?
         var controlEndpoints: [String: String]
         var topology: Topology?
         var runDirectory: String?
+        var followsLeader = true
     }
 
     func resolve() throws -> Resolved {
-        var resolved = Resolved(commandEndpoint: coordinator, eventEndpoint: events, curve: nil,
-                                controlEndpoints: [:], topology: nil, runDirectory: runDir)
+        let given = coordinator.split(separator: ",").map(String.init)
+        var resolved = Resolved(commandEndpoint: given.first ?? coordinator, commandEndpoints: given, eventEndpoint: events,
+                                curve: nil, controlEndpoints: [:], topology: nil, runDirectory: runDir)
+        resolved.followsLeader = !noFollowLeader
         if let path = topology {
             let topology = try Topology(path: path)
             let run = runDir ?? RunDirectory.default(for: topology).path
             resolved.topology = topology
             resolved.runDirectory = run
-            resolved.commandEndpoint = topology.coordinator.localCommands ?? topology.coordinator.commands
-            resolved.eventEndpoint = topology.coordinator.localEvents ?? topology.coordinator.events
+            resolved.commandEndpoints = topology.allCoordinators.map { $0.localCommands ?? $0.commands }
+            resolved.commandEndpoint = resolved.commandEndpoints[0]
+            resolved.eventEndpoint = topology.allCoordinators.map { $0.localEvents ?? $0.events }.joined(separator: ",")
             for node in topology.nodes {
                 resolved.controlEndpoints[node.id] = node.control ?? "ipc://\(run)/\(node.id).sock"
             }
@@ -64,6 +77,29 @@ struct ClusterOptions: ParsableArguments {
 }
 
 extension ClusterOptions.Resolved {
+    /// Runs `request` on the coordinator that leads (SPEC K6): the coordinators are asked in turn, and
+    /// a standby's NOT_LEADER naming the leader is followed once (`LeaderFollowing`; with a topology
+    /// the leader's name maps to its local endpoint). With --no-follow-leader: the first coordinator only.
+    func withLeader<T>(timeoutMilliseconds: Int = 5_000, _ request: (CoordinatorClient, Int) throws -> T) throws -> T {
+        let context = try ZMQContext()
+        guard followsLeader else {
+            let client = try CoordinatorClient(context: context, endpoint: commandEndpoint, sender: "admin", curve: curve)
+            defer { client.close() }
+            return try request(client, timeoutMilliseconds)
+        }
+        let reach: (Camsync_V1_CoordinatorAddress) -> String = topology.map { LocalCluster.reach($0) } ?? { $0.commandEndpoint }
+        return try LeaderFollowing.run(context: context, endpoints: commandEndpoints, curve: curve,
+                                       timeoutMilliseconds: timeoutMilliseconds, reach: reach, request)
+    }
+
+    /// The command endpoint of the coordinator that leads (found as `withLeader` does).
+    func leaderCommandEndpoint(timeoutMilliseconds: Int = 5_000) throws -> String {
+        try withLeader(timeoutMilliseconds: timeoutMilliseconds) { client, timeout in
+            _ = try client.snapshot(timeoutMilliseconds: timeout)
+            return client.endpoint
+        }
+    }
+
     func controlEndpoint(_ node: String) throws -> String {
         if let endpoint = controlEndpoints[node] { return endpoint }
         if controlEndpoints.isEmpty {

@@ -32,7 +32,9 @@ struct CtlAdminCommand: ParsableCommand {
 
     func run() throws {
         let resolved = try cluster.resolve()
-        let client = try CoordinatorClient(context: ZMQContext(), endpoint: resolved.commandEndpoint, sender: "admin",
+        // HA: the leader's endpoint (a standby's NOT_LEADER followed once), then everything goes there.
+        let endpoint = resolved.commandEndpoints.count > 1 ? try resolved.leaderCommandEndpoint() : resolved.commandEndpoint
+        let client = try CoordinatorClient(context: ZMQContext(), endpoint: endpoint, sender: "admin",
                                            curve: resolved.curve)
         defer { client.close() }
         let command: Command

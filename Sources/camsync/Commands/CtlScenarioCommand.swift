@@ -30,7 +30,8 @@ struct CtlScenarioRunCommand: ParsableCommand {
             mode = .local(executable: currentExecutable())
         } else {
             let resolved = try cluster.resolve()
-            mode = .remote(RemoteCluster(commands: resolved.commandEndpoint, events: resolved.eventEndpoint,
+            let leader = resolved.commandEndpoints.count > 1 ? try resolved.leaderCommandEndpoint() : resolved.commandEndpoint
+            mode = .remote(RemoteCluster(commands: leader, events: resolved.eventEndpoint,
                                          controls: resolved.controlEndpoints, curve: resolved.curve))
         }
         var failed = 0

@@ -15,14 +15,16 @@ struct CtlStatusCommand: ParsableCommand {
 
     func run() throws {
         let resolved = try cluster.resolve()
-        let client = try CoordinatorClient(context: ZMQContext(), endpoint: resolved.commandEndpoint, sender: "admin",
-                                           curve: resolved.curve)
-        defer { client.close() }
         let snapshot: CoordinatorClient.Snapshot
         do {
-            snapshot = try client.snapshot(timeoutMilliseconds: Int(timeout * 1000))
+            snapshot = try resolved.withLeader(timeoutMilliseconds: Int(timeout * 1000)) { client, timeout in
+                try client.snapshot(timeoutMilliseconds: timeout)
+            }
+        } catch let error as ClientError where error.refusal != nil {
+            print("\(error)")
+            throw ExitCode(2)
         } catch {
-            print("coordinator not reachable at \(resolved.commandEndpoint): \(error)")
+            print("coordinator not reachable at \(resolved.commandEndpoints.joined(separator: ",")): \(error)")
             throw ExitCode(2)
         }
         var report = StatusReport(state: snapshot.state, sequence: snapshot.sequence, term: snapshot.term,

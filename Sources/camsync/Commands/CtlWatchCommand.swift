@@ -46,7 +46,8 @@ struct CtlWatchCommand: ParsableCommand {
         var lastSequence: UInt64 = 0
         var history: CoordinatorClient?
         if let fromSequence {
-            history = try CoordinatorClient(context: ZMQContext(), endpoint: resolved.commandEndpoint, sender: "admin",
+            let endpoint = resolved.commandEndpoints.count > 1 ? try resolved.leaderCommandEndpoint() : resolved.commandEndpoint
+            history = try CoordinatorClient(context: ZMQContext(), endpoint: endpoint, sender: "admin",
                                             curve: resolved.curve)
             lastSequence = try replay(after: fromSequence, through: nil, with: history!)
         }
@@ -63,6 +64,8 @@ struct CtlWatchCommand: ParsableCommand {
             }
             lastHeard = Date()
             silentNoted = false
+            // HA: a deposed leader's late publications carry a lower term than one already seen (K6).
+            if envelope.term < term { continue }
             if envelope.term > term {
                 if term != 0, !json { emit("— coordinator restarted: term \(term) → \(envelope.term)") }
                 term = envelope.term
