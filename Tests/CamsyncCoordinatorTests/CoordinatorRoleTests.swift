@@ -96,6 +96,7 @@ struct CoordinatorRoleTests {
         for batch in batches { _ = core.follow(batch) }
         let log = core.becomeLeader(term: 42, at: R.at(10))
         #expect(log.contains { if case .log = $0 { true } else { false } })
+        #expect(log.contains(.count(.role(leading: true, term: 42))), "the shell exports the new role and term")
         #expect(core.role == .leader && core.term == 42)
 
         // K5 across leaders: ipad-2's registration (request 102) was acknowledged by the old leader.
