@@ -31,6 +31,13 @@ struct HighAvailabilityTests {
     }
 
     static let devices = ["ipad-1", "ipad-2", "ipad-3"]
+    /// A display run by the C agent (`agent: c`): it follows the leader too.
+    static let display = """
+          - id: display-1
+            kind: display
+            agent: c
+            display: { name: Studio Display, attachedTo: ipad-1, cameras: [ { name: center-stage, position: external } ] }
+        """
 
     /// An HA cluster on loopback: etcd members and coordinators on free ports; nodes record their
     /// fence decisions. Always stopped (etcd included) when `body` ends.
@@ -49,6 +56,7 @@ struct HighAvailabilityTests {
             settings: { heartbeatMs: 200, liveness: 5 }
             nodes:
             \(devices.map(device).joined(separator: "\n"))
+            \(display)
             """
         let cluster = try LocalCluster(topology: try Topology(yaml: yaml), runDirectory: dir, executable: try camsyncBinary())
         cluster.recordsNodeHistory = true
@@ -58,7 +66,7 @@ struct HighAvailabilityTests {
             return try await body(cluster)
         } catch {
             var logs = ""
-            for name in ["c1", "c2", "c3"] + devices {
+            for name in ["c1", "c2", "c3"] + devices + ["display-1"] {
                 let text = (try? String(contentsOfFile: cluster.logPath(name), encoding: .utf8)) ?? ""
                 logs += "--- \(name).log (tail)\n" + text.split(separator: "\n").suffix(12).joined(separator: "\n") + "\n"
             }
@@ -138,13 +146,17 @@ struct HighAvailabilityTests {
             #expect(newLeader != oldLeader)
             try cluster.waitUntil(timeout: 20, what: "every replica to converge on the new leader") {
                 let (coordinator, nodes) = try cluster.replicas()
-                return nodes.count == Self.devices.count && nodes.values.allSatisfy { $0.synced && $0.sequence == coordinator.sequence }
+                return nodes.count == Self.devices.count + 1
+                    && nodes.values.allSatisfy { $0.synced && $0.registered && $0.sequence == coordinator.sequence }
             }
             let (snapshot, replicas) = try cluster.replicas()
             #expect(snapshot.term > oldTerm, "the new leader's term is higher")
-            for (node, status) in replicas {
+            for (node, status) in replicas where !status.partialReplica {
                 #expect(try ClusterState(wire: status.replica) == snapshot.state, "\(node)'s replica equals the leader's state")
             }
+            let display = try #require(replicas["display-1"])
+            #expect(display.partialReplica && display.term == snapshot.term, "the C agent follows the new leader")
+            #expect(cluster.nodes["display-1"]?.isRunning == true, "the C agent never restarted")
 
             // Every acknowledged command is in the log on etcd, under its own sequence, exactly once.
             let log = try await Self.etcdLog(cluster)

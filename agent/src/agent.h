@@ -18,8 +18,9 @@ typedef struct {
     // A reply on the control socket (ROUTER) to the client with this routing identity.
     void (*to_control)(void *context, const uint8_t *identity, size_t identity_length, const uint8_t *bytes,
                        size_t length);
-    // Fresh sockets to the coordinator: the command socket, and the subscriber when `subscriber`.
-    void (*reconnect)(void *context, int subscriber);
+    // Fresh sockets: the command socket to `command_endpoint` (the coordinator followed), and the
+    // subscriber (to every event endpoint) when `subscriber`.
+    void (*reconnect)(void *context, int subscriber, const char *command_endpoint);
     void *context;
 } agent_transport;
 
@@ -58,6 +59,9 @@ typedef struct {
     int registered;
     int snapshot_requested, snapshot_wanted, subscription_live, attach_requested, replay_requested;
     uint64_t known_term;
+    // HA (SPEC K6): the coordinator the command socket talks to, and the term it was named leader in.
+    char followed[512];
+    uint64_t followed_term;
     uint64_t next_request_id;
     pending_request *pending;
     size_t n_pending;
@@ -71,6 +75,13 @@ typedef struct {
 } display_agent;
 
 int agent_init(display_agent *agent, agent_config *config, agent_transport transport);
+
+// HA (leader.c): follow the leader a heartbeat or a NOT_LEADER names; ignore lower terms; while
+// every coordinator is silent, try the next command endpoint of the list.
+void agent_follow(display_agent *agent, const Camsync__V1__CoordinatorAddress *leader, uint64_t term, const char *why);
+int agent_is_stale(display_agent *agent, uint64_t term, const char *what);
+void agent_try_next_coordinator(display_agent *agent);
+void agent_reconnect(display_agent *agent, int subscriber);
 void agent_free(display_agent *agent);
 
 // Starts joining (register, then snapshot once the subscription is live).

@@ -31,16 +31,16 @@ static int secure(void *socket, const agent_config *config) {
            zmq_setsockopt(socket, ZMQ_CURVE_SECRETKEY, config->secret_key, 40);
 }
 
-// HA (a coordinator pair) is not implemented: endpoints are lists, and the first one is used.
-static void *open_dealer(sockets *s) {
+// The command socket goes to one coordinator (the one followed: SPEC K6); the subscriber hears them all.
+static void *open_dealer(sockets *s, const char *endpoint) {
     void *socket = zmq_socket(s->context, ZMQ_DEALER);
     if (!socket) return NULL;
     int64_t max_size = 64 << 20;
     if (set_int(socket, ZMQ_LINGER, 0) || zmq_setsockopt(socket, ZMQ_ROUTING_ID, s->config->id, strlen(s->config->id)) ||
         set_int(socket, ZMQ_RECONNECT_IVL, 100) || set_int(socket, ZMQ_RECONNECT_IVL_MAX, 2000) ||
         zmq_setsockopt(socket, ZMQ_MAXMSGSIZE, &max_size, sizeof max_size) || secure(socket, s->config) ||
-        zmq_connect(socket, s->config->coordinators[0])) {
-        fprintf(stderr, "error cannot connect to %s: %s\n", s->config->coordinators[0], zmq_strerror(zmq_errno()));
+        zmq_connect(socket, endpoint)) {
+        fprintf(stderr, "error cannot connect to %s: %s\n", endpoint, zmq_strerror(zmq_errno()));
         zmq_close(socket);
         return NULL;
     }
@@ -55,11 +55,16 @@ static void *open_subscriber(sockets *s) {
     if (set_int(socket, ZMQ_LINGER, 0) || set_int(socket, ZMQ_RCVHWM, 100000) ||
         set_int(socket, ZMQ_RECONNECT_IVL, 100) || set_int(socket, ZMQ_RECONNECT_IVL_MAX, 2000) ||
         zmq_setsockopt(socket, ZMQ_MAXMSGSIZE, &max_size, sizeof max_size) || secure(socket, s->config) ||
-        zmq_setsockopt(socket, ZMQ_SUBSCRIBE, "ev.", 3) || zmq_setsockopt(socket, ZMQ_SUBSCRIBE, "hb", 2) ||
-        zmq_connect(socket, s->config->events[0])) {
-        fprintf(stderr, "error cannot connect to %s: %s\n", s->config->events[0], zmq_strerror(zmq_errno()));
+        zmq_setsockopt(socket, ZMQ_SUBSCRIBE, "ev.", 3) || zmq_setsockopt(socket, ZMQ_SUBSCRIBE, "hb", 2)) {
         zmq_close(socket);
         return NULL;
+    }
+    for (size_t i = 0; i < s->config->n_events; i++) {
+        if (zmq_connect(socket, s->config->events[i])) {
+            fprintf(stderr, "error cannot connect to %s: %s\n", s->config->events[i], zmq_strerror(zmq_errno()));
+            zmq_close(socket);
+            return NULL;
+        }
     }
     return socket;
 }
@@ -76,10 +81,10 @@ static void to_control(void *context, const uint8_t *identity, size_t identity_l
     zmq_send(s->control, bytes, length, ZMQ_DONTWAIT);
 }
 
-static void reconnect(void *context, int subscriber) {
+static void reconnect(void *context, int subscriber, const char *command_endpoint) {
     sockets *s = context;
     if (s->dealer) zmq_close(s->dealer);
-    s->dealer = open_dealer(s);
+    s->dealer = open_dealer(s, command_endpoint);
     if (subscriber) {
         if (s->subscriber) zmq_close(s->subscriber);
         s->subscriber = open_subscriber(s);
@@ -160,7 +165,7 @@ int main(int argc, char **argv) {
                 zmq_strerror(zmq_errno()));
         return 69;
     }
-    s.dealer = open_dealer(&s);
+    s.dealer = open_dealer(&s, config.coordinators[0]);
     s.subscriber = open_subscriber(&s);
     if (!s.dealer || !s.subscriber) return 69;
 

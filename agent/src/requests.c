@@ -104,10 +104,10 @@ int64_t agent_next_deadline(const display_agent *agent) {
     return deadline;
 }
 
-static void reconnect(display_agent *agent, int subscriber) {
-    agent_log(agent, "info", "reconnecting to coordinator backoffMs=%lld subscriber=%d",
+void agent_reconnect(display_agent *agent, int subscriber) {
+    agent_log(agent, "info", "reconnecting to coordinator %s backoffMs=%lld subscriber=%d", agent->followed,
               (long long)agent->reconnect_delay, subscriber);
-    agent->transport.reconnect(agent->transport.context, subscriber);
+    agent->transport.reconnect(agent->transport.context, subscriber, agent->followed);
     agent->last_reply_or_reconnect = agent_monotonic_ms();
     if (subscriber) agent->subscription_live = 0;
     for (size_t i = 0; i < agent->n_pending; i++) agent_transmit(agent, agent->pending[i].bytes, agent->pending[i].length);
@@ -122,7 +122,8 @@ void agent_tick(display_agent *agent, int64_t now) {
         agent_log(agent, "warning", "coordinator silent silentForMs=%lld", (long long)(now - agent->last_heard));
     }
     if (agent->coordinator_silent && now >= agent->next_reconnect) {
-        reconnect(agent, 1);
+        agent_try_next_coordinator(agent);
+        agent_reconnect(agent, 1);
         agent->reconnect_delay = agent->reconnect_delay * 2 > 8000 ? 8000 : agent->reconnect_delay * 2;
         agent->next_reconnect = now + agent->reconnect_delay;
     }
@@ -136,7 +137,7 @@ void agent_tick(display_agent *agent, int64_t now) {
         if (now - since > timeout) {
             agent_log(agent, "warning", "no reply on the command socket; reopening it unansweredForMs=%lld",
                       (long long)(now - since));
-            reconnect(agent, 0);
+            agent_reconnect(agent, 0);
         }
     }
     for (size_t i = 0; i < agent->n_pending;) {

@@ -1,5 +1,6 @@
 // The session with the coordinator: joining (K2), the snapshot and sequenced batches with gap
 // detection and replay (Clone pattern without an engine), attaching to the device, new terms.
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,6 +19,7 @@ int agent_init(display_agent *agent, agent_config *config, agent_transport trans
     agent->next_request_id = (uint64_t)agent_wall_ms() << 16;
     agent->reconnect_delay = config->heartbeat_ms;
     agent->last_heard = agent->last_reply_or_reconnect = agent_monotonic_ms();
+    snprintf(agent->followed, sizeof agent->followed, "%s", config->coordinators[0]);
     return 0;
 }
 
@@ -279,14 +281,19 @@ static void buffer(display_agent *agent, Camsync__V1__Envelope *envelope) {
 }
 
 void agent_on_published(display_agent *agent, size_t n_frames, const uint8_t *bytes, size_t length) {
+    wire_error error;
+    Camsync__V1__Envelope *envelope = n_frames == 2 ? wire_decode(bytes, length, &error) : NULL;
+    // A deposed leader (a lower term than one seen) is not heard at all (SPEC K6).
+    if (envelope && agent_is_stale(agent, envelope->term, "publication")) {
+        wire_free(envelope);
+        return;
+    }
     heard_from_coordinator(agent);
     if (!agent->subscription_live) {
         agent->subscription_live = 1;
         if (agent->snapshot_wanted) agent_request_snapshot(agent);
     }
     if (n_frames != 2) return;
-    wire_error error;
-    Camsync__V1__Envelope *envelope = wire_decode(bytes, length, &error);
     if (!envelope) {
         agent->bad_frames++;
         // A batch we cannot read leaves a hole; the next heartbeat's last_sequence shows it.
@@ -305,6 +312,10 @@ void agent_on_published(display_agent *agent, size_t n_frames, const uint8_t *by
         }
     } else if (envelope->body_case == CAMSYNC__V1__ENVELOPE__BODY_COORDINATOR_HEARTBEAT) {
         const Camsync__V1__CoordinatorHeartbeat *heartbeat = envelope->coordinator_heartbeat;
+        // An HA leader names itself: the command socket follows it.
+        if (heartbeat->coordinator)
+            agent_follow(agent, heartbeat->coordinator,
+                         heartbeat->coordinator->term ? heartbeat->coordinator->term : heartbeat->term, "heartbeat");
         if (!note_term(agent, heartbeat->term) && agent->phase == PHASE_SYNCED) {
             if (heartbeat->last_sequence > agent->sequence) {
                 agent_log(agent, "info", "behind the coordinator: have %llu, coordinator %llu; replaying",
@@ -377,8 +388,21 @@ void agent_on_reply(display_agent *agent, const uint8_t *bytes, size_t length) {
         agent_log(agent, "warning", "undecodable reply from coordinator: %s", error.message);
         return;
     }
-    note_term(agent, envelope->term);
     pending_request *request = agent_pending(agent, envelope->request_id);
+    if (envelope->body_case == CAMSYNC__V1__ENVELOPE__BODY_ERROR &&
+        envelope->error->code == CAMSYNC__V1__ERROR_CODE__ERROR_CODE_NOT_LEADER) {
+        // Not applied: the request stays pending (retried with its id), and goes to the leader
+        // at once when the answer names one.
+        agent_log(agent, "info", "not the leader: %s", envelope->error->message ? envelope->error->message : "");
+        if (envelope->error->leader) agent_follow(agent, envelope->error->leader, envelope->error->leader->term, "not-leader reply");
+        wire_free(envelope);
+        return;
+    }
+    if (agent_is_stale(agent, envelope->term, "reply")) {
+        wire_free(envelope);
+        return;
+    }
+    note_term(agent, envelope->term);
     if (!request) {
         wire_free(envelope);
         return;

@@ -282,9 +282,6 @@ public struct Topology: Codable, Sendable, Equatable {
             }
             guard !name.hasPrefix("etcd-") else { throw TopologyError(message: "coordinator name '\(name)': etcd-N names the etcd members") }
         }
-        if coordinators.count > 1, let agent = nodes.first(where: { $0.config.agent == "c" }) {
-            throw TopologyError(message: "node '\(agent.id)': the C display agent (agent: c) takes one coordinator, not several (HA)")
-        }
     }
 
     /// The YAML of one node's config file.
