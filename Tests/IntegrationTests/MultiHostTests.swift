@@ -24,6 +24,12 @@ enum MultiHostLab {
     static func run(_ arguments: [String]) throws -> CommandResult {
         try runCommand("/bin/bash", arguments)
     }
+
+    /// `lab.sh` with LAB_SUBNET for this call only (suites run in parallel: no setenv).
+    @discardableResult
+    static func run(_ arguments: [String], subnet: String) throws -> CommandResult {
+        try runCommand("/bin/bash", arguments, environment: ["LAB_SUBNET": subnet])
+    }
 }
 
 @Suite(.serialized, .timeLimit(.minutes(3)),
@@ -101,10 +107,9 @@ struct MultiHostHATests {
     func leaderPartition() async throws {
         let prefix = "cha\(getpid() % 10000)"
         let subnet = "10.231.\(50 + (getpid() + 75) % 150)"
-        setenv("LAB_SUBNET", subnet, 1)
-        let up = try MultiHostLab.run([MultiHostLab.script, "up", "7", prefix])
+        let up = try MultiHostLab.run([MultiHostLab.script, "up", "7", prefix], subnet: subnet)
         try #require(up.status == 0, "lab.sh up failed: \(up.output)")
-        defer { _ = try? MultiHostLab.run([MultiHostLab.script, "down", prefix]) }
+        defer { _ = try? MultiHostLab.run([MultiHostLab.script, "down", prefix], subnet: subnet) }
         func address(_ host: Int) -> String { "\(subnet).\(10 + host)" }
 
         let (base, dir) = try TestTopology.make([TestTopology.ipad1], heartbeatMs: 250, liveness: 4)
@@ -172,7 +177,7 @@ struct MultiHostHATests {
         let fenceBefore = try cluster.status("ipad-1").holders
 
         // Cut the leader's host off: c1 reaches neither etcd nor the other coordinators.
-        try #require(try MultiHostLab.run([MultiHostLab.script, "partition", "h4", prefix]).status == 0)
+        try #require(try MultiHostLab.run([MultiHostLab.script, "partition", "h4", prefix], subnet: subnet).status == 0)
         let cutAt = Date()
 
         // A client that still reaches c1 (its local endpoint) gets no acknowledgement from it.
@@ -232,7 +237,7 @@ struct MultiHostHATests {
         #expect(node.holders == fenceBefore, "the node's fence is unchanged")
 
         // Heal: c1 rejoins as a standby and names the new leader (`ctl status` on it, not followed).
-        try #require(try MultiHostLab.run([MultiHostLab.script, "heal", "h4", prefix]).status == 0)
+        try #require(try MultiHostLab.run([MultiHostLab.script, "heal", "h4", prefix], subnet: subnet).status == 0)
         var answer = ""
         do {
             try cluster.waitUntil(timeout: 30, what: "c1 to rejoin as a standby naming \(newLeader)") {
