@@ -237,10 +237,12 @@ struct MultiHostHATests {
         #expect(node.holders == fenceBefore, "the node's fence is unchanged")
 
         // Heal: c1 rejoins as a standby and names the new leader (`ctl status` on it, not followed).
+        // How soon depends on TCP's retransmission back-off on c1's stalled etcd connections (the etcd
+        // client sends no keepalive pings): a few seconds here, more after a longer partition.
         try #require(try MultiHostLab.run([MultiHostLab.script, "heal", "h4", prefix], subnet: subnet).status == 0)
         var answer = ""
         do {
-            try cluster.waitUntil(timeout: 30, what: "c1 to rejoin as a standby naming \(newLeader)") {
+            try cluster.waitUntil(timeout: 60, what: "c1 to rejoin as a standby naming \(newLeader)") {
                 answer = try runLogged(try camsyncBinary(), ["ctl", "status", "--coordinator", "ipc://\(dir)/c1-commands.sock",
                                                              "--no-follow-leader", "--timeout", "2"],
                                        log: "\(dir)/ctl.txt", timeout: 10).output
