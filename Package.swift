@@ -155,7 +155,8 @@ let package = Package(
         .testTarget(name: "CamsyncNodeTests", dependencies: ["CamsyncNode", "CamsyncPolicy", "CamsyncConfig", "CamsyncWire"], swiftSettings: swiftSettings),
         .testTarget(
             name: "IntegrationTests",
-            dependencies: ["CamsyncLab", "camsync", "CamsyncClient", "CamsyncPolicy", "CamsyncConfig", "CamsyncWire", "ZeroMQ", "CamsyncSoak"],
+            dependencies: ["CamsyncLab", "camsync", "CamsyncClient", "CamsyncPolicy", "CamsyncConfig", "CamsyncWire", "ZeroMQ", "CamsyncSoak",
+                           "CamsyncCoordinator", "CamsyncEtcd", "CamsyncNode"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -73,6 +73,8 @@ public enum CoordinatorMetric: Sendable, Hashable {
     /// A camera grant for a session that had asked to run: engine milliseconds since its `startSession`
     /// was accepted (0 when granted at once; a waiting session's wait otherwise). See `ClaimLatency`.
     case claimGranted(milliseconds: Int64)
+    /// HA (SPEC K6): this coordinator started leading in `term`, or stopped (`leading` false).
+    case role(leading: Bool, term: UInt64)
 }
 
 /// A line for the shell's logger.

@@ -119,6 +119,7 @@ extension CoordinatorLoop {
     func stepDown(_ ha: HALoopState, reason: String, tellSupervisor: Bool) {
         logger.warning("stepping down", metadata: ["term": "\(core.term)", "sequence": "\(core.sequence)", "why": "\(reason)"])
         core.becomeStandby(reason: reason)
+        metrics.record(.role(leading: false, term: core.term))
         ha.log.leadership = nil
         ha.needsRebuild = true
         ha.pendingWin = nil

@@ -11,6 +11,8 @@ struct CoordinatorMetrics {
     private let batchSize = Recorder(label: "camsync_group_commit_size")
     private let snapshotCounter = Counter(label: "camsync_snapshots_served_total")
     private let claimLatency = Metrics.Timer(label: "camsync_claim_grant_latency_seconds")
+    private let leading = Gauge(label: "camsync_coordinator_leading")
+    private let term = Gauge(label: "camsync_coordinator_term")
 
     func record(_ metric: CoordinatorMetric) {
         switch metric {
@@ -25,6 +27,10 @@ struct CoordinatorMetrics {
         case .groupCommit(let size): batchSize.record(size)
         case .snapshotServed: snapshotCounter.increment()
         case .claimGranted(let milliseconds): claimLatency.recordMilliseconds(milliseconds)
+        case .role(let isLeading, let current):
+            leading.record(isLeading ? 1 : 0)
+            term.record(Double(current))
+            Counter(label: "camsync_leadership_changes_total", dimensions: [("to", isLeading ? "leader" : "standby")]).increment()
         }
     }
 }

@@ -21,7 +21,8 @@ extension CoordinatorCore {
         role = .leader
         nextHeartbeat = 0
         beginServing(at: time)
-        return [.log(.init(.info, "leading", ["term": "\(term)", "sequence": "\(sequence)"]))]
+        return [.count(.role(leading: true, term: term)),
+                .log(.init(.info, "leading", ["term": "\(term)", "sequence": "\(sequence)"]))]
     }
 
     /// Stops deciding at once. The engine may hold commands of a turn that was never made durable,

@@ -1,4 +1,5 @@
 import CamsyncEtcd
+import CamsyncRuntime
 
 /// The HA loop's command log (SPEC K6): `EtcdCommandLog` driven from the loop thread. Appends and
 /// snapshots are conditional on `leadership` (nil while standby: every write is refused).

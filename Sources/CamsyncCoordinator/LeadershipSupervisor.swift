@@ -45,6 +45,8 @@ struct LeadershipSupervisor: Sendable {
                 try await body()
             } catch is CancellationError {
                 return
+            } catch LeadershipEnded.steppedDown {
+                logger.info("etcd: leadership given up; campaigning again")
             } catch {
                 if Task.isCancelled { return }
                 logger.warning("etcd: \(what) failed; retrying", metadata: ["error": "\(error)"])

@@ -4,8 +4,9 @@ import CamsyncWire
 import Logging
 import ZeroMQ
 
-/// A node's loop, confined to its thread: DEALER to the coordinator, SUB for events,
-/// ROUTER for local control clients. Only sockets, polling and the clocks live here: every
+/// A node's loop, confined to its thread: DEALER to the coordinator the session follows, SUB for
+/// events (connected to every coordinator's event endpoint: with several coordinators, K6, it fans
+/// in from all of them), ROUTER for local control clients. Only sockets, polling and the clocks live here: every
 /// protocol decision (the replica, the camera fence, joining and rejoining, retries, silence,
 /// reconnects) is `NodeSession`'s, and this loop carries out the `NodeAction`s it returns.
 final class NodeLoop {
@@ -29,7 +30,7 @@ final class NodeLoop {
         history = try settings.historyPath.map { try NodeHistoryFile(path: $0) }
         session = NodeSession(settings: settings, now: Self.now())
 
-        dealer = try Self.makeDealer(context, settings)
+        dealer = try Self.makeDealer(context, settings, endpoint: session.followed.commandEndpoint)
         subscriber = try Self.makeSubscriber(context, settings)
         control = try ZMQSocket(context, .router)
         try control.set([.linger(milliseconds: 0), .maxMessageSize(1 << 20)])
@@ -40,7 +41,7 @@ final class NodeLoop {
         registerPollItems()
         logger.info("node started", metadata: [
             "node": "\(settings.config.id)", "kind": "\(settings.config.registration.kind)", "control": "\(controlEndpoint)",
-            "coordinator": "\(settings.coordinatorCommandEndpoint)",
+            "coordinator": "\(settings.coordinatorCommandEndpoints)", "events": "\(settings.coordinatorEventEndpoints)",
         ])
     }
 
@@ -48,7 +49,7 @@ final class NodeLoop {
         NodeTime(monotonic: Clock.monotonicMilliseconds(), wall: Instant(milliseconds: Clock.wallMilliseconds()))
     }
 
-    static func makeDealer(_ context: ZMQContext, _ settings: NodeSettings) throws -> ZMQSocket {
+    static func makeDealer(_ context: ZMQContext, _ settings: NodeSettings, endpoint: String) throws -> ZMQSocket {
         let socket = try ZMQSocket(context, .dealer)
         try socket.set([.linger(milliseconds: 0), .routingID(Array(settings.config.id.rawValue.utf8)),
                         .reconnectInterval(milliseconds: 100), .reconnectIntervalMax(milliseconds: 2000),
@@ -57,7 +58,7 @@ final class NodeLoop {
             try socket.set([.curveServerKey(security.coordinatorPublicKey), .curvePublicKey(security.publicKey),
                             .curveSecretKey(security.secretKey)])
         }
-        try socket.connect(settings.coordinatorCommandEndpoint)
+        try socket.connect(endpoint)
         return socket
     }
 
@@ -72,7 +73,7 @@ final class NodeLoop {
         }
         // Subscribe before asking for the snapshot (Clone pattern): everything published is wanted.
         try socket.set([.subscribe(Array("ev.".utf8)), .subscribe(Array("hb".utf8))])
-        try socket.connect(settings.coordinatorEventEndpoint)
+        for endpoint in settings.coordinatorEventEndpoints { try socket.connect(endpoint) }
         return socket
     }
 
@@ -133,9 +134,9 @@ final class NodeLoop {
                 } catch {
                     logger.debug("send to coordinator failed", metadata: ["error": "\(error)"])
                 }
-            case .reconnect(let reopenSubscriber):
+            case .reconnect(let commandEndpoint, let reopenSubscriber):
                 dealer.close()
-                dealer = try Self.makeDealer(context, settings)
+                dealer = try Self.makeDealer(context, settings, endpoint: commandEndpoint)
                 if reopenSubscriber {
                     subscriber.close()
                     subscriber = try Self.makeSubscriber(context, settings)

@@ -9,6 +9,10 @@ enum NodeMetric: Sendable, Equatable {
     case fenceRefused
     /// A snapshot asked of the coordinator (joining, or a gap in the stream).
     case snapshotRequested
+    /// A batch, heartbeat or reply under a lower coordinator term than one already seen was ignored (K6).
+    case staleTermIgnored
+    /// The DEALER switched to the leader a heartbeat or a NOT_LEADER reply named (K6).
+    case leaderFollowed
 }
 
 /// The shell's export of `NodeMetric`s.
@@ -16,12 +20,16 @@ struct NodeMetrics {
     private let lag = Gauge(label: "camsync_node_replica_lag_sequences")
     private let fenceRefusals = Counter(label: "camsync_node_fence_refusals_total")
     private let snapshots = Counter(label: "camsync_node_snapshot_requests_total")
+    private let staleTerms = Counter(label: "camsync_node_stale_term_ignored_total")
+    private let leaderSwitches = Counter(label: "camsync_node_leader_switches_total")
 
     func record(_ metric: NodeMetric) {
         switch metric {
         case .replicaLag(let sequences): lag.record(Double(sequences))
         case .fenceRefused: fenceRefusals.increment()
         case .snapshotRequested: snapshots.increment()
+        case .staleTermIgnored: staleTerms.increment()
+        case .leaderFollowed: leaderSwitches.increment()
         }
     }
 }

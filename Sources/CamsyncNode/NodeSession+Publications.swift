@@ -4,15 +4,25 @@ import CamsyncWire
 /// The published stream: batches into the replica (Clone pattern), heartbeats, the fence and app-facing logs.
 extension NodeSession {
 
-    /// One message from the SUB socket (topic frame, then an `Envelope`).
+    /// One message from the SUB socket (topic frame, then an `Envelope`). The SUB hears every
+    /// coordinator (K6): what comes under a lower term than one seen is ignored, not even counted
+    /// as the coordinator being heard.
     mutating func receivePublication(_ frames: [[UInt8]], now: NodeTime) -> [NodeAction] {
         enter(now)
+        let envelope = frames.count == 2 ? try? Envelope.decode(frames[1]) : nil
+        if let envelope, isStale(term: Self.publishedTerm(envelope), "publication") { return leave() }
+        // The leader a heartbeat names is followed first, so that nothing below goes to another one.
+        if case .coordinatorHeartbeat(let heartbeat)? = envelope?.body, heartbeat.hasCoordinator {
+            var leader = heartbeat.coordinator
+            if leader.term == 0 { leader.term = heartbeat.term }
+            follow(leader, namedBy: "heartbeat")
+        }
         heardFromCoordinator()
         if !subscriptionLive {
             subscriptionLive = true
             if snapshotWanted { requestSnapshot() }
         }
-        guard frames.count == 2, let envelope = try? Envelope.decode(frames[1]) else { return leave() }
+        guard let envelope else { return leave() }
         switch envelope.body {
         case .eventBatch(let wire)?:
             guard let command = try? wire.domainCommand(), let events = try? wire.domainEvents() else {
@@ -21,6 +31,8 @@ extension NodeSession {
             }
             let batch = PublishedBatch(sequence: wire.sequence, term: wire.term, time: wire.time,
                                        command: command, events: events)
+            // A new leader's batches continue the sequence under its (higher) term: rejoin, then apply.
+            noteTerm(wire.term)
             handle(replica.receive(batch))
         case .coordinatorHeartbeat(let heartbeat)?:
             if noteTerm(heartbeat.term) { break }
@@ -39,7 +51,17 @@ extension NodeSession {
         return leave()
     }
 
-    /// A new coordinator term means the coordinator restarted: rejoin (K2). Returns true if it rejoined.
+    /// The term a publication speaks under: its batch's or heartbeat's, else the envelope's.
+    static func publishedTerm(_ envelope: Envelope) -> UInt64 {
+        switch envelope.body {
+        case .eventBatch(let batch)?: batch.term
+        case .coordinatorHeartbeat(let heartbeat)?: heartbeat.term
+        default: envelope.term
+        }
+    }
+
+    /// A new coordinator term means the coordinator restarted or another one leads (K6): rejoin (K2).
+    /// Returns true if it rejoined.
     @discardableResult
     mutating func noteTerm(_ term: UInt64) -> Bool {
         guard term > knownTerm else { return false }

@@ -5,11 +5,23 @@ import CamsyncWire
 extension NodeSession {
 
     /// One message from the DEALER (a reply from the coordinator; one frame, an `Envelope`).
+    /// NOT_LEADER leaves its request pending (K6); a reply under a lower term than one seen is
+    /// ignored and leaves its request pending too.
     mutating func receiveReply(_ frames: [[UInt8]], now: NodeTime) -> [NodeAction] {
         enter(now)
+        let envelope = frames.count == 1 ? try? Envelope.decode(frames[0]) : nil
+        if let envelope, case .error(let error)? = envelope.body, error.code == .notLeader {
+            // The command socket works, but the coordinator behind it does not lead: not "heard" (a
+            // standby keeps no node from seeing that the leader is silent). Its term is whatever it
+            // applied last, so only the leader it names is checked against the terms seen.
+            lastReplyOrReconnect = now.monotonic
+            notLeader(error, requestID: envelope.requestID)
+            return leave()
+        }
+        if let envelope, isStale(term: envelope.term, "reply") { return leave() }
         heardFromCoordinator()
         lastReplyOrReconnect = now.monotonic
-        guard frames.count == 1, let envelope = try? Envelope.decode(frames[0]) else {
+        guard let envelope else {
             log(.warning, "undecodable reply from coordinator", ["frames": "\(frames.count)"])
             return leave()
         }

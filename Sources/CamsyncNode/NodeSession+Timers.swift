@@ -15,6 +15,7 @@ extension NodeSession {
             log(.warning, "coordinator silent", ["silentForMs": "\(now - lastHeardFromCoordinator)"])
         }
         if coordinatorSilent, now >= nextReconnect {
+            tryNextCoordinator()
             reconnect(subscriber: true)
             reconnectDelay = min(reconnectDelay * 2, 8_000)
             nextReconnect = now + reconnectDelay
@@ -34,8 +35,10 @@ extension NodeSession {
             // Joining requests (register, snapshot, attach) retry until answered; a user's action gives up.
             if request.attempts >= settings.requestAttempts, case .control(let identity, let clientRequestID, _) = request.origin {
                 pending[requestID] = nil
-                emit(.replyToControl(identity: identity, .error(Camsync_V1_Error(code: .overloaded,
-                    message: "no answer from the coordinator at \(settings.coordinatorCommandEndpoint) after \(request.attempts) attempts: is it running?"),
+                let message = request.notLeader.map {
+                    "no leader took it after \(request.attempts) attempts (last at \(followed.commandEndpoint)): \($0)"
+                } ?? "no answer from the coordinator at \(followed.commandEndpoint) after \(request.attempts) attempts: is it running?"
+                emit(.replyToControl(identity: identity, .error(Camsync_V1_Error(code: .overloaded, message: message),
                     requestID: clientRequestID, term: knownTerm, sender: id.rawValue)))
                 continue
             }
@@ -49,12 +52,13 @@ extension NodeSession {
         return leave()
     }
 
-    /// Fresh sockets after a long silence: drops whatever was queued for a dead connection.
-    /// `subscriber: false` reopens only the command socket (Lazy Pirate). Pending requests are
-    /// resent on the new socket with their ids (K5); their retry clocks are not reset.
+    /// Fresh sockets after a long silence: drops whatever was queued for a dead connection. The
+    /// DEALER connects to the followed coordinator (K6). `subscriber: false` reopens only the command
+    /// socket (Lazy Pirate, or following a new leader). Pending requests are resent on the new
+    /// socket with their ids (K5); their retry clocks are not reset.
     mutating func reconnect(subscriber reopenSubscriber: Bool) {
-        log(.info, "reconnecting to coordinator", ["backoffMs": "\(reconnectDelay)"])
-        emit(.reconnect(subscriber: reopenSubscriber))
+        log(.info, "reconnecting to coordinator", ["endpoint": "\(followed.commandEndpoint)", "backoffMs": "\(reconnectDelay)"])
+        emit(.reconnect(commandEndpoint: followed.commandEndpoint, subscriber: reopenSubscriber))
         lastReplyOrReconnect = now.monotonic
         if reopenSubscriber { subscriptionLive = false }
         for (_, request) in pending.sorted(by: { $0.key < $1.key }) { transmit(request.envelope) }

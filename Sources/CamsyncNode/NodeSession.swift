@@ -4,7 +4,7 @@ import Logging
 
 /// A node's protocol state, sans I/O: registration (K2), the replica (Clone pattern, `ReplicaSync`),
 /// the camera fence (C8), pending requests and their retries (K5), coordinator silence and the
-/// reconnect schedule (K1, Lazy Pirate), and the app-facing event log. It reads no clock and
+/// reconnect schedule (K1, Lazy Pirate), which coordinator to follow (K6), and the app-facing event log. It reads no clock and
 /// owns no socket: the shell (`NodeLoop`) feeds it messages and the time, and carries out the
 /// `NodeAction`s each entry point returns, in order. Only the session's own methods change its
 /// state; the shell and the tests read it.
@@ -19,7 +19,10 @@ struct NodeSession {
     /// K2: what this node runs, as of the last state in which it was alive in the cluster.
     var assertions: [AppAssertion] = []
     var registered = false
+    /// The highest coordinator term seen: anything under a lower one is ignored (K6).
     var knownTerm: UInt64 = 0
+    /// The coordinator the DEALER talks to (K6: the leader, as the coordinators name it).
+    var followed: FollowedCoordinator
 
     var nextRequestID: UInt64
     var pending: [UInt64: PendingRequest] = [:]
@@ -56,6 +59,8 @@ struct NodeSession {
         var sentAt: Int64
         var firstSentAt: Int64
         var attempts: Int
+        /// The message of the last NOT_LEADER answer (K6): why no coordinator took it, so far.
+        var notLeader: String?
     }
 
     /// `now.wall` seeds the request ids: they must not repeat across restarts of this node
@@ -68,6 +73,7 @@ struct NodeSession {
         fenceLog = RingBuffer(capacity: settings.historyLimit)
         nextRequestID = UInt64(max(0, now.wall.milliseconds)) << 16
         reconnectDelay = settings.heartbeatIntervalMilliseconds
+        followed = FollowedCoordinator(commandEndpoint: settings.coordinatorCommandEndpoints[0], term: 0)
         lastHeardFromCoordinator = now.monotonic
         lastReplyOrReconnect = now.monotonic
     }

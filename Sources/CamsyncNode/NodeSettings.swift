@@ -3,7 +3,8 @@ public import CamsyncConfig
 /// Everything a node process needs to run (docs/OPERATIONS.md lists the defaults).
 public struct NodeSettings: Sendable {
     public var config: NodeConfig
-    /// The coordinator's ROUTER and PUB endpoints.
+    /// The coordinator's ROUTER and PUB endpoints. With several coordinators (SPEC K6) each is a
+    /// comma-separated list (`coordinatorCommandEndpoints`, `coordinatorEventEndpoints`).
     public var coordinatorCommandEndpoint: String
     public var coordinatorEventEndpoint: String
     /// Where `camsync ctl` reaches this node (ROUTER): an `ipc://` path or `tcp://127.0.0.1:port`.
@@ -36,6 +37,22 @@ public struct NodeSettings: Sendable {
         self.requestAttempts = requestAttempts
         self.historyLimit = historyLimit
         self.security = security
+    }
+
+    /// Every coordinator's command endpoint: the DEALER follows one of them at a time (K6).
+    public var coordinatorCommandEndpoints: [String] { Self.endpoints(in: coordinatorCommandEndpoint) }
+    /// Every coordinator's event endpoint: the SUB connects to all of them (it fans in).
+    public var coordinatorEventEndpoints: [String] { Self.endpoints(in: coordinatorEventEndpoint) }
+
+    /// The entries of a comma-separated list, trimmed, empty ones left out; a lone value is a list of one.
+    static func endpoints(in list: String) -> [String] {
+        let entries = list.split(separator: ",").map { entry in
+            var entry = entry
+            while entry.first?.isWhitespace == true { entry.removeFirst() }
+            while entry.last?.isWhitespace == true { entry.removeLast() }
+            return String(entry)
+        }.filter { !$0.isEmpty }
+        return entries.isEmpty ? [list] : entries
     }
 }
 

@@ -56,29 +56,55 @@ final class ClusterFollower: @unchecked Sendable {
             Thread.sleep(forTimeInterval: 0.05)
             resolved = endpoints()
         }
-        guard let (commandEndpoint, eventEndpoint) = resolved else { return }
+        guard let own = resolved else { return }
+        // What it follows: its own coordinator, or (HA, SPEC K6) the leader a standby named.
+        var target = own
+        var lastProbe = Date.distantPast
+        func retarget(_ endpoints: (commandEndpoint: String, eventEndpoint: String), why: String) {
+            logger.info("web follower: following \(endpoints.commandEndpoint) (\(why))")
+            target = endpoints
+            subscriber?.close()
+            subscriber = nil
+            client?.close()
+            client = nil
+            state = FollowState()
+            lastHeard = Date()
+        }
         while !stopped.isSet {
             do {
                 if subscriber == nil {
-                    subscriber = try EventSubscriber(context: context, endpoint: eventEndpoint, topics: ["ev.", "hb"], curve: curve)
+                    subscriber = try EventSubscriber(context: context, endpoint: target.eventEndpoint, topics: ["ev.", "hb"], curve: curve)
                 }
-                if state.wantsSnapshot, state.subscriptionLive {
+                let silent = Date().timeIntervalSince(lastHeard) * 1000 > Double(Self.silenceMilliseconds)
+                // A standby publishes nothing: when silent, ask anyway (at most once a silence period),
+                // and its NOT_LEADER names the leader to follow.
+                let probe = silent && Date().timeIntervalSince(lastProbe) * 1000 > Double(Self.silenceMilliseconds)
+                if state.wantsSnapshot, state.subscriptionLive || probe {
+                    lastProbe = Date()
                     if client == nil {
-                        client = try CoordinatorClient(context: context, endpoint: commandEndpoint, curve: curve)
+                        client = try CoordinatorClient(context: context, endpoint: target.commandEndpoint, curve: curve)
                     }
                     do {
                         let snapshot = try client!.snapshot(timeoutMilliseconds: 2_000)
                         state.adopt(snapshot, feed: feed)
+                    } catch ClientError.refused(let refusal) where refusal.code == .notLeader {
+                        if let leader = refusal.leader, leader.commandEndpoint != target.commandEndpoint {
+                            retarget((leader.commandEndpoint, leader.eventEndpoint), why: "the leader, term \(leader.term)")
+                            continue
+                        }
                     } catch {
                         logger.debug("web follower: snapshot failed", metadata: ["error": "\(error)"])
                         client?.close()
                         client = nil
                     }
                 }
+                if silent, target != own, Date().timeIntervalSince(lastHeard) * 1000 > Double(2 * Self.silenceMilliseconds) {
+                    // The leader followed went quiet: ask our own coordinator who leads now.
+                    retarget(own, why: "the leader followed went silent")
+                    continue
+                }
                 guard let (_, envelope) = try subscriber!.next(timeoutMilliseconds: 200) else {
-                    if Date().timeIntervalSince(lastHeard) * 1000 > Double(Self.silenceMilliseconds) {
-                        feed.setFollowing(false)
-                    }
+                    if silent { feed.setFollowing(false) }
                     continue
                 }
                 lastHeard = Date()

@@ -13,10 +13,12 @@ enum NodeSessionHarness {
                                          apps: [AppSpec(bundleID: "com.example.call")])
 
     /// Defaults of `camsync node`: 500 ms heartbeats, liveness 3, 1 s retries, 10 attempts.
+    /// `commands`/`events`: comma-separated lists with several coordinators (K6).
     static func settings(_ registration: NodeRegistration = NodeRegistration(node: node, attributes: .device(device)),
-                         requestRetryMilliseconds: Int64 = 1000, requestAttempts: Int = 10) -> NodeSettings {
+                         requestRetryMilliseconds: Int64 = 1000, requestAttempts: Int = 10,
+                         commands: String = "tcp://127.0.0.1:5555", events: String = "tcp://127.0.0.1:5556") -> NodeSettings {
         NodeSettings(config: NodeConfig(registration: registration),
-                     coordinatorCommandEndpoint: "tcp://127.0.0.1:5555", coordinatorEventEndpoint: "tcp://127.0.0.1:5556",
+                     coordinatorCommandEndpoint: commands, coordinatorEventEndpoint: events,
                      controlEndpoint: "ipc:///tmp/unused", heartbeatIntervalMilliseconds: 500, liveness: 3,
                      requestRetryMilliseconds: requestRetryMilliseconds, requestAttempts: requestAttempts)
     }
@@ -28,10 +30,10 @@ enum NodeSessionHarness {
 
     /// A session taken through the whole join (register → ack → snapshot → live) at t = 0…300,
     /// with `apps` opened full screen on the coordinator afterwards (they become the node's assertions).
-    static func joined(settings: NodeSettings = settings(), openApps: [AppID] = []) throws
-        -> (NodeSession, FakeCoordinator) {
+    static func joined(settings: NodeSettings = settings(), coordinator: FakeCoordinator = FakeCoordinator(),
+                       openApps: [AppID] = []) throws -> (NodeSession, FakeCoordinator) {
         var session = NodeSession(settings: settings, now: at(0))
-        var coordinator = FakeCoordinator()
+        var coordinator = coordinator
         let register = try #require(session.start(now: at(0)).sent.first)
         _ = session.receivePublication(coordinator.heartbeat(), now: at(100))
         let snapshotRequest = try #require(session.pending.values.first { $0.isSnapshot }?.envelope)
@@ -48,12 +50,42 @@ enum NodeSessionHarness {
 }
 
 /// A coordinator without sockets: a real policy engine that answers a session's requests and
-/// publishes batches, as message frames (DEALER: one frame; PUB: topic, envelope).
+/// publishes batches, as message frames (DEALER: one frame; PUB: topic, envelope). With a `name`
+/// it is one of several (K6): its heartbeats name it as the leader, at its endpoints.
 struct FakeCoordinator {
     var engine = PolicyEngine()
     var sequence: UInt64 = 0
     var term: UInt64 = 1
     var time = Instant(milliseconds: 1_800_000_000_000)
+    var name: String?
+
+    /// One of several coordinators ("a", "b", …), at `HA.commands(name)` and `HA.events(name)`.
+    static func named(_ name: String, term: UInt64) -> Self {
+        var coordinator = Self()
+        coordinator.name = name
+        coordinator.term = term
+        return coordinator
+    }
+
+    /// The same cluster state and log (replicated on etcd), led by `name` in `term` (K6 failover).
+    func failedOver(to name: String, term: UInt64) -> Self {
+        var leader = self
+        leader.name = name
+        leader.term = term
+        return leader
+    }
+
+    /// What it advertises: `coordinator` in its heartbeats, `leader` in NOT_LEADER errors.
+    var address: Camsync_V1_CoordinatorAddress? {
+        name.map { name in
+            var address = Camsync_V1_CoordinatorAddress()
+            address.name = name
+            address.commandEndpoint = HA.commands(name)
+            address.eventEndpoint = HA.events(name)
+            address.term = term
+            return address
+        }
+    }
 
     struct Answer {
         var reply: [[UInt8]]
@@ -92,8 +124,32 @@ struct FakeCoordinator {
     }
 
     func heartbeat(lastSequence: UInt64? = nil) -> [[UInt8]] {
-        [Array("hb".utf8), Envelope.coordinatorHeartbeat(term: term, lastSequence: lastSequence ?? sequence, time: time)
-            .serializedBytes()]
+        var envelope = Envelope.coordinatorHeartbeat(term: term, lastSequence: lastSequence ?? sequence, time: time)
+        if let address, case .coordinatorHeartbeat(var heartbeat)? = envelope.body {
+            heartbeat.coordinator = address
+            envelope.body = .coordinatorHeartbeat(heartbeat)
+        }
+        return [Array("hb".utf8), envelope.serializedBytes()]
+    }
+
+    /// A standby's answer to any request (K6): nothing applied; `leader` names the leader if known.
+    func notLeader(_ request: Envelope, leader: Camsync_V1_CoordinatorAddress?, reason: String) -> [[UInt8]] {
+        var error = Camsync_V1_Error(code: .notLeader, message: "not the leader (\(reason))")
+        if let leader { error.leader = leader }
+        return [Envelope.error(error, requestID: request.requestID, term: term).serializedBytes()]
+    }
+}
+
+/// Endpoints of several coordinators (K6) in the tests: coordinator "a" at ha-a…
+enum HA {
+    static func commands(_ name: String) -> String { "ipc:///tmp/ha-\(name)-commands" }
+    static func events(_ name: String) -> String { "ipc:///tmp/ha-\(name)-events" }
+    /// A node's settings for coordinators `names`, as comma-separated lists.
+    static func settings(_ names: [String] = ["a", "b", "c"], requestRetryMilliseconds: Int64 = 1000,
+                         requestAttempts: Int = 10) -> NodeSettings {
+        NodeSessionHarness.settings(requestRetryMilliseconds: requestRetryMilliseconds, requestAttempts: requestAttempts,
+                                    commands: names.map(commands).joined(separator: ","),
+                                    events: names.map(events).joined(separator: ", "))
     }
 }
 
@@ -122,7 +178,15 @@ extension Array where Element == NodeAction {
     var snapshotRequests: [Envelope] { sent.filter(\.isSnapshotRequest) }
     /// `.reconnect` actions: whether each one reopens the SUB socket too.
     var reconnects: [Bool] {
-        compactMap { if case .reconnect(let subscriber) = $0 { subscriber } else { nil } }
+        compactMap { if case .reconnect(_, let subscriber) = $0 { subscriber } else { nil } }
+    }
+    /// `.reconnect` actions: the command endpoint each one connects the DEALER to.
+    var reconnectEndpoints: [String] {
+        compactMap { if case .reconnect(let endpoint, _) = $0 { endpoint } else { nil } }
+    }
+    /// What was counted (`.count` actions).
+    var metrics: [NodeMetric] {
+        compactMap { if case .count(let metric) = $0 { metric } else { nil } }
     }
     var controlReplies: [(identity: [UInt8], envelope: Envelope)] {
         compactMap { if case .replyToControl(let identity, let envelope) = $0 { (identity, envelope) } else { nil } }

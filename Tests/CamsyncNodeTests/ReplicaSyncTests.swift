@@ -67,6 +67,24 @@ import Testing
         }
     }
 
+    @Test("K6: a new leader's batches continue the sequence under its much larger term (an etcd revision)")
+    func newLeaderContinuesTheSequence() {
+        let (settings, batches, states) = Self.batches()
+        var sync = ReplicaSync()
+        _ = sync.receiveSnapshot(sequence: 3, term: 1, state: states[3], settings: settings)
+        let newTerm: UInt64 = 7_340_123
+        #expect(!sync.isBehind(coordinatorTerm: newTerm, lastSequence: 3), "the new leader has what the old one published")
+        let continued = batches[3...].map { batch in
+            var batch = batch
+            batch.term = newTerm
+            return batch
+        }
+        for batch in continued { #expect(sync.receive(batch) == .applied([batch])) }
+        #expect(sync.sequence == 6 && sync.term == newTerm && sync.phase == .synced)
+        #expect(sync.state == states[6])
+        #expect(!sync.isBehind(coordinatorTerm: newTerm, lastSequence: 6))
+    }
+
     @Test("heartbeats reveal lost batches and a coordinator that lost data")
     func heartbeatsRevealGaps() {
         let (settings, _, states) = Self.batches()

@@ -16,6 +16,11 @@ and checks, one line per check:
   e. foreign attach: attach_display for a display of the cluster -> ERROR_CODE_FORBIDDEN;
   f. a malformed frame whose request id is readable -> an error reply echoing it.
 
+With several coordinators (SPEC K6; --commands and --events take comma-separated lists) it follows
+the leader as PROTOCOL.md "Several coordinators" says: SUB on every event endpoint, DEALER on the
+leader that heartbeats and NOT_LEADER replies name, requests resent there with their ids, NOT_LEADER
+retried rather than taken as an answer, and anything under a lower term than seen ignored.
+
 Exit status 0 if every check passed, 1 if one failed, 2 on a usage or setup error.
 Needs Debian's python3-zmq and python3-protobuf (`make deps`) and protoc.
 """
@@ -121,13 +126,24 @@ class Client:
         self.foreign_replies = []  # replies on the real DEALER with a request id it never used
         self.sent_ids = set()
         self.extra = []           # extra DEALERs polled by pump
+        # K6: every coordinator's endpoints; the DEALER follows one (the leader, once one is named).
+        self.command_endpoints = [e.strip() for e in args.commands.split(",") if e.strip()]
+        self.event_endpoints = [e.strip() for e in args.events.split(",") if e.strip()]
+        self.followed = self.command_endpoints[0]
+        self.followed_term = 0
+        self.to_follow = None     # a leader named while its replies were being read: followed by pump
+        self.in_flight = {}       # request id -> Envelope sent on the DEALER and not answered yet
+        self.retry_at = {}        # request id -> when to resend it after a NOT_LEADER without a leader
+        self.not_leader = {}      # request id -> the last NOT_LEADER message
+        self.stale_ignored = 0    # messages under a lower term than seen (a deposed leader's)
         # Installed apps stay in the coordinator's state across re-registrations: a fresh bundle id per
         # run keeps install_app acceptable when the client runs again against the same cluster.
         self.installed_bundle = f"com.example.pyinstalled{os.getpid()}x{int(time.time()) % 100000}"
         self.sub = self.socket(zmq.SUB, self.secret, self.public)
         for topic in (b"ev.", b"hb"):
             self.sub.setsockopt(zmq.SUBSCRIBE, topic)
-        self.sub.connect(args.events)
+        for endpoint in self.event_endpoints:
+            self.sub.connect(endpoint)
         self.dealer = self.dealer_socket(self.secret, self.public, self.me)
 
     # Sockets
@@ -148,7 +164,7 @@ class Client:
     def dealer_socket(self, secret, public, routing_id):
         sock = self.socket(zmq.DEALER, secret, public)
         sock.setsockopt(zmq.ROUTING_ID, routing_id.encode())
-        sock.connect(self.args.commands)
+        sock.connect(self.followed)
         return sock
 
     def close(self):
@@ -177,6 +193,37 @@ class Client:
             self.last_sent = time.monotonic()
             if env.request_id:
                 self.sent_ids.add(env.request_id)
+                self.in_flight[env.request_id] = env
+
+    # K6: following the leader
+
+    def note_leader(self, address, term):
+        """A heartbeat or NOT_LEADER names the leader: follow it if its term is at least any seen."""
+        if not address.command_endpoint or term < self.term or term < self.followed_term:
+            return
+        if address.command_endpoint == self.followed:
+            self.followed_term = term
+        else:
+            self.to_follow = (address.command_endpoint, term)
+
+    def follow_named_leader(self):
+        """Reopens the DEALER at the named leader and resends what is in flight with the same ids (K5)."""
+        if self.to_follow is None:
+            return
+        (self.followed, self.followed_term), self.to_follow = self.to_follow, None
+        self.dealer.close(linger=0)
+        self.dealer = self.dealer_socket(self.secret, self.public, self.me)
+        self.retry_at.clear()
+        for env in list(self.in_flight.values()):
+            self.send(self.dealer, env)
+
+    def resend_after_not_leader(self):
+        now = time.monotonic()
+        for rid, due in list(self.retry_at.items()):
+            if now >= due:
+                del self.retry_at[rid]
+                if rid in self.in_flight:
+                    self.send(self.dealer, self.in_flight[rid])
 
     def heartbeat_if_idle(self):
         if time.monotonic() - self.last_sent >= self.interval_ms / 1000.0:
@@ -222,6 +269,8 @@ class Client:
                         except zmq.Again:
                             break
                         self.on_reply(sock, frames)
+            self.follow_named_leader()
+            self.resend_after_not_leader()
             self.heartbeat_if_idle()
 
     def on_published(self, frames):
@@ -234,6 +283,11 @@ class Client:
         kind = env.WhichOneof("body")
         if kind == "coordinator_heartbeat":
             hb = env.coordinator_heartbeat
+            if hb.term < self.term:
+                self.stale_ignored += 1  # a deposed leader (K6)
+                return
+            if hb.HasField("coordinator"):
+                self.note_leader(hb.coordinator, hb.term)
             self.heartbeats_seen += 1
             self.term = hb.term
             if hb.heartbeat_interval_ms:
@@ -247,6 +301,9 @@ class Client:
         if not topic.startswith(b"ev."):
             raise CheckFailed(f"an event batch on topic {topic!r}")
         batch = env.event_batch
+        if batch.term < self.term:
+            self.stale_ignored += 1  # a deposed leader's batch (K6)
+            return
         raw = batch.SerializeToString()
         if batch.sequence in self.seen and self.seen[batch.sequence] != raw:
             raise CheckFailed(f"two different batches with sequence {batch.sequence} on PUB")
@@ -281,6 +338,18 @@ class Client:
             raise CheckFailed(f"a reply has {len(frames)} frames, expected exactly one Envelope")
         env = self.pb.envelope_pb2.Envelope()
         env.ParseFromString(frames[0])
+        if env.WhichOneof("body") == "error" and env.error.code == self.pb.reply_pb2.ERROR_CODE_NOT_LEADER:
+            # Not an answer (K6): nothing was applied. Resend to the leader it names, or later.
+            self.not_leader[env.request_id] = env.error.message
+            if sock is self.dealer:
+                if env.error.HasField("leader"):
+                    self.note_leader(env.error.leader, env.error.leader.term)
+                self.retry_at[env.request_id] = time.monotonic() + self.interval_ms / 1000.0
+            return
+        if env.term < self.term:
+            self.stale_ignored += 1  # a deposed leader's reply: the request stays in flight (K6)
+            return
+        self.in_flight.pop(env.request_id, None)
         if sock is self.dealer and env.request_id not in self.sent_ids:
             self.foreign_replies.append(env)
         self.replies[env.request_id] = env
@@ -293,7 +362,12 @@ class Client:
         fill(env)
         self.send(sock, env)
         self.pump(timeout, until=lambda: rid in self.replies)
-        return rid, self.replies.pop(rid, None)
+        self.in_flight.pop(rid, None)
+        self.retry_at.pop(rid, None)
+        reply = self.replies.pop(rid, None)
+        if reply is None and rid in self.not_leader:
+            print(f"info: request {rid}: no leader took it: {self.not_leader[rid]}", flush=True)
+        return rid, reply
 
     def command(self, set_command, **kwargs):
         def fill(env):

@@ -34,4 +34,18 @@ struct SoakTests {
         #expect(result.acknowledged > 100)
         if result.report.passed { try? FileManager.default.removeItem(atPath: directory) }
     }
+
+    @Test("seeded HA soak (SPEC K6): leader kill -9 and SIGSTOP, etcd member kills, node and message faults: no violations")
+    func highAvailabilitySoak() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("camsync-soak-ha-\(UUID().uuidString.prefix(8))").path
+        let soak = SoakRun(options: SoakOptions(duration: 30, seed: 6, faultEvery: 2.5, convergenceTimeout: 30,
+                                                executable: try camsyncBinary(), runDirectory: directory, highAvailability: true))
+        let result = try soak.run()
+        #expect(result.report.passed, "\(result.summary)")
+        #expect(result.acknowledged > 100, "the workload made progress: \(result.acknowledged) acknowledged")
+        let kinds = Set(result.faults.map(\.kind))
+        #expect(!kinds.isDisjoint(with: ["kill -9 leader", "SIGSTOP leader", "kill -9 etcd member"]),
+                "HA faults were injected: \(kinds)")
+        if result.report.passed { try? FileManager.default.removeItem(atPath: directory) }
+    }
 }

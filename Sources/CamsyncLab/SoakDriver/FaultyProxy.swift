@@ -61,7 +61,9 @@ public final class FaultyProxy: @unchecked Sendable {
                 try front.set(.linger(milliseconds: 0))
                 try back.set([.linger(milliseconds: 0), .reconnectInterval(milliseconds: 50), .reconnectIntervalMax(milliseconds: 500)])
                 try front.bind(frontend)
-                try back.connect(backend)
+                // Several backends (HA coordinators): the DEALER spreads requests over them; a
+                // standby's NOT_LEADER sends the client round again (K5: same request id).
+                for endpoint in backend.split(separator: ",") { try back.connect(String(endpoint)) }
                 started.signal()
                 var loop = ProxyLoop(front: front, back: back, faults: faults, counts: counts, rng: SplitMix64(seed: seed))
                 while !stopFlag.withLock({ $0 }) { try loop.turn() }

@@ -1,4 +1,5 @@
 import CamsyncCoordinator
+import CamsyncEtcd
 import CamsyncClient
 import CamsyncNode
 import CamsyncPolicy
@@ -28,11 +29,15 @@ public struct SoakOptions: Sendable {
     /// `deploy/netns/lab.sh`: when set, every process gets its own network namespace and the fault
     /// schedule adds network partitions of a node's host (needs root; see `NetworkLab.isAvailable`).
     public var labScript: String?
+    /// HA mode (SPEC K6): three coordinators on a local 3-member etcd cluster; the faults add kill -9
+    /// and SIGSTOP of the leader and kill -9 of etcd members. Not with `labScript`.
+    public var highAvailability: Bool
 
     public init(duration: Double, seed: UInt64, clients: Int = 2, faultEvery: Double = 3, heartbeatMilliseconds: Int64 = 200,
                 liveness: Int64 = 4, convergenceTimeout: Double = 20, executable: String, runDirectory: String,
-                labScript: String? = nil) {
+                labScript: String? = nil, highAvailability: Bool = false) {
         self.labScript = labScript
+        self.highAvailability = highAvailability
         self.duration = duration
         self.seed = seed
         self.clients = clients
@@ -100,7 +105,8 @@ public final class SoakRun: @unchecked Sendable {
                               lab: (lab.prefix, "ipc://\(dir)/coordinator.sock", "ipc://\(dir)/events.sock"))
         } ?? SoakTopology.yaml(
             commands: "ipc://\(dir)/coordinator.sock", events: "ipc://\(dir)/events.sock",
-            heartbeatMs: options.heartbeatMilliseconds, liveness: options.liveness))
+            heartbeatMs: options.heartbeatMilliseconds, liveness: options.liveness,
+            haDirectory: options.highAvailability ? dir : nil))
         let cluster = try LocalCluster(topology: topology, runDirectory: dir, executable: options.executable)
         cluster.recordsNodeHistory = true
         defer { cluster.stop(grace: 3) }
@@ -108,7 +114,8 @@ public final class SoakRun: @unchecked Sendable {
         try cluster.start(timeout: 30)
 
         let context = try ZMQContext()
-        let proxy = FaultyProxy(context: context, frontend: "ipc://\(dir)/proxy.sock", backend: cluster.localCommandEndpoint,
+        let proxy = FaultyProxy(context: context, frontend: "ipc://\(dir)/proxy.sock",
+                                backend: cluster.localCommandEndpoints.joined(separator: ","),
                                 seed: options.seed ^ 0xFA17)
         try proxy.start()
         defer { proxy.stop() }
@@ -129,7 +136,11 @@ public final class SoakRun: @unchecked Sendable {
             cluster.signalNode(node, SIGCONT)
             if cluster.nodes[node]?.isRunning != true { try cluster.startNode(node) }
         }
-        if cluster.coordinator?.isRunning != true { try cluster.startCoordinator() }
+        for name in cluster.topology.coordinatorProcessNames { cluster.signalCoordinator(named: name, SIGCONT) }
+        if let etcd = cluster.etcd {
+            for index in etcd.members.indices where !etcd.isRunning(index) { try etcd.start(index) }
+        }
+        if cluster.topology.isHighAvailability || cluster.coordinator?.isRunning != true { try cluster.startCoordinator() }
         progress("faults stopped; waiting up to \(Int(options.convergenceTimeout)) s for every replica to converge")
         var converged = true
         do {
@@ -147,11 +158,12 @@ public final class SoakRun: @unchecked Sendable {
             ReplicaState(node: NodeID(node), state: try ClusterState(wire: status.replica), sequence: status.sequence)
         }
         let endedAt = Instant(milliseconds: Clock.wallMilliseconds())
+        let log = try commandLog(cluster)
         cluster.stop(grace: 5)
         for node in topology.nodes.map(\.id) { stops.withLock { $0.append(NodeStopped(node: NodeID(node), at: endedAt)) } }
         if !converged { faultCounts.withLock { $0["no convergence", default: 0] += 1 } }
 
-        let history = try collect(cluster: cluster, coordinator: snapshot, replicas: replicas, endedAt: endedAt)
+        let history = try collect(cluster: cluster, log: log, coordinator: snapshot, replicas: replicas, endedAt: endedAt)
         let report = HistoryChecker.check(history, settings: snapshot.settings)
         return SoakResult(report: report, history: history, operations: operations.withLock { $0 },
                           acknowledged: acks.withLock { $0.count }, faults: history.faults, proxy: proxy.currentCounts,
@@ -174,7 +186,7 @@ public final class SoakRun: @unchecked Sendable {
             let bytes = Envelope.request(command, sender: node.rawValue, requestID: requestID).serializedBytes()
             operations.withLock { $0 += 1 }
             // Retry with the same request id (K5) until answered: through drops, delays and coordinator restarts.
-            attempts: for _ in 0..<20 {
+            attempts: for _ in 0..<(options.highAvailability ? 80 : 20) {
                 guard (try? socket.send([bytes], dontWait: true)) == true else { usleep(50_000); continue }
                 let until = Clock.monotonicMilliseconds() + 400
                 while Clock.monotonicMilliseconds() < until {
@@ -182,6 +194,11 @@ public final class SoakRun: @unchecked Sendable {
                     while let message = try? socket.receive(dontWait: true) {
                         guard message.frames.count == 1, let reply = try? Envelope.decode(message.frames[0]),
                               reply.requestID == requestID else { continue }
+                        // A standby (or a leader that could not commit): not an answer; again, same id.
+                        if case .error(let error)? = reply.body, error.code == .notLeader {
+                            usleep(50_000)
+                            continue attempts
+                        }
                         if case .ack(let ack)? = reply.body {
                             acks.withLock {
                                 $0.append(AcknowledgedCommand(node: node, requestID: requestID, sequence: ack.sequence,
@@ -208,7 +225,30 @@ public final class SoakRun: @unchecked Sendable {
             sleepMs(Int64(options.faultEvery * 1000))
             let nodeIndex = Int(rng.next() % UInt64(nodes.count))
             let node = nodes[nodeIndex]
-            switch rng.next() % (lab == nil ? 4 : 5) {
+            let kinds = lab == nil ? 4 : 5
+            switch rng.next() % UInt64(options.highAvailability ? kinds + 2 : kinds) {
+            case 1 where options.highAvailability:
+                guard let leader = try? leaderName(cluster) else { continue }
+                progress("fault: kill -9 the leader \(leader), restart it after a pause")
+                cluster.signalCoordinator(named: leader, SIGKILL)
+                count("kill -9 leader")
+                sleepMs(500 + Int64(rng.next() % 2500))
+                try? cluster.startCoordinator(named: leader)
+            case 5 where options.highAvailability, 4 where options.highAvailability && lab == nil:
+                guard let leader = try? leaderName(cluster) else { continue }
+                progress("fault: SIGSTOP the leader \(leader) beyond its lease, then SIGCONT")
+                cluster.signalCoordinator(named: leader, SIGSTOP)
+                count("SIGSTOP leader")
+                sleepMs(2_500 + Int64(rng.next() % 1500))
+                cluster.signalCoordinator(named: leader, SIGCONT)
+            case 6, 5 where lab == nil:
+                guard let etcd = cluster.etcd else { continue }
+                let member = Int(rng.next() % UInt64(etcd.members.count))
+                progress("fault: kill -9 etcd member \(member), restart it after a pause")
+                etcd.kill(member)
+                count("kill -9 etcd member")
+                sleepMs(1000 + Int64(rng.next() % 2000))
+                try? etcd.start(member)
             case 4:
                 guard let lab else { continue }
                 progress("fault: partition \(node)'s host beyond the liveness timeout, then heal")
@@ -245,9 +285,16 @@ public final class SoakRun: @unchecked Sendable {
         }
     }
 
+    /// The HA coordinator that leads now.
+    private func leaderName(_ cluster: LocalCluster) throws -> String? {
+        let endpoint = try cluster.leaderCommandEndpoint()
+        return cluster.topology.allCoordinators.first { LocalCluster.localCommands($0) == endpoint }
+            .map { cluster.topology.processName($0) }
+    }
+
     // MARK: History
 
-    private func collect(cluster: LocalCluster, coordinator: CoordinatorClient.Snapshot,
+    private func collect(cluster: LocalCluster, log: ([JournalEntry], JournalSnapshot?), coordinator: CoordinatorClient.Snapshot,
                          replicas: [ReplicaState], endedAt: Instant) throws -> History {
         var fence: [FenceRecord] = []
         var grants: [GrantObservation] = []
@@ -274,11 +321,10 @@ public final class SoakRun: @unchecked Sendable {
                 }
             }
         }
-        let journal = try Journal(directory: cluster.dataDirectory, durability: .full)
-        let entries = try journal.entries(after: 0)
-        // Replay from the very first command when the journal still holds it (it keeps the last 65,536
+        let (entries, newestSnapshot) = log
+        // Replay from the very first command when the log still holds it (it keeps the last 65,536
         // after a snapshot), so the C2 model check covers the whole run; else from the newest snapshot.
-        let snapshot = entries.first?.sequence == 1 ? nil : try journal.latestSnapshot()
+        let snapshot = entries.first?.sequence == 1 ? nil : newestSnapshot
         let base = try snapshot.map { try WireCodec.decodeState($0.state) }
         let baseSequence = snapshot?.sequence ?? 0
         let replay = ReplayInput(baseState: base, baseSequence: baseSequence, commands: try entries
@@ -293,5 +339,21 @@ public final class SoakRun: @unchecked Sendable {
         return History(fence: fence, nodeStops: stops.withLock { $0 }, grants: grants, acks: acks.withLock { $0 },
                        alerts: alerts, audio: audio, replay: replay, final: final, operations: operations.withLock { $0 },
                        faults: faults, endedAt: endedAt)
+    }
+
+    /// The command log and its newest snapshot: the journal, or in HA the log on etcd.
+    private func commandLog(_ cluster: LocalCluster) throws -> ([JournalEntry], JournalSnapshot?) {
+        guard cluster.topology.isHighAvailability else {
+            let journal = try Journal(directory: cluster.dataDirectory, durability: .full)
+            return (try journal.entries(after: 0), try journal.latestSnapshot())
+        }
+        let endpoints = try cluster.etcdEndpoints.map { try EtcdEndpoint(parsing: $0) }
+        let prefix = cluster.etcdPrefix
+        return try Blocking.run {
+            try await EtcdClient.with(endpoints: endpoints) { client in
+                let log = EtcdCommandLog(client: client, prefix: prefix)
+                return (try await log.entries(after: 0), try await log.latestSnapshot())
+            }
+        }
     }
 }

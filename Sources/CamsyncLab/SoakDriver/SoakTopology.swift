@@ -5,6 +5,8 @@ import CamsyncPolicy
 /// and for each device's audio (a music player, an ambient game, the call's microphone, A1–A8).
 enum SoakTopology {
     static let devices: [String] = ["ipad-1", "ipad-2", "ipad-3"]
+    /// The coordinators of an HA soak.
+    static let coordinatorNames = ["c1", "c2", "c3"]
     static let displays: [(id: String, device: String)] = [("display-1", "ipad-1"), ("display-2", "ipad-2"), ("display-3", "ipad-1")]
     static let apps: [String] = [
         "com.apple.camera", "com.example.videocall", "com.example.recorder", "com.example.scanner",
@@ -13,15 +15,23 @@ enum SoakTopology {
 
     /// `lab`: when set, every process runs in its own network namespace of the lab (coordinator in
     /// `PREFIX-coord`, node i in `PREFIX-h(i+1)`), talking TCP; local tools use the ipc endpoints.
+    /// `haDirectory`: HA mode (SPEC K6): three coordinators on ipc endpoints there, on 3 local etcd members.
     static func yaml(commands: String, events: String, heartbeatMs: Int64, liveness: Int64,
-                     lab: (prefix: String, localCommands: String, localEvents: String)? = nil) -> String {
+                     lab: (prefix: String, localCommands: String, localEvents: String)? = nil,
+                     haDirectory: String? = nil) -> String {
         var coordinator = "coordinator: { commands: \(commands), events: \(events), durability: full"
         if let lab {
             coordinator += ", host: \(lab.prefix)-coord, localCommands: \(lab.localCommands), localEvents: \(lab.localEvents)"
         }
+        coordinator += " }"
+        if let dir = haDirectory {
+            coordinator = (["etcd: { members: 3, leaseSeconds: 2 }", "coordinators:"] + coordinatorNames.map {
+                "  - { name: \($0), commands: ipc://\(dir)/\($0)-commands.sock, events: ipc://\(dir)/\($0)-events.sock }"
+            }).joined(separator: "\n")
+        }
         var lines = [
             "name: soak",
-            coordinator + " }",
+            coordinator,
             "settings: { heartbeatMs: \(heartbeatMs), liveness: \(liveness), pipRestoreDeadlineMs: 500 }",
             "nodes:",
         ]

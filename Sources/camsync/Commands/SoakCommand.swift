@@ -24,15 +24,21 @@ struct SoakCommand: ParsableCommand {
     @Flag(help: "Print the history as JSON to RUNDIR/history.json too.") var saveHistory = false
     @Option(help: "Run every process in its own network namespace with this lab script (deploy/netns/lab.sh) and add partitions to the faults (needs root).")
     var netns: String?
+    @Flag(help: "HA mode (SPEC K6): three coordinators on a local 3-member etcd cluster; faults add kill -9 and SIGSTOP of the leader and kill -9 of etcd members.")
+    var ha = false
 
     func run() throws {
+        if ha, netns != nil {
+            throw ValidationError("--ha runs on loopback only; leader partitions are covered by `make multihost-test`")
+        }
         if let netns, !NetworkLab.isAvailable(script: netns) {
             throw ValidationError("--netns needs root and network namespaces (`\(netns) check` failed)")
         }
         let directory = runDir ?? FileManager.default.temporaryDirectory
             .appendingPathComponent("camsync-soak-\(UUID().uuidString.prefix(8))").path
         let soak = SoakRun(options: SoakOptions(duration: duration, seed: seed, clients: clients, faultEvery: faultEvery,
-                                                executable: currentExecutable(), runDirectory: directory, labScript: netns))
+                                                executable: currentExecutable(), runDirectory: directory, labScript: netns,
+                                                highAvailability: ha))
         let result = try soak.run { emit("  \($0)") }
         if saveHistory {
             let encoder = JSONEncoder()
