@@ -97,8 +97,9 @@ struct MultiHostTests {
 }
 
 /// SPEC K6 across hosts: three etcd members (h1–h3) and three coordinators (h4–h6) each on its own
-/// host, a node on the leader's host. Partitioning the leader's host cuts it off from etcd while
-/// the node beside it, and a client on its local endpoint, still reach it.
+/// host, a node on the leader's host (given only the leader) and one on h7 (given every
+/// coordinator). Partitioning the leader's host cuts it off from etcd while the node beside it, and
+/// a client on its local endpoint, still reach it.
 @Suite(.serialized, .timeLimit(.minutes(3)),
        .enabled(if: MultiHostLab.available, "network namespaces need root and iproute2 (deploy/netns/lab.sh check): multi-host test skipped"),
        .enabled(if: EtcdCluster.isAvailable, Comment(rawValue: EtcdCluster.unavailableMessage)))
@@ -112,7 +113,7 @@ struct MultiHostHATests {
         defer { _ = try? MultiHostLab.run([MultiHostLab.script, "down", prefix], subnet: subnet) }
         func address(_ host: Int) -> String { "\(subnet).\(10 + host)" }
 
-        let (base, dir) = try TestTopology.make([TestTopology.ipad1], heartbeatMs: 250, liveness: 4)
+        let (base, dir) = try TestTopology.make([TestTopology.ipad1, TestTopology.ipad2], heartbeatMs: 250, liveness: 4)
         let coordinators = (1...3).map { index in
             var c = Topology.Coordinator(name: "c\(index)", commands: "tcp://\(address(3 + index)):5555",
                                          events: "tcp://\(address(3 + index)):5556", host: "\(prefix)-h\(3 + index)")
@@ -122,6 +123,7 @@ struct MultiHostHATests {
         }
         var nodes = base.nodes
         nodes[0].host = "\(prefix)-h4"  // beside c1, which is made the leader
+        nodes[1].host = "\(prefix)-h7"  // a host of its own, given every coordinator
         let etcd = Topology.Etcd(members: 3, memberHosts: (1...3).map { .init(host: "\(prefix)-h\($0)", address: address($0)) },
                                  leaseSeconds: 2)
         let topology = Topology(name: "ha-netns", etcd: etcd, coordinators: coordinators, settings: base.settings,
@@ -134,7 +136,7 @@ struct MultiHostHATests {
             try? FileManager.default.removeItem(atPath: dir)
         }
         func logs() -> String {
-            (["etcd-0", "c1", "c2", "c3", "ipad-1"]).map { name in
+            (["etcd-0", "c1", "c2", "c3", "ipad-1", "ipad-2"]).map { name in
                 let text = (try? String(contentsOfFile: cluster.logPath(name), encoding: .utf8)) ?? ""
                 return "--- \(name)\n" + text.split(separator: "\n").suffix(25).joined(separator: "\n")
             }.joined(separator: "\n")
@@ -159,6 +161,7 @@ struct MultiHostHATests {
                 }
             }
             try cluster.startNode("ipad-1")
+            try cluster.startNode("ipad-2")
             try cluster.waitUntilJoined(timeout: 30)
         } catch {
             throw ClusterWaitError(message: "\(error)\n\(logs())")
@@ -212,6 +215,17 @@ struct MultiHostHATests {
         let failover = Date().timeIntervalSince(cutAt)
         #expect(failover < 15, "failover took \(failover) s")
         #expect((state?.term ?? 0) > term1)
+        // ipad-2, given every coordinator, follows the new leader without restarting.
+        let ipad2 = cluster.nodes["ipad-2"]?.pid
+        do {
+            try cluster.waitUntil(timeout: 15, what: "ipad-2 to follow \(newLeader)") {
+                let status = try cluster.status("ipad-2")
+                return status.term == state?.term && status.registered && status.synced
+            }
+        } catch {
+            Issue.record("\(error)\n\(logs())")
+        }
+        #expect(cluster.nodes["ipad-2"]?.isRunning == true && cluster.nodes["ipad-2"]?.pid == ipad2)
         // The new leader's log holds every command c1 acknowledged, and none it did not. (Its state may
         // already show ipad-1 declared dead: the node is cut off from it, K1.)
         let replay = try {
