@@ -47,9 +47,9 @@ package-check:
 	@python3 tools/check-package-imports.py && echo "package-check: Package.swift matches the imports"
 
 # The network-namespace lab (needs root): the lab's own self-test, then the cluster across namespaces.
-# `make test` runs MultiHostTests too; it skips itself with a message where namespaces are not allowed.
+# `make test` runs MultiHostTests and MultiHostHATests too; they skip themselves with a message where namespaces are not allowed.
 multihost-test: deps
-	@if deploy/netns/lab.sh check; then deploy/netns/selftest.sh && $(SWIFT) test --filter MultiHostTests; \
+	@if deploy/netns/lab.sh check; then deploy/netns/selftest.sh && $(SWIFT) test --filter 'MultiHost(HA)?Tests'; \
 	else echo "multihost-test: skipped (network namespaces need root and iproute2)"; fi
 
 # A longer soak with faults and the history checker (the short one runs in `make test`).

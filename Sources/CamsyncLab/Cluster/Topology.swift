@@ -268,6 +268,16 @@ public struct Topology: Codable, Sendable, Equatable {
             }
         case (nil, let endpoints?):
             guard !endpoints.isEmpty else { throw TopologyError(message: "etcd.endpoints is empty") }
+            for endpoint in endpoints {
+                // The etcd client connects to IPv4 addresses only (no name resolution).
+                var rest = Substring(endpoint)
+                if rest.hasPrefix("http://") { rest = rest.dropFirst(7) }
+                let host = rest.split(separator: ":").first.map(String.init) ?? ""
+                var address = in_addr()
+                guard inet_pton(AF_INET, host, &address) == 1 else {
+                    throw TopologyError(message: "etcd.endpoints: '\(endpoint)' must be http://IPV4:PORT (host names are not resolved)")
+                }
+            }
             guard etcd.memberHosts == nil else { throw TopologyError(message: "etcd.memberHosts goes with members:, not endpoints:") }
         default:
             throw TopologyError(message: "etcd: give either members: N (started by cluster up) or endpoints: [...] (an existing cluster)")
