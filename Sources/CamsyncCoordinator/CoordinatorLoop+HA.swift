@@ -20,6 +20,10 @@ final class HALoopState {
     /// A win not acted on yet (the core must first hold the whole log).
     var pendingWin: EtcdLeadership?
     var lastAttempt: Int64 = 0
+    /// Pause before the next rebuild or promotion attempt: 100 ms, doubling after each failure up
+    /// to 2 s, so that a coordinator cut off from etcd still answers (NOT_LEADER, saying why) between
+    /// attempts that each block the loop for up to the request deadline.
+    var retryDelay: Int64 = 100
     /// Why etcd could not be used lately (said in NOT_LEADER errors).
     var trouble: String?
 
@@ -29,7 +33,7 @@ final class HALoopState {
     }
 
     /// When the loop must wake to retry a rebuild or a promotion (monotonic ms), if it must.
-    var nextAttempt: Int64? { needsRebuild || pendingWin != nil ? lastAttempt + 100 : nil }
+    var nextAttempt: Int64? { needsRebuild || pendingWin != nil ? lastAttempt + retryDelay : nil }
 }
 
 extension CoordinatorLoop {
@@ -44,8 +48,11 @@ extension CoordinatorLoop {
             case .won(let leadership):
                 ha.pendingWin = leadership
             case .leader(let leader):
+                // etcd answered: whatever trouble there was is over.
                 ha.trouble = nil
-                core.noteLeader(leader?.name == settings.highAvailability?.name ? nil : leader)
+                if case .standby = core.role {
+                    core.becomeStandby(reason: "a standby", leader: leader?.name == settings.highAvailability?.name ? nil : leader)
+                }
             case .logTurn(let turn):
                 guard core.role != .leader, !ha.needsRebuild else { continue }
                 for batch in turn.batches {
@@ -69,14 +76,18 @@ extension CoordinatorLoop {
         if core.role == .leader, now >= ha.mailbox.leaseValidUntil {
             stepDown(ha, reason: "the etcd lease was not renewed within its TTL", tellSupervisor: true)
         }
-        guard ha.needsRebuild || ha.pendingWin != nil, now >= ha.lastAttempt + 100 else { return }
+        guard ha.needsRebuild || ha.pendingWin != nil, now >= ha.lastAttempt + ha.retryDelay else { return }
         ha.lastAttempt = now
         do {
             if ha.needsRebuild { try rebuild(ha) }
             if let win = ha.pendingWin { try promote(ha, win) }
+            ha.retryDelay = 100
         } catch {
             logger.warning("etcd: could not read the log", metadata: ["error": "\(error)"])
             ha.trouble = Self.describe(error)
+            if case .standby(let leader, _) = core.role { core.becomeStandby(reason: Self.describe(error), leader: leader) }
+            ha.retryDelay = min(ha.retryDelay * 2, 2_000)
+            ha.lastAttempt = Clock.monotonicMilliseconds()
         }
     }
 

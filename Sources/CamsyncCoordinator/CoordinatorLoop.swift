@@ -81,7 +81,8 @@ final class CoordinatorLoop {
         }
         try publisher.set([.sendHighWaterMark(100_000)])
         // Each endpoint setting may list several, comma-separated (e.g. a network address for
-        // nodes plus an ipc path for local admin tools); the first is reported as the endpoint.
+        // nodes plus an ipc path for local admin tools); the last bound is reported, the first is
+        // advertised in HA mode unless `--advertise-*` says otherwise.
         for endpoint in Self.split(settings.commandEndpoint) { try router.bind(endpoint) }
         for endpoint in Self.split(settings.eventEndpoint) { try publisher.bind(endpoint) }
         try wake.bind(wakeEndpoint)
@@ -91,8 +92,7 @@ final class CoordinatorLoop {
         if let ha {
             poller.register(fileDescriptor: ha.mailbox.wakeDescriptor, for: .readable)
             core.becomeStandby(reason: "starting: reading the log from etcd",
-                              address: settings.highAvailability?.address(boundCommand: endpoints.command,
-                                                                          boundEvent: endpoints.event))
+                              address: settings.advertisedAddress(bound: endpoints))
         }
         core.beginServing(at: Self.now())
         logger.info(ha == nil ? "coordinator serving" : "coordinator serving as a standby", metadata: [

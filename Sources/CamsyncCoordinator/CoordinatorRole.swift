@@ -33,12 +33,6 @@ extension CoordinatorCore {
         if let address { self.address = address }
     }
 
-    /// A standby learned who leads now (from etcd).
-    public mutating func noteLeader(_ leader: Camsync_V1_CoordinatorAddress?) {
-        guard case .standby(_, let reason) = role else { return }
-        role = .standby(leader: leader, reason: reason)
-    }
-
     /// A standby applies one batch of the leader's log (SPEC K6): the retry window (K5) and the
     /// engine follow exactly as recovery would. `.gap` when the batch is not the next one (the
     /// shell then rebuilds from etcd); `.stale` for one already applied.

@@ -20,7 +20,7 @@ extension CoordinatorServer {
             let endpoints = try start(etcd: HALink(log: log, mailbox: mailbox))
             let supervisor = LeadershipSupervisor(
                 client: client, log: log, settings: ha,
-                address: ha.address(boundCommand: endpoints.command, boundEvent: endpoints.event),
+                address: settings.advertisedAddress(bound: endpoints) ?? .init(),
                 mailbox: mailbox, logger: logger)
             do {
                 try onServing(endpoints)

@@ -14,7 +14,7 @@ public struct HighAvailabilitySettings: Sendable {
     public var leaseSeconds: Int64
     /// Deadline of each etcd request (a commit that takes longer fails: not acknowledged).
     public var requestTimeoutMilliseconds: Int64
-    /// Endpoints as nodes reach them; empty fields are filled with the bound endpoints.
+    /// Endpoints as nodes reach them; empty: the first listed endpoint (`advertisedAddress`).
     public var advertisedCommandEndpoint: String
     public var advertisedEventEndpoint: String
 
@@ -32,13 +32,22 @@ public struct HighAvailabilitySettings: Sendable {
 
     /// The election's key prefix.
     public var election: String { "\(prefix)/leader" }
+}
 
-    /// What this coordinator advertises, given the endpoints it bound.
-    func address(boundCommand: String, boundEvent: String) -> Camsync_V1_CoordinatorAddress {
+extension CoordinatorSettings {
+    /// What an HA coordinator advertises (nil embedded): `--advertise-*`, else the first endpoint of
+    /// each setting, unless it asks for any port (`:*`, `:0`), which only the bound socket knows.
+    func advertisedAddress(bound: CoordinatorServer.Endpoints) -> Camsync_V1_CoordinatorAddress? {
+        guard let ha = highAvailability else { return nil }
+        func pick(_ advertised: String, _ setting: String, _ bound: String) -> String {
+            if !advertised.isEmpty { return advertised }
+            guard let first = CoordinatorLoop.split(setting).first, !first.contains("*"), !first.hasSuffix(":0") else { return bound }
+            return first
+        }
         var address = Camsync_V1_CoordinatorAddress()
-        address.name = name
-        address.commandEndpoint = advertisedCommandEndpoint.isEmpty ? boundCommand : advertisedCommandEndpoint
-        address.eventEndpoint = advertisedEventEndpoint.isEmpty ? boundEvent : advertisedEventEndpoint
+        address.name = ha.name
+        address.commandEndpoint = pick(ha.advertisedCommandEndpoint, commandEndpoint, bound.command)
+        address.eventEndpoint = pick(ha.advertisedEventEndpoint, eventEndpoint, bound.event)
         return address
     }
 }

@@ -27,12 +27,14 @@ public final class Journal {
         }
         var configuration = Configuration()
         configuration.journalMode = .wal
-        let synchronous = durability == .full ? "FULL" : "NORMAL"
-        configuration.prepareDatabase { db in
-            try db.execute(sql: "PRAGMA synchronous = \(synchronous)")
+        let queue = try DatabaseQueue(path: directory + "/journal.sqlite", configuration: configuration)
+        // After opening: GRDB's WAL set-up runs `PRAGMA synchronous = NORMAL` after `prepareDatabase`,
+        // which would turn "full" into NORMAL (a commit not synced to disk). One connection: it stays.
+        try queue.writeWithoutTransaction { db in
+            try db.execute(sql: "PRAGMA synchronous = \(durability == .full ? "FULL" : "NORMAL")")
         }
-        database = try DatabaseQueue(path: directory + "/journal.sqlite", configuration: configuration)
-        try Self.migrator.migrate(database!)
+        database = queue
+        try Self.migrator.migrate(queue)
     }
 
     private static var migrator: DatabaseMigrator {
@@ -60,6 +62,11 @@ public final class Journal {
             try db.alter(table: "command") { t in t.add(column: "batch", .blob) }
         }
         return migrator
+    }
+
+    /// SQLite's `synchronous` setting as the connection runs it (2 = FULL, 1 = NORMAL), nil without a journal.
+    public func synchronousSetting() throws -> Int? {
+        try database?.read { db in try Int.fetchOne(db, sql: "PRAGMA synchronous") }
     }
 
     /// Starts a new coordinator term: the stored term plus one, persisted before it is used.

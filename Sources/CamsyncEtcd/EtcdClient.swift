@@ -55,9 +55,13 @@ public final class EtcdClient: Sendable {
         var config = HTTP2ClientTransport.Posix.Config.defaults
         config.backoff.max = settings.maximumReconnectBackoff
         config.backoff.initial = min(config.backoff.initial, settings.maximumReconnectBackoff)
+        // A connection stalled by a partition is found within time + timeout, not TCP's minutes.
+        // Only while calls are open: etcd answers pings without streams with GOAWAY (too_many_pings).
+        config.connection.keepalive = .init(time: .seconds(10), timeout: .seconds(3), allowWithoutCalls: false)
         self.members = try endpoints.map { endpoint in
             let transport = try HTTP2ClientTransport.Posix(
-                target: .ipv4(address: endpoint.host, port: endpoint.port),
+                target: endpoint.isIPv4 ? .ipv4(address: endpoint.host, port: endpoint.port)
+                                        : .dns(host: endpoint.host, port: endpoint.port),
                 transportSecurity: .plaintext,
                 config: config
             )

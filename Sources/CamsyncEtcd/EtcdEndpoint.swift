@@ -1,5 +1,5 @@
 /// One etcd member's client URL: `host:port`, written `127.0.0.1:2379` or `http://127.0.0.1:2379`.
-/// Only plaintext IPv4 loopback/LAN addresses for now (no TLS; see docs/OPERATIONS.md).
+/// An IPv4 address or a host name (resolved by DNS); plaintext only (no TLS; see docs/OPERATIONS.md).
 public struct EtcdEndpoint: Sendable, Hashable, CustomStringConvertible {
     public var host: String
     public var port: Int
@@ -29,4 +29,10 @@ public struct EtcdEndpoint: Sendable, Hashable, CustomStringConvertible {
     }
 
     public var description: String { "\(host):\(port)" }
+
+    /// True for a dotted IPv4 literal (connected to as is); anything else is a host name, resolved by DNS.
+    var isIPv4: Bool {
+        let parts = host.split(separator: ".", omittingEmptySubsequences: false)
+        return parts.count == 4 && parts.allSatisfy { UInt8($0) != nil }
+    }
 }

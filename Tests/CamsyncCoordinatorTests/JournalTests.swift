@@ -14,6 +14,16 @@ import Testing
                      requestID: seq &* 7, command: [UInt8(seq % 256), 1, 2])
     }
 
+    @Test("--durability full syncs every commit (SQLite synchronous = FULL), normal does not",
+          arguments: [(JournalDurability.full, 2), (.normal, 1)])
+    func synchronousAsConfigured(_ durability: JournalDurability, _ expected: Int) throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let journal = try Journal(directory: dir, durability: durability)
+        try journal.append([entry(1)])
+        #expect(try journal.synchronousSetting() == expected)
+    }
+
     @Test func termIncreasesOnEveryOpen() throws {
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }

@@ -77,8 +77,10 @@ struct HATopologyTests {
         #expect(refusal("name: x\ncoordinator: { commands: a, events: b }\n\(coordinators)\nnodes: []")?.contains("not both") == true)
         #expect(refusal("name: x\netcd: { members: 3 }\ncoordinators:\n  - { name: ipad-1, commands: a, events: b }\nnodes:\n\(Self.node)")?
             .contains("appears twice") == true)
-        #expect(refusal("name: x\netcd: { endpoints: [http://etcd-1:2379] }\n\(coordinators)\nnodes: []")?
-            .contains("host names are not resolved") == true)
+        #expect(refusal("name: x\netcd: { endpoints: [http://etcd-1] }\n\(coordinators)\nnodes: []")?
+            .contains("expected host:port") == true)
+        #expect(refusal("name: x\netcd: { endpoints: [http://etcd-1:2379] }\n\(coordinators)\nnodes: []") == nil,
+                "host names are resolved by DNS")
         #expect(refusal("name: x\netcd: { endpoints: [http://10.0.0.1:2379] }\n\(coordinators)\nnodes: []") == nil)
         #expect(refusal("name: x\netcd: { members: 3 }\n\(coordinators)\nnodes:\n\(Self.node)") == nil)
     }

@@ -1,4 +1,5 @@
 public import CamsyncConfig
+import CamsyncEtcd
 import Foundation
 import Yams
 
@@ -269,13 +270,8 @@ public struct Topology: Codable, Sendable, Equatable {
         case (nil, let endpoints?):
             guard !endpoints.isEmpty else { throw TopologyError(message: "etcd.endpoints is empty") }
             for endpoint in endpoints {
-                // The etcd client connects to IPv4 addresses only (no name resolution).
-                var rest = Substring(endpoint)
-                if rest.hasPrefix("http://") { rest = rest.dropFirst(7) }
-                let host = rest.split(separator: ":").first.map(String.init) ?? ""
-                var address = in_addr()
-                guard inet_pton(AF_INET, host, &address) == 1 else {
-                    throw TopologyError(message: "etcd.endpoints: '\(endpoint)' must be http://IPV4:PORT (host names are not resolved)")
+                do { _ = try EtcdEndpoint(parsing: endpoint) } catch {
+                    throw TopologyError(message: "etcd.endpoints: \(error)")
                 }
             }
             guard etcd.memberHosts == nil else { throw TopologyError(message: "etcd.memberHosts goes with members:, not endpoints:") }
