@@ -10,6 +10,7 @@ import Glibc
 /// HA topologies (SPEC K6; docs/OPERATIONS.md "High availability (etcd)"): the `etcd:` section and the
 /// `coordinators:` list, what nodes are given, and `camsync cluster up/status/down` + `ctl status`
 /// on a real 3-member etcd cluster with real coordinators.
+extension EtcdBackedTests {
 @Suite(.serialized, .timeLimit(.minutes(3)))
 struct HATopologyTests {
     static let repository: String = {
@@ -89,7 +90,7 @@ struct HATopologyTests {
           .enabled(if: EtcdCluster.isAvailable, Comment(rawValue: EtcdCluster.unavailableMessage)))
     func clusterUpDown() throws {
         let binary = try camsyncBinary()
-        let dir = NSTemporaryDirectory() + "camsync-ha-up-\(UUID().uuidString.prefix(8))"
+        let dir = EtcdCluster.scratchParent + "/camsync-ha-up-\(UUID().uuidString.prefix(8))"
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         let run = "\(dir)/run"
         // Whatever happens, nothing is left running (etcd members included) and the directory goes.
@@ -189,6 +190,7 @@ struct HATopologyTests {
             return "--- \(file)\n" + text.split(separator: "\n").suffix(12).joined(separator: "\n")
         }.joined(separator: "\n")
     }
+}
 }
 
 /// Runs a command with its output in a file (children it leaves running must not hold a pipe

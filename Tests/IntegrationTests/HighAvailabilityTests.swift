@@ -14,6 +14,7 @@ import Glibc
 /// SPEC K6 across real processes: a 3-member etcd cluster, three `camsync coordinator --etcd`, and
 /// real nodes given every coordinator. The leader dies (kill -9) in the middle of a stream of camera
 /// claims from several nodes, or etcd loses members; what was acknowledged must survive.
+extension EtcdBackedTests {
 @Suite(.serialized, .timeLimit(.minutes(4)))
 struct HighAvailabilityTests {
 
@@ -42,7 +43,7 @@ struct HighAvailabilityTests {
     /// An HA cluster on loopback: etcd members and coordinators on free ports; nodes record their
     /// fence decisions. Always stopped (etcd included) when `body` ends.
     static func withHACluster<T>(_ body: (LocalCluster) async throws -> T) async throws -> T {
-        let dir = NSTemporaryDirectory() + "camsync-ha-\(UUID().uuidString.prefix(8))"
+        let dir = EtcdCluster.scratchParent + "/camsync-ha-\(UUID().uuidString.prefix(8))"
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let coordinators = ["c1", "c2", "c3"].map { name in
@@ -233,4 +234,5 @@ struct HighAvailabilityTests {
             #expect(log.map(\.sequence) == Array(1...UInt64(log.count)), "no sequence reused or skipped")
         }
     }
+}
 }

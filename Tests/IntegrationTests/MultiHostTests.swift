@@ -100,6 +100,7 @@ struct MultiHostTests {
 /// host, a node on the leader's host (given only the leader) and one on h7 (given every
 /// coordinator). Partitioning the leader's host cuts it off from etcd while the node beside it, and
 /// a client on its local endpoint, still reach it.
+extension EtcdBackedTests {
 @Suite(.serialized, .timeLimit(.minutes(3)),
        .enabled(if: MultiHostLab.available, "network namespaces need root and iproute2 (deploy/netns/lab.sh check): multi-host test skipped"),
        .enabled(if: EtcdCluster.isAvailable, Comment(rawValue: EtcdCluster.unavailableMessage)))
@@ -270,4 +271,5 @@ struct MultiHostHATests {
         #expect(leaderEndpoint == "ipc://\(dir)/\(newLeader)-commands.sock")
         #expect(try cluster.coordinatorState().term > term1)
     }
+}
 }

@@ -34,10 +34,15 @@ struct SoakTests {
         #expect(result.acknowledged > 100)
         if result.report.passed { try? FileManager.default.removeItem(atPath: directory) }
     }
+}
 
+extension EtcdBackedTests {
+    /// The soak in HA mode (SPEC K6), one at a time with the other suites that start etcd.
+    @Suite(.serialized, .timeLimit(.minutes(3)))
+    struct HASoakTests {
     @Test("seeded HA soak (SPEC K6): leader kill -9 and SIGSTOP, etcd member kills, node and message faults: no violations")
     func highAvailabilitySoak() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("camsync-soak-ha-\(UUID().uuidString.prefix(8))").path
+        let directory = EtcdCluster.scratchParent + "/camsync-soak-ha-\(UUID().uuidString.prefix(8))"
         let soak = SoakRun(options: SoakOptions(duration: 30, seed: 6, faultEvery: 2.5, convergenceTimeout: 30,
                                                 executable: try camsyncBinary(), runDirectory: directory, highAvailability: true))
         let result = try soak.run()
@@ -47,5 +52,6 @@ struct SoakTests {
         #expect(!kinds.isDisjoint(with: ["kill -9 leader", "SIGSTOP leader", "kill -9 etcd member"]),
                 "HA faults were injected: \(kinds)")
         if result.report.passed { try? FileManager.default.removeItem(atPath: directory) }
+    }
     }
 }

@@ -48,3 +48,7 @@ extension LocalCluster {
         }
     }
 }
+
+/// The integration suites that start etcd clusters run one at a time (each starts 3 members, and
+/// several at once on 2 cores made etcd time out). The etcd client's own tests are `LiveEtcdTests`.
+@Suite(.serialized) struct EtcdBackedTests {}

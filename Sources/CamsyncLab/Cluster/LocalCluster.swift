@@ -160,7 +160,7 @@ public final class LocalCluster: @unchecked Sendable {
     /// Starts the etcd members of an HA topology with `etcd.members` that are not running (kept in
     /// the run directory: `etcd-N.pid`, `.log`, `.data`, and `etcd-members.json` with their ports),
     /// and waits until each reports healthy. Nothing to do for `etcd.endpoints` or single mode.
-    public func startEtcd(timeout: Double = 30) throws {
+    public func startEtcd(timeout: Double = 90) throws {
         guard let section = topology.etcd, let size = section.members else { return }
         var timing = EtcdCluster.Timing()
         if let v = section.heartbeatMs { timing.heartbeatMilliseconds = v }

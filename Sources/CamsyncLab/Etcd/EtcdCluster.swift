@@ -71,6 +71,18 @@ public final class EtcdCluster: @unchecked Sendable {
         return candidates.first { FileManager.default.isExecutableFile(atPath: $0) }
     }
 
+    /// Where test clusters keep their data: /dev/shm (tmpfs) when there is one, else the temporary
+    /// directory. etcd fsyncs every raft entry; on a shared 2-core disk several test clusters at once
+    /// made it time out, and on tmpfs an fsync costs nothing. kill -9 keeps the page cache, so what
+    /// the tests check (members killed and restarted) is unchanged; `cluster up` keeps its data in
+    /// the run directory, on disk.
+    public static var scratchParent: String {
+        var shm = ObjCBool(false)
+        if FileManager.default.fileExists(atPath: "/dev/shm", isDirectory: &shm), shm.boolValue,
+           FileManager.default.isWritableFile(atPath: "/dev/shm") { return "/dev/shm" }
+        return FileManager.default.temporaryDirectory.path
+    }
+
     /// Whether tests can start a cluster here; the message to skip with when not.
     public static var isAvailable: Bool { executablePath != nil }
     public static let unavailableMessage = "etcd is not installed (Debian etcd-server; `make deps` installs it): etcd tests skipped"
@@ -79,7 +91,8 @@ public final class EtcdCluster: @unchecked Sendable {
     public var endpoints: [EtcdEndpoint] { members.map(\.endpoint) }
 
     /// Starts `size` members and waits until every one of them serves linearizable reads.
-    public static func start(size: Int = 3, timing: Timing = Timing(), timeout: Duration = .seconds(30)) async throws -> EtcdCluster {
+    /// `timeout`: generous, because a test run starts many suites at once on 2 cores.
+    public static func start(size: Int = 3, timing: Timing = Timing(), timeout: Duration = .seconds(90)) async throws -> EtcdCluster {
         let cluster = try EtcdCluster(size: size, timing: timing)
         do {
             try await cluster.waitUntilHealthy(timeout: timeout)
@@ -92,7 +105,7 @@ public final class EtcdCluster: @unchecked Sendable {
 
     private init(size: Int, timing: Timing) throws {
         guard let executable = Self.executablePath else { throw EtcdError(.unavailable, Self.unavailableMessage) }
-        var template = Array("\(FileManager.default.temporaryDirectory.path)/camsync-etcd-XXXXXX".utf8CString)
+        var template = Array("\(Self.scratchParent)/camsync-etcd-XXXXXX".utf8CString)
         guard let made = mkdtemp(&template) else { throw EtcdError(.unavailable, "cannot create a temporary directory") }
         self.directory = String(cString: made)
         self.executable = executable
@@ -234,7 +247,7 @@ public final class EtcdCluster: @unchecked Sendable {
 
     /// Waits until every running member answers a linearizable read (so it has a leader and
     /// the quorum agrees), or throws after `timeout` with the members' log tails.
-    public func waitUntilHealthy(timeout: Duration = .seconds(30)) async throws {
+    public func waitUntilHealthy(timeout: Duration = .seconds(90)) async throws {
         let clock = ContinuousClock()
         let deadline = clock.now + timeout
         let settings = EtcdClient.Settings(requestTimeout: .milliseconds(500))
@@ -278,7 +291,7 @@ public final class EtcdCluster: @unchecked Sendable {
     /// Waits (blocking, no async) until every running member reports itself healthy on etcd's
     /// `/health` (it has a raft leader), probing from inside its network namespace when it has one.
     /// Throws after `timeout` seconds with the members' log tails.
-    public func waitUntilServing(timeout: Double = 30) throws {
+    public func waitUntilServing(timeout: Double = 90) throws {
         let deadline = Date().addingTimeInterval(timeout)
         for index in members.indices where isRunning(index) {
             let member = members[index]
