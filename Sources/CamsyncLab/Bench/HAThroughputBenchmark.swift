@@ -40,11 +40,17 @@ public enum HAThroughputBenchmark {
             settings.progress("ha-throughput: \(m) clients × window \(window), \(seconds) s")
             var cpu: (process: Double, busiestThread: Double) = (0, 0)
             let before = try revision()
+            let others = cluster.coordinators.indices.filter { $0 != leader }.map { cluster.coordinators[$0].pid }
+                + cluster.etcd.members.indices.compactMap { cluster.etcd.pid($0) }
+            let othersBefore = others.map { BenchSystem.threadCPUSeconds(pid: $0) }
             let started = Clock.monotonicNanoseconds()
             let point = try ThroughputBenchmark.measure(context: context, endpoint: coordinator.commandEndpoint, clients: m,
                                                         window: window, warmupSeconds: warmup, seconds: seconds,
                                                         pid: coordinator.pid) { cpu = $0 }
             let elapsed = Double(Clock.monotonicNanoseconds() - started) / 1e9
+            let othersCPU = zip(others, othersBefore).map { pid, before in
+                BenchSystem.cpuShare(before: before, after: BenchSystem.threadCPUSeconds(pid: pid), seconds: elapsed).process
+            }
             let txns = try revision() - before
             best = max(best, point.commandsPerSecond)
             result.rows.append(BenchRow(benchmark: "ha-throughput",
@@ -54,6 +60,9 @@ public enum HAThroughputBenchmark {
                 + "writes in %.1f s, ≈ %.0f commands per txn (the measured rate × the whole point's time / revisions)",
                 m, cpu.process * 100, cpu.busiestThread * 100, txns, elapsed,
                 txns > 0 ? point.commandsPerSecond * elapsed / Double(txns) : 0))
+            result.notes.append(String(format: "%d clients, CPU over the whole point in %% of a core: standbys %@, etcd members %@",
+                m, othersCPU.prefix(cluster.coordinators.count - 1).map { String(format: "%.0f", $0 * 100) }.joined(separator: " / "),
+                othersCPU.dropFirst(cluster.coordinators.count - 1).map { String(format: "%.0f", $0 * 100) }.joined(separator: " / ")))
             if point.errors > 0 { result.notes.append("\(m) clients: \(point.errors) error replies") }
         }
         result.targets.append(TargetCheck(figure: "commands/s, log on etcd (best of sweep)", measured: best, .atLeast, 20_000,

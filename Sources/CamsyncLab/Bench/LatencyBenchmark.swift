@@ -104,9 +104,13 @@ public enum LatencyBenchmark {
         }
         var notes: [String] = []
         if result.missingGrant > 0 { notes.append("\(label): \(result.missingGrant) start_session batches had no camera_granted event") }
+        if let journalSync, s.p50 < journalSync.p50 {
+            notes.append("\(label): claim → grant p50 is below one fdatasync of the journal's filesystem: the journal did not "
+                + "sync each group commit (see docs/PERFORMANCE.md \"High availability\")")
+        }
         if journalSync != nil {
             notes.append("\(label): the floor of the claim rows is the echo p50 + one 4 KiB append + fdatasync p50 in the journal's "
-                + "directory (SQLite WAL, synchronous=FULL, syncs the WAL once per group commit)")
+                + "directory (SQLite in WAL mode with synchronous=FULL syncs the WAL once per group commit)")
         }
         return (rows, checks, notes)
     }
@@ -148,7 +152,14 @@ enum BenchWait {
     static func serving(_ dealer: ProtocolDealer, coordinator: CoordinatorProcess, timeoutSeconds: Double = 60) throws {
         let deadline = Clock.monotonicNanoseconds() + UInt64(timeoutSeconds * 1e9)
         while Clock.monotonicNanoseconds() < deadline {
-            if try dealer.snapshot(timeoutMilliseconds: 200) != nil { return }
+            if try dealer.snapshot(timeoutMilliseconds: 200) != nil {
+                // Requests that timed out while the coordinator was starting were queued and are answered
+                // now: read past them (up to the answer to one more), or the caller would take them for its own.
+                let last = dealer.takeRequestID()
+                try dealer.sendBytes(Envelope.snapshotRequest(sender: Envelope.adminSender, requestID: last).serializedBytes())
+                while let reply = try dealer.receive(timeoutMilliseconds: 10_000), reply.requestID != last {}
+                return
+            }
             if coordinator.process?.isRunning == false { break }
         }
         throw BenchError("coordinator not serving: \(coordinator.logTail())")
