@@ -51,4 +51,6 @@ public struct BenchSettings: Sendable {
 /// The benchmarks `camsync bench` knows, in the order a full run does them.
 public enum BenchmarkName: String, CaseIterable, Sendable {
     case latency, throughput, fanout, failover, recovery, memory, micro
+    /// HA coordinators on etcd (SPEC K6); each starts its own 3-member loopback etcd.
+    case haLatency = "ha-latency", haFailover = "ha-failover", haThroughput = "ha-throughput"
 }

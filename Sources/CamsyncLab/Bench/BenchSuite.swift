@@ -36,6 +36,9 @@ public enum BenchSuite {
         case .recovery: try RecoveryBenchmark.run(settings)
         case .memory: try MemoryBenchmark.run(settings)
         case .micro: try MicroBenchmarks.run(settings)
+        case .haLatency: try HALatencyBenchmark.run(settings)
+        case .haFailover: try HAFailoverBenchmark.run(settings)
+        case .haThroughput: try HAThroughputBenchmark.run(settings)
         }
     }
 }

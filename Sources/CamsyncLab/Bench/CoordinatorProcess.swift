@@ -3,8 +3,24 @@ import Foundation
 import Glibc
 #endif
 
-/// A real `camsync coordinator` child process on loopback TCP, with its own data directory.
+/// A real `camsync coordinator` child process on loopback TCP, with its own data directory, or in
+/// HA mode (`etcd` set) with its log on etcd.
 public final class CoordinatorProcess {
+    /// HA mode (SPEC K6): `--etcd`, `--name`, `--etcd-prefix`, `--lease-seconds` instead of a journal.
+    public struct HighAvailability: Sendable {
+        /// Comma-separated client URLs (`http://127.0.0.1:2379,…`).
+        public var etcd: String
+        public var name: String
+        public var prefix: String
+        public var leaseSeconds: Int64
+        public init(etcd: String, name: String, prefix: String, leaseSeconds: Int64) {
+            self.etcd = etcd
+            self.name = name
+            self.prefix = prefix
+            self.leaseSeconds = leaseSeconds
+        }
+    }
+
     public struct Options: Sendable {
         public var durability = "full"
         public var heartbeatMs: Int64 = 500
@@ -14,14 +30,18 @@ public final class CoordinatorProcess {
         public var prefix: [String] = []
         /// `--http HOST:PORT`: /metrics and the live web view (nil: off).
         public var http: String?
+        /// HA mode: no data directory, no durability (nil: the SQLite journal).
+        public var highAvailability: HighAvailability?
         public init(durability: String = "full", heartbeatMs: Int64 = 500, liveness: Int64 = 3,
-                    snapshotEvery: UInt64? = nil, prefix: [String] = [], http: String? = nil) {
+                    snapshotEvery: UInt64? = nil, prefix: [String] = [], http: String? = nil,
+                    highAvailability: HighAvailability? = nil) {
             self.durability = durability
             self.heartbeatMs = heartbeatMs
             self.liveness = liveness
             self.snapshotEvery = snapshotEvery
             self.prefix = prefix
             self.http = http
+            self.highAvailability = highAvailability
         }
     }
 
@@ -39,18 +59,24 @@ public final class CoordinatorProcess {
         self.options = options
         commandEndpoint = BenchSystem.loopbackEndpoint()
         eventEndpoint = BenchSystem.loopbackEndpoint()
-        try FileManager.default.createDirectory(atPath: directory + "/data", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: options.highAvailability == nil ? directory + "/data" : directory,
+                                                withIntermediateDirectories: true)
     }
 
-    public var logPath: String { "\(directory)/coordinator-\(launches).log" }
+    public var logPath: String { "\(directory)/\(options.highAvailability?.name ?? "coordinator")-\(launches).log" }
 
     /// Starts the process; does not wait (see `waitUntilServing`).
     public func launch() throws {
         launches += 1
-        var arguments = ["coordinator", "--data-dir", directory + "/data", "--commands", commandEndpoint,
-                         "--events", eventEndpoint, "--durability", options.durability,
+        var arguments = ["coordinator", "--commands", commandEndpoint, "--events", eventEndpoint,
                          "--heartbeat-ms", "\(options.heartbeatMs)", "--liveness", "\(options.liveness)",
                          "--log-level", "warning"]
+        if let ha = options.highAvailability {
+            arguments += ["--etcd", ha.etcd, "--name", ha.name, "--etcd-prefix", ha.prefix,
+                          "--lease-seconds", "\(ha.leaseSeconds)"]
+        } else {
+            arguments += ["--data-dir", directory + "/data", "--durability", options.durability]
+        }
         if let every = options.snapshotEvery { arguments += ["--snapshot-every", "\(every)"] }
         if let http = options.http { arguments += ["--http", http] }
         var exe = executable

@@ -108,19 +108,8 @@ public enum MicroBenchmarks {
         if sink == 42 { result.notes.append("") }
 
         // The disk under the journal: 4 KiB append + fdatasync (what each group commit waits for at least once).
-        let path = try settings.directory("micro") + "/fsync.bin"
-        let fd = open(path, O_CREAT | O_WRONLY | O_APPEND, 0o644)
-        guard fd >= 0 else { throw BenchError("cannot open \(path)") }
-        defer { close(fd) }
-        let block = [UInt8](repeating: 7, count: 4096)
-        var syncs = LatencyRecorder()
-        for _ in 0..<settings.pick(500, quick: 100) {
-            let t = Clock.monotonicNanoseconds()
-            _ = block.withUnsafeBytes { write(fd, $0.baseAddress, 4096) }
-            fdatasync(fd)
-            syncs.record(from: t, to: Clock.monotonicNanoseconds())
-        }
-        result.rows.append(BenchRow(benchmark: "micro", scenario: "disk: 4 KiB append + fdatasync (work dir)", latency: syncs.summary))
+        let syncs = try DiskSync.measure(directory: try settings.directory("micro"), count: settings.pick(500, quick: 100))
+        result.rows.append(BenchRow(benchmark: "micro", scenario: "disk: 4 KiB append + fdatasync (work dir)", latency: syncs))
         return result
     }
 }

@@ -11,6 +11,13 @@ public enum EtcdRoundTrip {
         public var max: Duration
         /// The 1-minute load average when the run ended.
         public var loadAverage: Double
+        /// Every timed commit, in order.
+        public var samples: [Duration] = []
+
+        /// The distribution in microseconds (for `camsync bench`).
+        public var latency: LatencySummary {
+            LatencySummary(microseconds: samples.map { Double($0.components.seconds) * 1e6 + Double($0.components.attoseconds) / 1e12 })
+        }
 
         public var description: String {
             "txn round trip over \(count) commits: median \(Self.ms(median)) ms, p99 \(Self.ms(p99)) ms, max \(Self.ms(max)) ms (load average \(loadAverage))"
@@ -48,10 +55,10 @@ public enum EtcdRoundTrip {
             try await client.commit([.put(key: "camsync/bench/log/\(index)", value: value)], ifLeading: leadership)
             if index >= warmup { samples.append(clock.now - started) }
         }
-        samples.sort()
-        return Summary(count: samples.count, median: samples[samples.count / 2],
-                       p99: samples[min(samples.count - 1, samples.count * 99 / 100)], max: samples[samples.count - 1],
-                       loadAverage: loadAverage())
+        let sorted = samples.sorted()
+        return Summary(count: sorted.count, median: sorted[sorted.count / 2],
+                       p99: sorted[min(sorted.count - 1, sorted.count * 99 / 100)], max: sorted[sorted.count - 1],
+                       loadAverage: loadAverage(), samples: samples)
     }
 
     static func loadAverage() -> Double {

@@ -15,9 +15,13 @@ struct BenchCommand: ParsableCommand {
             rates and RSS next to a raw ZeroMQ floor measured in the same run, then checks the \
             targets of DESIGN.md. See docs/PERFORMANCE.md.
 
+            The ha-* benchmarks run HA coordinators (--etcd) on a 3-member loopback etcd cluster of \
+            their own (Debian etcd-server; skipped with a note when etcd is not installed).
+
             Examples:
-              camsync bench                          (everything, about 3–4 minutes)
+              camsync bench                          (everything, about 5–6 minutes)
               camsync bench --quick latency fanout
+              camsync bench --quick ha-latency ha-failover ha-throughput
               camsync bench --json-file bench.json
 
             """,

@@ -1,0 +1,122 @@
+import CamsyncRuntime
+import CamsyncPolicy
+import CamsyncWire
+import ZeroMQ
+
+/// A simulated node's command stream against HA coordinators (SPEC K6), following the leader as a
+/// node does: one command at a time, every `intervalMilliseconds`, alternating `stop_session` and
+/// `start_session` of its app 0; each command is retried with the same request id (K5) until it is
+/// answered. NOT_LEADER naming a leader → the next attempt goes there (2 ms later); no answer within
+/// `retryMilliseconds` → the coordinator counts as silent and the next one is tried. A silent
+/// coordinator named by a NOT_LEADER (a standby that has not seen the leader die yet) is skipped.
+/// Confined to one thread; `pump` does the work.
+final class LeaderFollowingClient {
+    struct Answer {
+        /// The term of the reply envelope (the leader's term).
+        var term: UInt64
+        /// When it arrived (monotonic ns).
+        var at: UInt64
+        var coordinator: Int
+        var accepted: Bool
+    }
+
+    let node: String
+    private let dealers: [ProtocolDealer]
+    private let endpoints: [String]
+    private let poller = Poller()
+    private let intervalNanoseconds: UInt64
+    private let retryNanoseconds: UInt64
+    private var starting = true
+    private var pending: (bytes: [UInt8], requestID: UInt64)?
+    private var attemptSentAt: UInt64 = 0
+    private var resendAt: UInt64?
+    private var nextCommandAt: UInt64 = 0
+    private var target: Int
+    private var silentSince: [UInt64?]
+    private(set) var lastAnswer: Answer?
+    private(set) var refused = 0
+
+    /// `holding`: app 0 holds its camera (the first command is then a stop).
+    init(context: ZMQContext, commandEndpoints: [String], node: String, target: Int, holding: Bool = true,
+         intervalMilliseconds: UInt64 = 2, retryMilliseconds: UInt64 = 20) throws {
+        self.node = node
+        endpoints = commandEndpoints
+        dealers = try commandEndpoints.map { try ProtocolDealer(context: context, endpoint: $0) }
+        for dealer in dealers { poller.register(dealer.socket, for: .readable) }
+        intervalNanoseconds = intervalMilliseconds * 1_000_000
+        retryNanoseconds = retryMilliseconds * 1_000_000
+        self.target = target
+        starting = holding
+        silentSince = Array(repeating: nil, count: commandEndpoints.count)
+    }
+
+    func close() { for dealer in dealers { dealer.close() } }
+
+    /// Sends what is due, waits at most `milliseconds` for replies; returns the answers received
+    /// (anything but NOT_LEADER to the current command).
+    func pump(milliseconds: Int) throws -> [Answer] {
+        var now = Clock.monotonicNanoseconds()
+        if pending == nil, now >= nextCommandAt {
+            starting.toggle()
+            let command = starting ? SimulatedNode.start(node) : SimulatedNode.stop(node)
+            let requestID = dealers[0].takeRequestID()
+            pending = (Envelope.request(command, sender: node, requestID: requestID).serializedBytes(), requestID)
+            try attempt(now)
+        } else if pending != nil {
+            if let due = resendAt, now >= due {
+                try attempt(now)
+            } else if resendAt == nil, now >= attemptSentAt + retryNanoseconds {
+                if silentSince[target] == nil { silentSince[target] = now }
+                target = nextAnswering(after: target)
+                try attempt(now)
+            }
+        }
+        var answers: [Answer] = []
+        let ready = try poller.poll(timeoutMs: milliseconds)
+        now = Clock.monotonicNanoseconds()
+        for item in ready {
+            while let message = try dealers[item.index].socket.receive(dontWait: true) {
+                let reply = try ProtocolDealer.decode(message)
+                silentSince[item.index] = nil
+                guard let current = pending, reply.requestID == current.requestID else { continue }
+                if case .error(let error)? = reply.body, error.code == .notLeader {
+                    if error.hasLeader, let named = endpoints.firstIndex(of: error.leader.commandEndpoint),
+                       silentSince[named] == nil {
+                        target = named
+                    } else {
+                        target = nextAnswering(after: item.index)
+                    }
+                    resendAt = now + 2_000_000
+                    continue
+                }
+                var accepted = false
+                if case .ack? = reply.body { accepted = true } else { refused += 1 }
+                let answer = Answer(term: reply.term, at: now, coordinator: item.index, accepted: accepted)
+                answers.append(answer)
+                lastAnswer = answer
+                target = item.index
+                pending = nil
+                resendAt = nil
+                nextCommandAt = now + intervalNanoseconds
+            }
+        }
+        return answers
+    }
+
+    private func attempt(_ now: UInt64) throws {
+        guard let current = pending else { return }
+        try dealers[target].sendBytes(current.bytes)
+        attemptSentAt = now
+        resendAt = nil
+    }
+
+    /// The next coordinator after `index` not known to be silent (or simply the next one).
+    private func nextAnswering(after index: Int) -> Int {
+        let n = endpoints.count
+        for step in 1...n {
+            let candidate = (index + step) % n
+            if silentSince[candidate] == nil { return candidate }
+        }
+        return (index + 1) % n
+    }
+}

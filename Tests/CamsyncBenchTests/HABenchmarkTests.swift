@@ -1,0 +1,51 @@
+import CamsyncLab
+import Foundation
+import Testing
+
+/// The HA benchmarks in their quick form, against real coordinators on a real 3-member etcd: each
+/// produces its rows and target checks. Timings are never asserted (this machine is shared).
+@Suite(.serialized, .timeLimit(.minutes(3)),
+       .enabled(if: EtcdCluster.isAvailable, Comment(rawValue: EtcdCluster.unavailableMessage)))
+struct HABenchmarkTests {
+    @Test("ha-latency: claim → grant on etcd beside the raw etcd txn and ZeroMQ floors")
+    func latencyRows() async throws {
+        let result = try await run(.haLatency)
+        #expect(result.rows.contains { $0.benchmark == "floor" && $0.scenario.hasPrefix("raw etcd txn") && ($0.latency?.count ?? 0) > 0 })
+        #expect(result.rows.contains { $0.benchmark == "floor" && $0.scenario.hasPrefix("raw DEALER/ROUTER") })
+        let claims = try #require(result.rows.first { $0.benchmark == "ha-latency" && $0.scenario.hasPrefix("claim → ack + grant") })
+        #expect((claims.latency?.count ?? 0) > 0 && claims.floorP50 != nil)
+        #expect(result.targets.map(\.figure) == ["claim→grant p50, log on etcd"])
+    }
+
+    @Test("ha-failover: kill -9 of the leader → etcd, first ack and heartbeats, at default and tuned settings")
+    func failoverRows() async throws {
+        let result = try await run(.haFailover)
+        #expect(result.rows.count == 6)
+        for row in result.rows { #expect((row.latency?.count ?? 0) >= 1, "\(row.scenario)") }
+        #expect(result.rows.filter { $0.scenario.contains("first ack by the new leader") }.count == 2)
+        #expect(result.targets.count == 4)
+    }
+
+    @Test("ha-throughput: commands/s through the leader on etcd")
+    func throughputRows() async throws {
+        let result = try await run(.haThroughput)
+        let rows = result.rows.filter { $0.benchmark == "ha-throughput" }
+        #expect(!rows.isEmpty && rows.allSatisfy { ($0.throughputPerSecond ?? 0) > 0 })
+        #expect(result.targets.map(\.figure) == ["commands/s, log on etcd (best of sweep)"])
+    }
+
+    /// Runs one benchmark quick on a plain thread (the benchmarks block; the test's task must not).
+    private func run(_ name: BenchmarkName) async throws -> BenchmarkResult {
+        let executable = try CamsyncExecutable.besideThisProcess()
+        let directory = "\(NSTemporaryDirectory())camsync-bench-test-\(getpid())-\(name.rawValue)"
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let settings = BenchSettings(executable: executable, workDirectory: directory, quick: true, nodes: 5)
+        let report = await withCheckedContinuation { (done: CheckedContinuation<BenchReport, Never>) in
+            Thread { done.resume(returning: BenchSuite.run([name], settings: settings, command: "test")) }.start()
+        }
+        let result = try #require(report.results.first)
+        #expect(result.error == nil, "\(result.error ?? "")")
+        #expect(result.loadAverage != nil)
+        return result
+    }
+}
