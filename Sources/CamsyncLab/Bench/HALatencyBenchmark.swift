@@ -1,3 +1,4 @@
+import CamsyncRuntime
 import CamsyncEtcd
 import CamsyncPolicy
 import CamsyncWire
@@ -31,7 +32,7 @@ public enum HALatencyBenchmark {
         settings.progress("ha-latency: c\(leader) leads; etcd floor, conditional txn round trips")
         let endpoints = cluster.etcdEndpoints
         let txnCount = settings.pick(2000, quick: 200)
-        let txn = try AsyncBridge.wait {
+        let txn = try Blocking.run {
             try await EtcdClient.with(endpoints: endpoints) { client in
                 try await EtcdRoundTrip.measure(client: client, count: txnCount, warmup: 50)
             }

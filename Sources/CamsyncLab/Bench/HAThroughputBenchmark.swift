@@ -33,7 +33,7 @@ public enum HAThroughputBenchmark {
         try SimulatedCluster.setUp(dealer: setup, nodes: 0..<maxClients, apps: 3, claim: true)
         let endpoints = cluster.etcdEndpoints
         let revision: @Sendable () throws -> Int64 = {
-            try AsyncBridge.wait { try await EtcdClient.with(endpoints: endpoints) { try await $0.currentRevision() } }
+            try Blocking.run { try await EtcdClient.with(endpoints: endpoints) { try await $0.currentRevision() } }
         }
         var best = 0.0
         for m in sweep {
