@@ -92,8 +92,11 @@ public final class EtcdCluster: @unchecked Sendable {
 
     /// Starts `size` members and waits until every one of them serves linearizable reads.
     /// `timeout`: generous, because a test run starts many suites at once on 2 cores.
-    public static func start(size: Int = 3, timing: Timing = Timing(), timeout: Duration = .seconds(90)) async throws -> EtcdCluster {
-        let cluster = try EtcdCluster(size: size, timing: timing)
+    /// `parent`: where the data directory goes (tmpfs for tests; the benchmarks pass a disk directory,
+    /// so that etcd's fsyncs cost what they cost).
+    public static func start(size: Int = 3, timing: Timing = Timing(), timeout: Duration = .seconds(90),
+                             parent: String = scratchParent) async throws -> EtcdCluster {
+        let cluster = try EtcdCluster(size: size, timing: timing, parent: parent)
         do {
             try await cluster.waitUntilHealthy(timeout: timeout)
         } catch {
@@ -103,9 +106,9 @@ public final class EtcdCluster: @unchecked Sendable {
         return cluster
     }
 
-    private init(size: Int, timing: Timing) throws {
+    private init(size: Int, timing: Timing, parent: String) throws {
         guard let executable = Self.executablePath else { throw EtcdError(.unavailable, Self.unavailableMessage) }
-        var template = Array("\(Self.scratchParent)/camsync-etcd-XXXXXX".utf8CString)
+        var template = Array("\(parent)/camsync-etcd-XXXXXX".utf8CString)
         guard let made = mkdtemp(&template) else { throw EtcdError(.unavailable, "cannot create a temporary directory") }
         self.directory = String(cString: made)
         self.executable = executable
