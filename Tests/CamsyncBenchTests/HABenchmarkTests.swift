@@ -39,9 +39,12 @@ struct HABenchmarkTests {
         let executable = try CamsyncExecutable.besideThisProcess()
         let directory = "\(NSTemporaryDirectory())camsync-bench-test-\(getpid())-\(name.rawValue)"
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let settings = BenchSettings(executable: executable, workDirectory: directory, quick: true, nodes: 5)
+        var settings = BenchSettings(executable: executable, workDirectory: directory, quick: true, nodes: 5)
+        // tmpfs: this test runs beside every other suite, and etcd on the shared disk then times out.
+        settings.etcdDataParent = EtcdCluster.scratchParent
+        let configured = settings
         let report = await withCheckedContinuation { (done: CheckedContinuation<BenchReport, Never>) in
-            Thread { done.resume(returning: BenchSuite.run([name], settings: settings, command: "test")) }.start()
+            Thread { done.resume(returning: BenchSuite.run([name], settings: configured, command: "test")) }.start()
         }
         let result = try #require(report.results.first)
         #expect(result.error == nil, "\(result.error ?? "")")

@@ -17,6 +17,9 @@ public struct BenchSettings: Sendable {
     /// `memory`: nodes and apps per node (DESIGN: 1,000 nodes / 10,000 apps).
     public var memoryNodes: Int
     public var memoryAppsPerNode: Int
+    /// Where the HA benchmarks' etcd members keep their data: the temporary directory (on disk, so
+    /// that etcd's fsyncs cost what they cost); tests pass tmpfs (`EtcdCluster.scratchParent`).
+    public var etcdDataParent = FileManager.default.temporaryDirectory.path
     public var progress: @Sendable (String) -> Void
 
     public init(executable: String, workDirectory: String, quick: Bool = false, coordinatorPrefix: [String] = [],

@@ -30,7 +30,7 @@ final class HACoordinators {
         self.leaseSeconds = leaseSeconds
         settings.progress("etcd: starting 3 members (heartbeat \(timing.heartbeatMilliseconds) ms, election "
             + "\(timing.electionTimeoutMilliseconds) ms), then \(count) coordinators (lease \(leaseSeconds) s)")
-        let etcd = try Blocking.run { try await EtcdCluster.start(size: 3, timing: timing, parent: FileManager.default.temporaryDirectory.path) }
+        let etcd = try Blocking.run { try await EtcdCluster.start(size: 3, timing: timing, parent: settings.etcdDataParent) }
         self.etcd = etcd
         for index in etcd.members.indices { if let pid = etcd.pid(index) { ChildProcesses.register(pid) } }
         let urls = etcd.endpoints.map { "http://\($0)" }.joined(separator: ",")
