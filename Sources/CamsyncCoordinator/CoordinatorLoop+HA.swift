@@ -69,7 +69,7 @@ extension CoordinatorLoop {
                 if core.role == .leader { stepDown(ha, reason: "lease lost: \(reason)", tellSupervisor: false) }
             case .trouble(let reason):
                 ha.trouble = reason
-                if case .standby(let leader, _) = core.role { core.becomeStandby(reason: reason, leader: leader) }
+                if core.role != .leader { core.becomeStandby(reason: reason, leader: core.role.knownLeader) }
             }
         }
         let now = Clock.monotonicMilliseconds()
@@ -85,7 +85,7 @@ extension CoordinatorLoop {
         } catch {
             logger.warning("etcd: could not read the log", metadata: ["error": "\(error)"])
             ha.trouble = Self.describe(error)
-            if case .standby(let leader, _) = core.role { core.becomeStandby(reason: Self.describe(error), leader: leader) }
+            if core.role != .leader { core.becomeStandby(reason: Self.describe(error), leader: core.role.knownLeader) }
             ha.retryDelay = min(ha.retryDelay * 2, 2_000)
             ha.lastAttempt = Clock.monotonicMilliseconds()
         }
@@ -97,11 +97,7 @@ extension CoordinatorLoop {
         var (rebuilt, replayed) = try CoordinatorRecovery.rebuild(settings: settings, term: max(core.term, snapshot?.term ?? 0),
                                                                   snapshot: snapshot, entries: entries)
         rebuilt.counters = core.counters
-        if case .standby(let leader, _) = core.role {
-            rebuilt.becomeStandby(reason: ha.trouble ?? "a standby", leader: leader, address: core.address)
-        } else {
-            rebuilt.becomeStandby(reason: ha.trouble ?? "a standby", address: core.address)
-        }
+        rebuilt.becomeStandby(reason: ha.trouble ?? "a standby", leader: core.role.knownLeader, address: core.address)
         core = rebuilt
         ha.needsRebuild = false
         logger.info("state rebuilt from etcd", metadata: [

@@ -9,6 +9,11 @@ public enum CoordinatorRole: Sendable, Equatable {
     /// `leader`: the current leader as etcd shows it (nil: none known); `reason`: why this one is
     /// not leading (said in NOT_LEADER errors, e.g. "etcd has no quorum").
     case standby(leader: Camsync_V1_CoordinatorAddress?, reason: String)
+
+    /// The leader a standby knows (nil when leading, or none known).
+    public var knownLeader: Camsync_V1_CoordinatorAddress? {
+        if case .standby(let leader, _) = self { leader } else { nil }
+    }
 }
 
 extension CoordinatorCore {

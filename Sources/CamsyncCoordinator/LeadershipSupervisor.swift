@@ -85,26 +85,20 @@ struct LeadershipSupervisor: Sendable {
         }
     }
 
-    /// Renews `lease` every third of its TTL and tells the loop until when it is known to live.
-    /// Throws when etcd says it is gone, or when no renewal succeeded within the TTL.
+    /// Keeps `lease` alive (`EtcdClient.keepAlive`) and tells the loop until when it is known to live;
+    /// posts `leaseLost` when etcd says it is gone or no renewal succeeded within the TTL.
     private func keepAlive(_ lease: EtcdLease) async throws {
-        let ttl = lease.ttlSeconds * 1000
-        mailbox.leaseValidUntil = Clock.monotonicMilliseconds() + ttl
-        while true {
-            let sent = Clock.monotonicMilliseconds()
-            do {
-                try await client.renew(lease)
-                mailbox.leaseValidUntil = sent + ttl
-            } catch let error as EtcdError where error.code != .leaseExpired {
-                if Clock.monotonicMilliseconds() >= mailbox.leaseValidUntil {
-                    mailbox.post(.leaseLost("lease not renewed within its TTL: \(error)"))
-                    throw error
-                }
-            } catch {
-                mailbox.post(.leaseLost("\(error)"))
-                throw error
+        mailbox.leaseValidUntil = Clock.monotonicMilliseconds() + lease.ttlSeconds * 1000
+        do {
+            try await client.keepAlive(lease) { knownToLive in
+                let (seconds, attoseconds) = knownToLive.components
+                mailbox.leaseValidUntil = Clock.monotonicMilliseconds() + seconds * 1000 + attoseconds / 1_000_000_000_000_000
             }
-            try await Task.sleep(for: .milliseconds(ttl / 3))
+        } catch is CancellationError {
+            throw CancellationError()
+        } catch {
+            mailbox.post(.leaseLost("\(error)"))
+            throw error
         }
     }
 

@@ -29,7 +29,10 @@ extension EtcdClient {
     /// Keeps `lease` alive, renewing it every `interval` (default: a third of its TTL), until the
     /// calling task is cancelled. Throws `.leaseExpired` when etcd says the lease is gone, or when
     /// no renewal sent within the last TTL succeeded (then it has expired on etcd's side too).
-    public func keepAlive(_ lease: EtcdLease, every interval: Duration? = nil) async throws {
+    /// `renewed` is told, after each renewal, how long the lease is now known to live (the TTL from
+    /// when that renewal was sent), e.g. so that a leader stops acting as one before it can expire.
+    public func keepAlive(_ lease: EtcdLease, every interval: Duration? = nil,
+                          renewed: @Sendable (_ knownToLive: Duration) -> Void = { _ in }) async throws {
         let ttl = Duration.seconds(lease.ttlSeconds)
         let interval = interval ?? ttl / 3
         let clock = ContinuousClock()
@@ -39,6 +42,7 @@ extension EtcdClient {
             do {
                 try await renew(lease)
                 renewedAt = sent
+                renewed(ttl - (clock.now - sent))
             } catch let error as EtcdError where error.code != .leaseExpired {
                 if clock.now - renewedAt >= ttl {
                     throw EtcdError(.leaseExpired, "lease \(lease.hex) not renewed within its TTL of \(lease.ttlSeconds) s; last error: \(error)")
