@@ -1,30 +1,45 @@
 public import CamsyncWire
+public import CamsyncEtcd
 
 /// What the coordinator's protocol logic asks its shell to do. `CoordinatorCore` returns these from
-/// `receive`, `tick` and `turnCommitted`; the shell (`CoordinatorLoop`) only carries them out.
+/// every event it is given (a frame, time, the log's answers, etcd's news); the shell
+/// (`CoordinatorLoop`) only carries them out, in the order given, and hands the outcome of each
+/// I/O action back to the core as the event the action names.
 ///
-/// The write-ahead contract: every `append` of a turn must be durable before any `reply` or `publish`
-/// of the same turn leaves the process (group commit), and then the shell calls `turnCommitted()`.
-/// Which log makes an `append` durable (the SQLite journal, or etcd in HA) is the executor's business.
+/// The write-ahead contract lives in the core: the replies and publications of a turn come out of
+/// `turnCommitted(at:)` only, after the shell made the turn's `commit` durable (docs/DEVELOPING.md).
 public enum CoordinatorAction: Sendable, Equatable {
     /// Send `envelope` to the connection holding `routingID` on the command socket.
     case reply(routingID: [UInt8], Envelope)
-    /// Append an accepted command (and the batch published for it) to the command log.
-    case append(JournalEntry)
+    /// Make a turn's accepted commands durable in one group commit, conditional on `leadership` in HA
+    /// (nil: the embedded journal). Then call `turnCommitted(at:)`, or `turnFailed(_:at:)` when the
+    /// log did not take it.
+    case commit([JournalEntry], ifLeading: EtcdLeadership?)
     /// Publish on the event socket under `topic`.
     case publish(topic: String, Envelope)
     /// Read up to `limit` published batches after `after` from the log and hand them to
     /// `CoordinatorCore.replayReply(…)`; its envelope goes to `routingID`.
     case serveReplay(routingID: [UInt8], requestID: UInt64, after: UInt64, limit: Int)
-    /// Write a state snapshot and drop log entries older than the retry window behind it (K3, K5).
-    case writeSnapshot(JournalSnapshot, keepingCommands: UInt64)
-    /// Close the connection the frame came on, once its refusal has had `afterMilliseconds` to leave.
-    case dropConnection(ConnectionHandle, afterMilliseconds: Int64)
+    /// Write a state snapshot and drop log entries older than the retry window behind it (K3, K5),
+    /// conditional on `leadership` in HA. A failure goes to `snapshotFailed(_:at:)`.
+    case writeSnapshot(JournalSnapshot, keepingCommands: UInt64, ifLeading: EtcdLeadership?)
+    /// HA: read the newest snapshot and every logged command after it, and hand them to
+    /// `rebuilt(snapshot:entries:at:)` (or the failure to `storeFailed(_:at:)`).
+    case rebuildFromLog
+    /// HA: read every logged command after `sequence` and hand them to `logRead(_:at:)` (or the
+    /// failure to `storeFailed(_:at:)`).
+    case readLog(after: UInt64)
+    /// HA: give up `leadership` on etcd (the supervisor revokes its lease and campaigns again).
+    case resign(EtcdLeadership)
+    /// Close this connection now (its refusal has had time to leave: libzmq writes on its own thread).
+    case dropConnection(ConnectionHandle)
     /// Refuse new connections with this CURVE key for a while (ZAP).
     case suspendKey(String, milliseconds: Int64)
     /// Count something (the shell exports it through swift-metrics).
     case count(CoordinatorMetric)
     case log(CoordinatorLogEntry)
+    /// Stop serving (fail-stop): the embedded journal could not make a turn durable.
+    case stop(reason: String)
 }
 
 /// The shell's name for one connection (libzmq's `ZMQ_SRCFD`); the core only passes it back.
@@ -65,8 +80,8 @@ public enum CoordinatorMetric: Sendable, Hashable {
     case retried
     case declaredDead
     case replayServed
-    /// A frame that could not be served, by reason (the error code's name, or `routingID`, `frames`, …).
-    case badFrame(reason: String)
+    /// A frame that could not be served, by reason.
+    case badFrame(BadFrameReason)
     case groupCommit(size: Int)
     /// A snapshot request answered.
     case snapshotServed

@@ -3,10 +3,8 @@ import CamsyncWire
 
 /// Why a frame's sender was not accepted.
 struct AuthenticationRefusal: Error {
-    /// The reason a connection holds a route that is not its key's node.
-    static let routingIDReason = "routingID"
-    /// The bad-frame counter's reason.
-    var reason = "forbidden"
+    /// `.forbidden`, or `.routingID` when a connection holds a route that is not its key's node.
+    var reason = BadFrameReason.forbidden
     var message: String
 }
 
@@ -31,7 +29,7 @@ extension CoordinatorCore {
         }
         guard routingID == Array(node.utf8) else {
             let shown = String(decoding: routingID.prefix(maxIdentifierBytes), as: UTF8.self)
-            return .failure(AuthenticationRefusal(reason: AuthenticationRefusal.routingIDReason,
+            return .failure(AuthenticationRefusal(reason: .routingID,
                 message: "routing id '\(shown)' is not this key's node '\(node)': a node's DEALER must set ZMQ_ROUTING_ID to its node id"))
         }
         guard node == sender else {

@@ -6,42 +6,47 @@ public import CamsyncWire
 /// error reply where it can be answered, and a `badFrame` count.
 extension CoordinatorCore {
 
-    /// Handles one message from the command socket.
+    /// Handles one message from the command socket. Its replies and publications join the turn
+    /// (`endTurn`); what is returned is for the shell to do now (counts, log lines, reads).
     public mutating func receive(_ message: InboundFrame, at time: CoordinatorTime) -> [CoordinatorAction] {
-        var actions: [CoordinatorAction] = []
+        gather(counted(decide(message, at: time)))
+    }
+
+    private mutating func decide(_ message: InboundFrame, at time: CoordinatorTime) -> [CoordinatorAction] {
+        var actions: [CoordinatorAction] = checkLease(at: time)
         guard message.frames.count == 2, let identity = message.frames.first else {
-            actions.append(.count(.badFrame(reason: "frames")))
+            actions.append(.count(.badFrame(.frames)))
             if let identity = message.frames.first, message.frames.count > 2 {
                 actions.append(.reply(routingID: identity, .error(Camsync_V1_Error(code: .malformed,
                     message: "expected exactly one frame (one Envelope) after the routing id, got \(message.frames.count - 1)"),
                     requestID: Envelope.requestID(salvagedFrom: message.frames[1]), term: term)))
             }
-            return counted(actions)
+            return actions
         }
         let envelope: Envelope
         do {
             envelope = try Envelope.decode(message.frames[1])
         } catch {
-            actions.append(.count(.badFrame(reason: "\(error.code)")))
+            actions.append(.count(.badFrame(BadFrameReason(error))))
             actions.append(.reply(routingID: identity,
                 .error(error, requestID: Envelope.requestID(salvagedFrom: message.frames[1]), term: term)))
-            return counted(actions)
+            return actions
         }
         let sender = envelope.sender
         let isAdmin: Bool
         switch authenticate(sender: sender, userID: message.userID, routingID: identity) {
         case .success(let admin): isAdmin = admin
         case .failure(let refusal):
-            actions.append(.count(.badFrame(reason: refusal.reason)))
+            actions.append(.count(.badFrame(refusal.reason)))
             actions.append(.reply(routingID: identity, .error(Camsync_V1_Error(code: .forbidden, message: refusal.message),
                                                                requestID: envelope.requestID, term: term)))
-            if refusal.reason == AuthenticationRefusal.routingIDReason {
-                actions += routeTakeover(message, identity: identity, sender: sender)
+            if refusal.reason == .routingID {
+                actions += routeTakeover(message, identity: identity, sender: sender, now: time.monotonicMilliseconds)
             }
-            return counted(actions)
+            return actions
         }
-        if case .standby(let leader, let reason) = role {
-            return counted(notLeaderActions(envelope, reply: identity, leader: leader, reason: reason))
+        guard role.isLeading else {
+            return actions + notLeaderActions(envelope, reply: identity)
         }
         noteTraffic(from: sender, at: time.monotonicMilliseconds)
         switch envelope.body {
@@ -50,9 +55,9 @@ extension CoordinatorCore {
             do {
                 command = try envelope.domainCommand()
             } catch {
-                actions.append(.count(.badFrame(reason: "invalidCommand")))
+                actions.append(.count(.badFrame(.invalidCommand)))
                 actions.append(.reply(routingID: identity, .error(Camsync_V1_Error(error), requestID: envelope.requestID, term: term)))
-                return counted(actions)
+                return actions
             }
             actions += apply(command, wire: wire, from: sender, requestID: envelope.requestID, isAdmin: isAdmin,
                              replyTo: identity, at: time)
@@ -67,21 +72,22 @@ extension CoordinatorCore {
         case .nodeHeartbeat:
             break
         default:
-            actions.append(.count(.badFrame(reason: "unexpectedMessage")))
+            actions.append(.count(.badFrame(.unexpectedMessage)))
             actions.append(.reply(routingID: identity, .error(Camsync_V1_Error(code: .unexpectedMessage,
                 message: "the coordinator takes command, snapshot_request, replay_request and node_heartbeat bodies only"),
                 requestID: envelope.requestID, term: term)))
         }
-        return counted(actions)
+        return actions
     }
 
     /// A connection caught holding another node's route: after the refusal is sent, drop it, and refuse
     /// its key new connections for a while, so the route is free for the node it names
     /// (docs/PROTOCOL.md "Routing id").
-    private func routeTakeover(_ message: InboundFrame, identity: [UInt8], sender: String) -> [CoordinatorAction] {
+    private mutating func routeTakeover(_ message: InboundFrame, identity: [UInt8], sender: String,
+                                        now: Int64) -> [CoordinatorAction] {
         var actions: [CoordinatorAction] = []
         if let connection = message.connection {
-            actions.append(.dropConnection(connection, afterMilliseconds: 100))
+            routeDrops.append(RouteDrop(connection: connection, due: now + 100))
         }
         if let key = message.userID {
             actions.append(.suspendKey(key, milliseconds: max(10_000, 5 * livenessTimeoutMilliseconds)))
@@ -116,9 +122,9 @@ extension CoordinatorCore {
                     sequence: sequence, term: term, time: Instant(milliseconds: engineTime),
                     originNode: sender == Envelope.coordinatorSender ? nil : NodeID(sender),
                     originRequestID: requestID, wireCommand: wireCommand, events: events)
-                actions.append(.append(JournalEntry(
+                turn.entries.append(JournalEntry(
                     sequence: sequence, term: term, timeMilliseconds: engineTime, node: sender, requestID: requestID,
-                    command: WireCodec.encode(wireCommand), batch: WireCodec.encode(batch))))
+                    command: WireCodec.encode(wireCommand), batch: WireCodec.encode(batch)))
                 actions.append(.publish(topic: EventTopic.topic(for: command, in: state), .eventBatch(batch)))
                 for milliseconds in claims.observe(command, events: events, at: engineTime) {
                     actions.append(.count(.claimGranted(milliseconds: milliseconds)))

@@ -50,9 +50,9 @@ extension CoordinatorCore {
                                      stored: Result<[[UInt8]], any Error>) -> [CoordinatorAction] {
         let envelope = replayEnvelope(after: after, requestID: requestID, stored: stored)
         if case .replay? = envelope.body {
-            return counted([.count(.replayServed), .reply(routingID: identity, envelope)])
+            return gather(counted([.count(.replayServed), .reply(routingID: identity, envelope)]))
         }
-        return [.reply(routingID: identity, envelope)]
+        return gather([.reply(routingID: identity, envelope)])
     }
 
     private func replayEnvelope(after: UInt64, requestID: UInt64, stored: Result<[[UInt8]], any Error>) -> Envelope {

@@ -1,27 +1,59 @@
 public import CamsyncPolicy
 public import CamsyncWire
 
-/// Deadlines: liveness (K1), the engine's own deadlines (P6 PiP restore), heartbeats on PUB; and the
-/// end of a turn (snapshots, K3).
+/// Time: every deadline of the coordinator is here (liveness K1, the engine's own deadlines such as
+/// P6's PiP restore, heartbeats on PUB, route drops, the stats line, and in HA the lease's validity
+/// and the next read of the log). The shell asks `nextDeadline`, sleeps until then or until
+/// traffic, and calls `tick` with the time it read.
 extension CoordinatorCore {
 
-    /// When (monotonic ms) `tick` next has something to do.
+    /// How often the counters are logged.
+    static let statsInterval: Int64 = 60_000
+
+    /// When (monotonic ms) `tick` next has something to do; at the latest one heartbeat interval ahead.
     public func nextDeadline(at time: CoordinatorTime) -> Int64 {
-        guard role == .leader else { return time.monotonicMilliseconds + settings.heartbeatIntervalMilliseconds }
-        var deadline = nextHeartbeat
-        if let liveness = nextLivenessDeadline(graceStart: graceStart) { deadline = min(deadline, liveness) }
-        if let (due, _) = engine.nextDeadline() {
-            deadline = min(deadline, time.monotonicMilliseconds + max(0, due.milliseconds - time.wallMilliseconds))
+        let now = time.monotonicMilliseconds
+        var deadline = min(now + settings.heartbeatIntervalMilliseconds, nextStatsLog)
+        if let due = routeDrops.map(\.due).min() { deadline = min(deadline, due) }
+        if let ha {
+            if case .leading(let leadership?) = role, let lease = ha.lease, lease.id == leadership.lease {
+                deadline = min(deadline, lease.validUntil)
+            }
+            let wantsRead = role == .rebuilding || ha.pendingWin != nil || role.leadership != nil && !role.isLeading
+            if wantsRead, !ha.awaitingRead { deadline = min(deadline, ha.retryAt) }
         }
-        return deadline
+        if role.isLeading {
+            deadline = min(deadline, nextHeartbeat)
+            if let liveness = nextLivenessDeadline() { deadline = min(deadline, liveness) }
+            if let (due, _) = engine.nextDeadline() {
+                deadline = min(deadline, now + max(0, due.milliseconds - time.wallMilliseconds))
+            }
+        }
+        return max(deadline, now)
     }
 
-    /// Declares silent nodes dead, runs the engine's due deadlines, and publishes a heartbeat when one is due.
+    /// Whatever is due at `time`: in HA the lease check and the next read of the log; route drops;
+    /// the stats line; and when leading, silent nodes declared dead, the engine's due deadlines and
+    /// a heartbeat. Replies and publications join the turn.
     public mutating func tick(at time: CoordinatorTime) -> [CoordinatorAction] {
+        let now = time.monotonicMilliseconds
+        var actions = checkLease(at: time) + advance(at: time)
+        if routeDrops.contains(where: { $0.due <= now }) {
+            actions += routeDrops.filter { $0.due <= now }.map { .dropConnection($0.connection) }
+            routeDrops.removeAll { $0.due <= now }
+        }
+        if now >= nextStatsLog {
+            actions.append(.log(.init(.info, "coordinator stats", statsMetadata)))
+            nextStatsLog = now + Self.statsInterval
+        }
+        // Only a leader decides: no liveness, no engine deadlines, no heartbeats otherwise (SPEC K6).
+        if role.isLeading { actions += leaderTimers(at: time) }
+        return gather(counted(actions))
+    }
+
+    private mutating func leaderTimers(at time: CoordinatorTime) -> [CoordinatorAction] {
         var actions: [CoordinatorAction] = []
-        // A standby decides nothing: no liveness, no engine deadlines, no heartbeats (SPEC K6).
-        guard role == .leader else { return [] }
-        for node in silentNodes(at: time.monotonicMilliseconds, graceStart: graceStart) {
+        for node in silentNodes(at: time.monotonicMilliseconds) {
             actions += apply(.declareNodeDead(node), from: Envelope.coordinatorSender, requestID: sequence + 1, isAdmin: true,
                              replyTo: nil, at: time)
         }
@@ -37,7 +69,7 @@ extension CoordinatorCore {
             if case .coordinatorHeartbeat(var body)? = heartbeat.body {
                 body.heartbeatIntervalMs = livenessSettings.heartbeatIntervalMs
                 body.liveness = livenessSettings.liveness
-                if var address {
+                if var address = ha?.address {
                     address.term = term
                     body.coordinator = address
                 }
@@ -45,20 +77,13 @@ extension CoordinatorCore {
             }
             actions.append(.publish(topic: EventTopic.heartbeat, heartbeat))
         }
-        return counted(actions)
+        return actions
     }
 
-    /// The shell made this turn's appends (`entries` of them) durable: everything up to `sequence` may now
-    /// be acknowledged, published and replayed. Returns a snapshot to write when one is due (K3).
-    public mutating func turnCommitted(entries: Int) -> [CoordinatorAction] {
-        var actions: [CoordinatorAction] = []
-        if entries > 0 { actions.append(.count(.groupCommit(size: entries))) }
-        committedSequence = sequence
-        if settings.durability != .off, sequence >= lastSnapshotSequence + settings.snapshotEvery {
-            actions.append(.writeSnapshot(JournalSnapshot(sequence: sequence, term: term, state: WireCodec.encode(state)),
-                                          keepingCommands: UInt64(settings.retryWindow)))
-            lastSnapshotSequence = sequence
-        }
-        return counted(actions)
+    /// The counters, for log lines.
+    public var statsMetadata: [String: String] {
+        ["sequence": "\(sequence)", "term": "\(term)", "role": "\(role)", "accepted": "\(counters.commandsAccepted)",
+         "refused": "\(counters.commandsRefused)", "retries": "\(counters.retriesAnswered)",
+         "badFrames": "\(counters.badFrames)", "declaredDead": "\(counters.nodesDeclaredDead)"]
     }
 }

@@ -15,16 +15,22 @@ public enum CommandOutcome: Sendable, Hashable {
 /// The shell (`CoordinatorLoop`) owns sockets, the log and the clocks, and only carries the actions out.
 public struct CoordinatorCore: Sendable {
     public let settings: CoordinatorSettings
-    public private(set) var engine: PolicyEngine
-    public private(set) var sequence: UInt64
+    public internal(set) var engine: PolicyEngine
+    public internal(set) var sequence: UInt64
     /// The term replies and batches are stamped with: the journal's incarnation count, or in HA
     /// the etcd leader key's create revision (`becomeLeader(term:…)`).
     public internal(set) var term: UInt64
-    /// Leader (the only role of an embedded coordinator) or HA standby (SPEC K6).
-    public internal(set) var role: CoordinatorRole = .leader
-    /// How nodes reach this coordinator, advertised in its heartbeats when it leads in HA; nil embedded.
-    public internal(set) var address: Camsync_V1_CoordinatorAddress?
+    /// Leading (the only role of an embedded coordinator), or a phase of HA (SPEC K6, `CoordinatorRole`).
+    public internal(set) var role: CoordinatorRole = .leading(nil)
+    /// HA mode's knowledge of etcd; nil for an embedded coordinator.
+    public internal(set) var ha: HighAvailabilityState?
     public internal(set) var counters = CoordinatorCounters()
+    /// The turn being gathered: its log appends, and the replies and publications that wait for them.
+    var turn = Turn()
+    /// Connections refused for holding another node's route, dropped once their refusal has left.
+    var routeDrops: [RouteDrop] = []
+    /// When the next "coordinator stats" log line is due (monotonic ms; 0: at the first tick).
+    var nextStatsLog: Int64 = 0
     /// The last sequence the log holds durably (and that has been published): what replays can serve.
     public internal(set) var committedSequence: UInt64
     var lastSnapshotSequence: UInt64
@@ -33,7 +39,7 @@ public struct CoordinatorCore: Sendable {
     /// When this core began serving (monotonic): nodes not heard from since get a full timeout of grace.
     var graceStart: Int64 = 0
     var nextHeartbeat: Int64 = 0
-    private var retries: RetryWindow<CommandOutcome>
+    var retries: RetryWindow<CommandOutcome>
     /// Outstanding camera claims, for the claim→grant latency metric.
     var claims = ClaimLatency()
     /// Last traffic from each node (monotonic milliseconds).
@@ -53,10 +59,19 @@ public struct CoordinatorCore: Sendable {
         self.retries = RetryWindow(capacity: settings.retryWindow)
     }
 
+    /// An HA coordinator's core, reachable at `address`: it reads its state from etcd first, and
+    /// leads only once etcd elects it (SPEC K6).
+    public init(settings: CoordinatorSettings, highAvailability address: Camsync_V1_CoordinatorAddress) {
+        self.init(settings: settings, term: 0)
+        role = .rebuilding
+        ha = HighAvailabilityState(address: address)
+    }
+
     /// Starts serving at `time`: liveness grace and the first heartbeat count from here.
     public mutating func beginServing(at time: CoordinatorTime) {
         graceStart = time.monotonicMilliseconds
         committedSequence = sequence
+        nextStatsLog = time.monotonicMilliseconds + Self.statsInterval
     }
 
     public var state: ClusterState { engine.state }
@@ -141,24 +156,28 @@ public struct CoordinatorCore: Sendable {
     }
 
     /// Alive nodes whose silence exceeded the timeout, in id order. Nodes never heard from
-    /// in this term (e.g. after a coordinator restart) get a full timeout of grace from `graceStart`.
-    public mutating func silentNodes(at now: Int64, graceStart: Int64) -> [NodeID] {
-        var silent: [NodeID] = []
-        for (id, record) in engine.state.nodes where record.alive {
-            let seen = lastSeen[id] ?? graceStart
-            if lastSeen[id] == nil { lastSeen[id] = graceStart }
-            if now - seen > livenessTimeoutMilliseconds { silent.append(id) }
-        }
-        return silent.sorted()
+    /// since this core began serving get a full timeout of grace from `graceStart`.
+    public func silentNodes(at now: Int64) -> [NodeID] {
+        engine.state.nodes.filter { id, record in
+            record.alive && now - (lastSeen[id] ?? graceStart) > livenessTimeoutMilliseconds
+        }.keys.sorted()
+    }
+
+    /// K7: a leader's liveness clock starts afresh when it begins to lead, so that nobody is declared
+    /// dead for silence that straddles the change.
+    mutating func restartLivenessClocks(at now: Int64) {
+        lastSeen.removeAll()
+        graceStart = now
     }
 
     /// How long each tracked node has been silent, in node id order (for status displays).
     public func silence(at now: Int64) -> [(node: NodeID, milliseconds: Int64)] {
-        lastSeen.sorted { $0.key < $1.key }.map { ($0.key, now - $0.value) }
+        let tracked = Set(lastSeen.keys).union(engine.state.nodes.filter { $0.value.alive }.keys)
+        return tracked.sorted().map { ($0, now - (lastSeen[$0] ?? graceStart)) }
     }
 
     /// When the next liveness check could declare someone dead.
-    public func nextLivenessDeadline(graceStart: Int64) -> Int64? {
+    public func nextLivenessDeadline() -> Int64? {
         var earliest: Int64?
         for (id, record) in engine.state.nodes where record.alive {
             let due = (lastSeen[id] ?? graceStart) + livenessTimeoutMilliseconds + 1

@@ -9,7 +9,7 @@ public struct CoordinatorCounters: Sendable, Equatable {
     public private(set) var nodesDeclaredDead = 0
     public private(set) var replaysServed = 0
     /// Bad frames by reason.
-    public private(set) var badFramesByReason: [String: Int] = [:]
+    public private(set) var badFramesByReason: [BadFrameReason: Int] = [:]
 
     public init() {}
 
@@ -35,9 +35,9 @@ public struct CoordinatorCounters: Sendable, Equatable {
         wire.retriesAnswered = UInt64(retriesAnswered)
         wire.nodesDeclaredDead = UInt64(nodesDeclaredDead)
         wire.replaysServed = UInt64(replaysServed)
-        wire.badFrames = badFramesByReason.sorted { $0.key < $1.key }.map { reason, count in
+        wire.badFrames = badFramesByReason.sorted { $0.key.rawValue < $1.key.rawValue }.map { reason, count in
             var entry = Camsync_V1_BadFrameCount()
-            entry.reason = reason
+            entry.reason = reason.rawValue
             entry.count = UInt64(count)
             return entry
         }

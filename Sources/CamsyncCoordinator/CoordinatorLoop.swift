@@ -5,10 +5,11 @@ import Logging
 import ZeroMQ
 import Foundation
 
-/// The coordinator's shell, confined to its thread: ROUTER in, PUB out, the journal, the clocks. The protocol
-/// logic is `CoordinatorCore`; this loop feeds it frames and time and carries out the actions it returns.
-/// One turn: wait for traffic or the nearest deadline → hand a batch of frames to the core → timers →
-/// commit the turn's log appends in one transaction → send replies → publish events.
+/// The coordinator's shell, confined to its thread: ROUTER in, PUB out, the log, the clock. Every
+/// decision is `CoordinatorCore`'s: this loop reads the clock to pass it in, hands the core frames,
+/// etcd's news and time, and carries out the actions it returns (`CoordinatorLoop+Actions.swift`).
+/// One turn: sleep until traffic or the core's next deadline → etcd's news → the frames at hand →
+/// `tick` → `endTurn` (whose commit releases the turn's replies and publications).
 final class CoordinatorLoop {
     let settings: CoordinatorSettings
     let logger: Logger
@@ -17,40 +18,36 @@ final class CoordinatorLoop {
     let publisher: ZMQSocket
     let wake: ZMQSocket
     let zap: ZAPAuthenticator?
-    /// The SQLite journal, or etcd in HA (`ha.log`).
+    /// The SQLite journal, or etcd in HA (`etcd`).
     let commandLog: any CommandLog
-    /// HA mode's loop-side state (SPEC K6); nil for an embedded coordinator.
-    let ha: HALoopState?
+    /// HA mode (SPEC K6): the log on etcd, and the supervisor's mailbox; nil for an embedded coordinator.
+    let etcd: EtcdLogExecutor?
+    let mailbox: HAMailbox?
     let poller = Poller()
     var core: CoordinatorCore
     let metrics = CoordinatorMetrics()
 
-    /// Work of the current turn, flushed by `finishTurn()`.
-    var pendingEntries: [JournalEntry] = []
-    var pendingReplies: [(identity: [UInt8], envelope: Envelope)] = []
-    var pendingPublications: [(topic: String, envelope: Envelope)] = []
-    /// Connections refused for holding another node's route, dropped (monotonic ms) once their refusal
-    /// has had time to leave: libzmq writes replies on its own I/O thread.
-    var routesToDrop: [(descriptor: Int32, due: Int64)] = []
-    var nextStatsLog: Int64 = 0
-
-    /// `etcd`: HA mode's link to etcd (its log and the supervisor's mailbox); nil = the SQLite journal.
-    init(settings: CoordinatorSettings, context: ZMQContext, wakeEndpoint: String, etcd: HALink?, logger: Logger) throws {
+    /// `link`: HA mode's link to etcd (its log and the supervisor's mailbox); nil = the SQLite journal.
+    init(settings: CoordinatorSettings, context: ZMQContext, wakeEndpoint: String, etcd link: HALink?, logger: Logger) throws {
         self.settings = settings
         self.logger = logger
-        if let etcd {
-            // A standby until etcd says otherwise; the state comes from etcd once the loop runs.
-            let log = EtcdLogExecutor(log: etcd.log)
+        let journal: Journal?
+        if let link {
+            let log = EtcdLogExecutor(log: link.log)
             commandLog = log
-            ha = HALoopState(log: log, mailbox: etcd.mailbox)
-            core = CoordinatorCore(settings: settings, term: 0)
-            core.becomeStandby(reason: "starting: reading the log from etcd")
+            etcd = log
+            mailbox = link.mailbox
+            journal = nil
         } else {
-            let journal = try Journal(directory: settings.dataDirectory, durability: settings.durability)
-            commandLog = journal
-            ha = nil
-            core = try CoordinatorRecovery.recover(journal: journal, settings: settings, logger: logger)
+            let opened = try Journal(directory: settings.dataDirectory, durability: settings.durability)
+            commandLog = opened
+            etcd = nil
+            mailbox = nil
+            journal = opened
         }
+        // HA: reads its state from etcd first (the core asks for it), and leads only once elected.
+        core = try journal.map { try CoordinatorRecovery.recover(journal: $0, settings: settings, logger: logger) }
+            ?? CoordinatorCore(settings: settings, highAvailability: Camsync_V1_CoordinatorAddress())
 
         if let security = settings.security {
             zap = try ZAPAuthenticator(context: context,
@@ -89,16 +86,13 @@ final class CoordinatorLoop {
         endpoints = .init(command: try router.lastEndpoint, event: try publisher.lastEndpoint)
         poller.register(router, for: .readable)
         poller.register(wake, for: .readable)
-        if let ha {
-            poller.register(fileDescriptor: ha.mailbox.wakeDescriptor, for: .readable)
-            core.becomeStandby(reason: "starting: reading the log from etcd",
-                              address: settings.advertisedAddress(bound: endpoints))
-        }
+        if let address = settings.advertisedAddress(bound: endpoints) { core.ha?.address = address }
+        if let mailbox { poller.register(fileDescriptor: mailbox.wakeDescriptor, for: .readable) }
         core.beginServing(at: Self.now())
-        logger.info(ha == nil ? "coordinator serving" : "coordinator serving as a standby", metadata: [
+        logger.info(mailbox == nil ? "coordinator serving" : "coordinator serving as a standby", metadata: [
             "term": "\(core.term)", "sequence": "\(core.sequence)", "commands": "\(endpoints.command)",
             "events": "\(endpoints.event)", "curve": "\(settings.security != nil)",
-            "log": "\(ha == nil ? "journal, \(settings.durability.rawValue)" : "etcd")",
+            "log": "\(mailbox == nil ? "journal, \(settings.durability.rawValue)" : "etcd")",
         ])
     }
 
@@ -117,38 +111,32 @@ final class CoordinatorLoop {
 
     func run(until shouldStop: () -> Bool) throws {
         while !shouldStop() {
-            if let ha { try followEtcd(ha) }
             let now = Self.now()
-            var deadline = core.nextDeadline(at: now)
-            if let drop = routesToDrop.map(\.due).min() { deadline = min(deadline, drop) }
-            if let retry = ha?.nextAttempt { deadline = min(deadline, retry) }
-            let timeout = max(0, min(deadline - now.monotonicMilliseconds, settings.heartbeatIntervalMilliseconds))
-            let ready = try poller.poll(timeoutMs: Int(timeout))
+            let ready = try poller.poll(timeoutMs: Int(core.nextDeadline(at: now) - now.monotonicMilliseconds))
             if ready.contains(where: { $0.socket === wake }) { _ = try wake.receive(dontWait: true) }
             if shouldStop() { break }
-            if ready.contains(where: { $0.socket === router }) {
-                try drainRequests()
+            if let mailbox {
+                for event in mailbox.take() { try execute(core.observe(event, at: Self.now())) }
             }
-            logStatsWhenDue()
+            if ready.contains(where: { $0.socket === router }) { try receiveFrames() }
             try execute(core.tick(at: Self.now()))
-            try finishTurn()
+            try execute(core.endTurn(at: Self.now()))
         }
-        try finishTurn()
-        logger.info("coordinator stopped", metadata: statsMetadata())
+        try execute(core.endTurn(at: Self.now()))
+        logger.info("coordinator stopped", metadata: core.statsMetadata.mapValues { .string($0) })
     }
 
-    /// Takes up to `batchLimit` requests, or what arrives within 20 ms, whichever ends first, so one
-    /// turn (and the replies waiting for its group commit) stays short whatever the frames are.
-    func drainRequests() throws {
-        var handled = 0
-        let started = Clock.monotonicMilliseconds()
-        while handled < settings.batchLimit, let message = try router.receive(dontWait: true) {
-            handled += 1
+    /// Hands the core the frames at hand, as many as it takes in one turn.
+    func receiveFrames() throws {
+        let start = Self.now().monotonicMilliseconds
+        var received = 0
+        while let message = try router.receive(dontWait: true) {
+            received += 1
             let inbound = InboundFrame(frames: message.frames, userID: message.userID,
                                        connection: message.connectionDescriptor.map(ConnectionHandle.init))
-            try execute(core.receive(inbound, at: Self.now()))
-            if handled % 64 == 0, Clock.monotonicMilliseconds() - started > 20 { break }
+            let now = Self.now()
+            try execute(core.receive(inbound, at: now))
+            guard core.turnTakesMore(received: received, since: start, at: now.monotonicMilliseconds) else { break }
         }
     }
-
 }

@@ -23,7 +23,7 @@ struct CoordinatorMetrics {
         case .declaredDead: deadCounter.increment()
         case .replayServed: replayCounter.increment()
         case .badFrame(let reason):
-            Counter(label: "camsync_bad_frames_total", dimensions: [("reason", reason)]).increment()
+            Counter(label: "camsync_bad_frames_total", dimensions: [("reason", reason.rawValue)]).increment()
         case .groupCommit(let size): batchSize.record(size)
         case .snapshotServed: snapshotCounter.increment()
         case .claimGranted(let milliseconds): claimLatency.recordMilliseconds(milliseconds)

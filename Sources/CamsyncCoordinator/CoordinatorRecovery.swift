@@ -35,11 +35,11 @@ enum CoordinatorRecovery {
             }
             let command = try WireCodec.decodeCommand(entry.command)
             guard entry.sequence == core.sequence + 1 else {
-                throw CoordinatorStartError(message: "log gap: expected sequence \(core.sequence + 1), found \(entry.sequence)")
+                throw CoordinatorStartError.logGap(expected: core.sequence + 1, found: entry.sequence)
             }
             guard core.replay(sequence: entry.sequence, node: entry.node, requestID: entry.requestID,
                               command: command, at: Instant(milliseconds: entry.timeMilliseconds)) else {
-                throw CoordinatorStartError(message: "log entry \(entry.sequence) no longer applies: refusing to serve a state that differs from what was acknowledged")
+                throw CoordinatorStartError.logDiverged(sequence: entry.sequence)
             }
             replayed += 1
         }

@@ -10,7 +10,7 @@ extension CoordinatorServer {
     public func runWithEtcd(onServing: @Sendable (Endpoints) throws -> Void,
                             until: @Sendable () async -> Void) async throws {
         guard let ha = settings.highAvailability else {
-            throw CoordinatorStartError(message: "HA mode needs etcd endpoints (--etcd)")
+            throw CoordinatorStartError.noEtcdEndpoints
         }
         let clientSettings = EtcdClient.Settings(requestTimeout: .milliseconds(ha.requestTimeoutMilliseconds))
         let logger = self.logger

@@ -1,16 +1,15 @@
 import CamsyncEtcd
 import CamsyncRuntime
 
-/// The HA loop's command log (SPEC K6): `EtcdCommandLog` driven from the loop thread. Appends and
-/// snapshots are conditional on `leadership` (nil while standby: every write is refused).
+/// The HA loop's command log (SPEC K6): `EtcdCommandLog` driven from the loop thread. Every write is
+/// conditional on the leadership the core names in its action (none: refused).
 final class EtcdLogExecutor: CommandLog {
     let log: EtcdCommandLog
-    var leadership: EtcdLeadership?
 
     init(log: EtcdCommandLog) { self.log = log }
 
-    func append(_ entries: [JournalEntry]) throws {
-        let leadership = try current()
+    func append(_ entries: [JournalEntry], ifLeading leadership: EtcdLeadership?) throws {
+        let leadership = try Self.required(leadership)
         let log = self.log
         try Blocking.run { try await log.append(entries, ifLeading: leadership) }
     }
@@ -20,13 +19,13 @@ final class EtcdLogExecutor: CommandLog {
         return try Blocking.run { try await log.batches(after: sequence, limit: limit) }
     }
 
-    func writeSnapshot(_ snapshot: JournalSnapshot, keepingCommands keep: UInt64) throws {
-        let leadership = try current()
+    func writeSnapshot(_ snapshot: JournalSnapshot, keepingCommands keep: UInt64, ifLeading leadership: EtcdLeadership?) throws {
+        let leadership = try Self.required(leadership)
         let log = self.log
         try Blocking.run { try await log.writeSnapshot(snapshot, keepingCommands: keep, ifLeading: leadership) }
     }
 
-    /// The newest snapshot and every logged command after it (recovery, a standby catching up).
+    /// The newest snapshot and every logged command after it (a standby rebuilding).
     func recover() throws -> (snapshot: JournalSnapshot?, entries: [JournalEntry]) {
         let log = self.log
         return try Blocking.run {
@@ -40,7 +39,7 @@ final class EtcdLogExecutor: CommandLog {
         return try Blocking.run { try await log.entries(after: sequence) }
     }
 
-    private func current() throws -> EtcdLeadership {
+    private static func required(_ leadership: EtcdLeadership?) throws -> EtcdLeadership {
         guard let leadership else { throw EtcdError(.notLeader, "this coordinator does not lead") }
         return leadership
     }

@@ -10,7 +10,8 @@ import ZeroMQ
 ///   revoked, a new candidacy begun) when the lease is lost or the loop steps down;
 /// - the leader as etcd shows it (`observe`), for NOT_LEADER answers;
 /// - the log as it grows (`watch`), which standbys apply through their engine.
-/// All decisions about state stay in the loop; this only talks to etcd and posts news.
+/// Every decision stays in the core (`CoordinatorCore+Leadership.swift`); this only talks to etcd,
+/// posts `LeadershipEvent`s, and gives a leadership up when the core resigns it.
 struct LeadershipSupervisor: Sendable {
     let client: EtcdClient
     let log: EtcdCommandLog
@@ -24,7 +25,7 @@ struct LeadershipSupervisor: Sendable {
     /// Gives up the candidacy at once (graceful shutdown): the leader key goes, the next candidate
     /// leads without waiting for the TTL.
     func resign() async {
-        guard let current = lease.withLock({ $0 }) else { return }
+        guard let current = lease.withLock({ held in defer { held = nil }; return held }) else { return }
         try? await client.revoke(current)
     }
 
@@ -51,33 +52,38 @@ struct LeadershipSupervisor: Sendable {
                 if Task.isCancelled { return }
                 logger.warning("etcd: \(what) failed; retrying", metadata: ["error": "\(error)"])
                 if let etcd = error as? EtcdError, etcd.code == .noQuorum || etcd.code == .unavailable {
-                    mailbox.post(.trouble(etcd.code == .noQuorum ? "etcd has no quorum" : "etcd cannot be reached"))
+                    mailbox.post(.storeTrouble(etcd.code == .noQuorum ? "etcd has no quorum" : "etcd cannot be reached"))
                 }
             }
             try? await Task.sleep(for: .milliseconds(200))
         }
     }
 
-    /// One candidacy: lease, campaign, lead until the lease is lost or the loop steps down; then
-    /// the lease is revoked (the leader key goes with it) so that the next candidate can win.
+    /// One candidacy: lease, campaign, lead until the lease is lost or the core resigns; then the
+    /// lease is revoked (the leader key goes with it) so that the next candidate can win.
     private func candidacy() async throws {
+        let asked = Clock.monotonicMilliseconds()
         let lease = try await client.grantLease(ttlSeconds: settings.leaseSeconds)
         self.lease.withLock { $0 = lease }
-        let stepDownsBefore = mailbox.stepDownCount
         let client = self.client
-        // Whatever ends the candidacy (lost lease, step-down, shutdown), the lease goes, and the leader
-        // key with it: the next candidate need not wait for the TTL. Not cancelled with this task.
-        defer { Task { try? await client.revoke(lease) } }
+        let current = self.lease
+        // Whatever ends the candidacy (lost lease, resignation), the lease goes, and the leader key
+        // with it: the next candidate need not wait for the TTL. Not cancelled with this task. At
+        // shutdown `resign()` revokes it instead (once: it takes the lease from `current`).
+        defer {
+            if current.withLock({ held in defer { if held == lease { held = nil } }; return held == lease }) {
+                Task { try? await client.revoke(lease) }
+            }
+        }
         try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { try await keepAlive(lease) }
+            group.addTask { try await keepAlive(lease, askedAt: asked) }
             group.addTask {
                 let leadership = try await client.campaign(settings.election, lease: lease,
                                                            value: try address.serializedBytes())
                 logger.info("won the election", metadata: ["term": "\(leadership.term)", "lease": "\(lease.hex)"])
                 mailbox.post(.won(leadership))
-                while mailbox.stepDownCount == stepDownsBefore {
-                    try await Task.sleep(for: .milliseconds(20))
-                }
+                await mailbox.resignation(of: leadership)
+                try Task.checkCancellation()
                 throw LeadershipEnded.steppedDown
             }
             defer { group.cancelAll() }
@@ -85,14 +91,16 @@ struct LeadershipSupervisor: Sendable {
         }
     }
 
-    /// Keeps `lease` alive (`EtcdClient.keepAlive`) and tells the loop until when it is known to live;
+    /// Keeps `lease` alive (`EtcdClient.keepAlive`) and tells the core until when it is known to live;
     /// posts `leaseLost` when etcd says it is gone or no renewal succeeded within the TTL.
-    private func keepAlive(_ lease: EtcdLease) async throws {
-        mailbox.leaseValidUntil = Clock.monotonicMilliseconds() + lease.ttlSeconds * 1000
+    /// The lease lives at least TTL from when it was asked for (`askedAt`, monotonic ms).
+    private func keepAlive(_ lease: EtcdLease, askedAt: Int64) async throws {
+        mailbox.post(.leaseRenewed(lease: lease.id, validUntil: askedAt + lease.ttlSeconds * 1000))
         do {
             try await client.keepAlive(lease) { knownToLive in
                 let (seconds, attoseconds) = knownToLive.components
-                mailbox.leaseValidUntil = Clock.monotonicMilliseconds() + seconds * 1000 + attoseconds / 1_000_000_000_000_000
+                mailbox.post(.leaseRenewed(lease: lease.id, validUntil: Clock.monotonicMilliseconds() + seconds * 1000
+                                                                         + attoseconds / 1_000_000_000_000_000))
             }
         } catch is CancellationError {
             throw CancellationError()
@@ -106,7 +114,7 @@ struct LeadershipSupervisor: Sendable {
         try await client.observe(settings.election) { leader in
             var address = try Camsync_V1_CoordinatorAddress(serializedBytes: leader.value)
             address.term = UInt64(leader.term)
-            mailbox.post(.leader(address))
+            mailbox.post(.leaderObserved(address))
             return true
         }
     }

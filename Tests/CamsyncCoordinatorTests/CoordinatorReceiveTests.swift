@@ -30,41 +30,67 @@ struct CoordinatorReceiveTests {
         .request(CoordinatorCoreTests.register(node), sender: node.rawValue, requestID: requestID)
     }
 
+    static func appends(_ actions: [CoordinatorAction]) -> [JournalEntry] {
+        actions.flatMap { action -> [JournalEntry] in
+            if case .commit(let entries, _) = action { entries } else { [] }
+        }
+    }
+
     static func replies(_ actions: [CoordinatorAction]) -> [Envelope] {
         actions.compactMap { if case .reply(_, let envelope) = $0 { envelope } else { nil } }
     }
 
-    @Test("an accepted command: its log append comes before its ack and its publication, all under one sequence")
+    @Test("an accepted command: its commit comes first; its ack and its publication only once the shell says it is durable")
     func acceptedCommand() throws {
         var core = Self.core()
-        let actions = core.receive(Self.frame(Self.register("ipad-1", requestID: 42)), at: Self.at(5))
-        let appendIndex = try #require(actions.firstIndex { if case .append = $0 { true } else { false } })
-        let replyIndex = try #require(actions.firstIndex { if case .reply = $0 { true } else { false } })
-        let publishIndex = try #require(actions.firstIndex { if case .publish = $0 { true } else { false } })
-        #expect(appendIndex < replyIndex && appendIndex < publishIndex)
-        guard case .append(let entry) = actions[appendIndex], case .reply(let route, let ack) = actions[replyIndex],
-              case .publish(let topic, let batch) = actions[publishIndex] else { return }
+        let decided = core.receive(Self.frame(Self.register("ipad-1", requestID: 42)), at: Self.at(5))
+        #expect(Self.replies(decided).isEmpty, "nothing leaves before the turn ends")
+        #expect(decided.contains(.count(.accepted)))
+        let end = core.endTurn(at: Self.at(6))
+        #expect(end.count == 1)
+        guard case .commit(let entries, let leadership)? = end.first, let entry = entries.first else {
+            Issue.record("no commit: \(end)"); return
+        }
+        #expect(leadership == nil, "the embedded journal is this coordinator's own")
         #expect(entry.sequence == 1 && entry.term == 7 && entry.node == "ipad-1" && entry.requestID == 42)
         #expect(entry.timeMilliseconds == 1_000_005)
+        #expect(core.committedSequence == 0, "nothing is committed until the shell says so")
+        #expect(core.endTurn(at: Self.at(7)).isEmpty, "one commit at a time")
+
+        let released = core.turnCommitted(at: Self.at(8))
+        #expect(core.committedSequence == 1)
+        let replyIndex = try #require(released.firstIndex { if case .reply = $0 { true } else { false } })
+        let publishIndex = try #require(released.firstIndex { if case .publish = $0 { true } else { false } })
+        #expect(replyIndex < publishIndex, "replies, then publications")
+        guard case .reply(let route, let ack) = released[replyIndex],
+              case .publish(let topic, let batch) = released[publishIndex] else { return }
         #expect(route == Self.ipad1)
         #expect(ack == .ack(sequence: 1, requestID: 42, term: 7))
         #expect(topic == "ev.cluster")
         guard case .eventBatch(let published)? = batch.body else { Issue.record("not a batch"); return }
         #expect(published.sequence == 1 && published.originRequestID == 42)
         #expect(entry.batch == WireCodec.encode(published), "the log keeps exactly the batch that was published")
-        #expect(actions.contains(.count(.accepted)))
+        #expect(released.contains(.count(.groupCommit(size: 1))))
         #expect(core.counters.commandsAccepted == 1)
-        #expect(core.committedSequence == 0, "nothing is committed until the shell says so")
-        _ = core.turnCommitted(entries: 1)
-        #expect(core.committedSequence == 1)
+    }
+
+    @Test("embedded: a turn the journal did not take is never acknowledged, and the coordinator stops (fail-stop)")
+    func embeddedCommitFailure() {
+        var core = Self.core()
+        _ = core.receive(Self.frame(Self.register("ipad-1", requestID: 42)), at: Self.at(5))
+        _ = core.endTurn(at: Self.at(6))
+        let failed = core.turnFailed(StoreFailure(.unavailable, "disk I/O error"), at: Self.at(7))
+        #expect(Self.replies(failed).isEmpty)
+        #expect(failed.contains { if case .stop = $0 { true } else { false } })
+        #expect(!failed.contains { if case .publish = $0 { true } else { false } })
     }
 
     @Test("K5: the same request id again gets the same ack and no second append")
     func retry() {
         var core = Self.core()
-        _ = core.receive(Self.frame(Self.register("ipad-1", requestID: 9)), at: Self.at(1))
-        let again = core.receive(Self.frame(Self.register("ipad-1", requestID: 9)), at: Self.at(2))
-        #expect(!again.contains { if case .append = $0 { true } else { false } })
+        _ = core.receiveTurn(Self.frame(Self.register("ipad-1", requestID: 9)), at: Self.at(1))
+        let again = core.receiveTurn(Self.frame(Self.register("ipad-1", requestID: 9)), at: Self.at(2))
+        #expect(!again.contains { if case .commit = $0 { true } else { false } })
         #expect(Self.replies(again) == [.ack(sequence: 1, requestID: 9, term: 7)])
         #expect(again.contains(.count(.retried)))
         #expect(core.sequence == 1)
@@ -82,43 +108,46 @@ struct CoordinatorReceiveTests {
     func badFrames(bytes: [UInt8], code: Camsync_V1_ErrorCode, reason: String) {
         var core = Self.core()
         let before = core.state
-        let actions = core.receive(InboundFrame(frames: [Self.ipad1, bytes]), at: Self.at(1))
+        let actions = core.receiveTurn(InboundFrame(frames: [Self.ipad1, bytes]), at: Self.at(1))
         let replies = Self.replies(actions)
         #expect(replies.count == 1)
         guard case .error(let error)? = replies.first?.body else { Issue.record("no error reply: \(actions)"); return }
         #expect(error.code == code)
         #expect(!error.message.isEmpty)
-        if !reason.isEmpty { #expect(core.counters.badFramesByReason[reason] == 1) }
+        if let reason = BadFrameReason(rawValue: reason) { #expect(core.counters.badFramesByReason[reason] == 1) }
         #expect(core.state == before)
-        #expect(!actions.contains { if case .append = $0 { true } else { false } })
+        #expect(!actions.contains { if case .commit = $0 { true } else { false } })
     }
 
     @Test("CURVE: a key caught on another node's route is refused, its connection dropped and its key suspended")
     func routeTakeover() {
         let security = CoordinatorSecurity(secretKey: "s", nodeKeys: ["ipad-1": "KEY1", "ipad-2": "KEY2"], adminKeys: [])
         var core = Self.core(security: security)
-        let actions = core.receive(Self.frame(Self.register("ipad-2"), route: Self.ipad1, userID: "KEY2",
+        let actions = core.receiveTurn(Self.frame(Self.register("ipad-2"), route: Self.ipad1, userID: "KEY2",
                                               connection: ConnectionHandle(descriptor: 33)), at: Self.at(1))
         guard case .error(let error)? = Self.replies(actions).first?.body else { Issue.record("no refusal"); return }
         #expect(error.code == .forbidden)
-        #expect(actions.contains(.dropConnection(ConnectionHandle(descriptor: 33), afterMilliseconds: 100)))
+        #expect(!actions.contains(.dropConnection(ConnectionHandle(descriptor: 33))), "not before the refusal has left")
         #expect(actions.contains(.suspendKey("KEY2", milliseconds: 10_000)))
-        #expect(core.counters.badFramesByReason["routingID"] == 1)
+        #expect(core.counters.badFramesByReason[.routingID] == 1)
+        _ = core.tickTurn(at: Self.at(2))
+        #expect(core.nextDeadline(at: Self.at(2)) == 101, "the drop is the next thing due")
+        #expect(core.tickTurn(at: Self.at(100)).contains(.dropConnection(ConnectionHandle(descriptor: 33))) == false)
+        #expect(core.tickTurn(at: Self.at(101)).contains(.dropConnection(ConnectionHandle(descriptor: 33))))
         // The key on its own route is served.
-        let own = core.receive(Self.frame(Self.register("ipad-2"), route: Array("ipad-2".utf8), userID: "KEY2"), at: Self.at(2))
+        let own = core.receiveTurn(Self.frame(Self.register("ipad-2"), route: Array("ipad-2".utf8), userID: "KEY2"), at: Self.at(2))
         #expect(Self.replies(own) == [.ack(sequence: 1, requestID: 1, term: 7)])
     }
 
     @Test("K1: tick declares a node dead only after the timeout of silence, as the coordinator's own logged command")
     func livenessThroughTick() {
         var core = Self.core()
-        _ = core.receive(Self.frame(Self.register("ipad-1")), at: Self.at(100))
-        _ = core.turnCommitted(entries: 1)
-        let early = core.tick(at: Self.at(100 + 1_000))
-        #expect(!early.contains { if case .append = $0 { true } else { false } })
+        _ = core.receiveTurn(Self.frame(Self.register("ipad-1")), at: Self.at(100))
+        let early = core.tickTurn(at: Self.at(100 + 1_000))
+        #expect(!early.contains { if case .commit = $0 { true } else { false } })
         #expect(core.nextDeadline(at: Self.at(1_100)) <= 100 + 1_001)
-        let late = core.tick(at: Self.at(100 + 1_001))
-        let entries = late.compactMap { if case .append(let entry) = $0 { entry } else { nil } }
+        let late = core.tickTurn(at: Self.at(100 + 1_001))
+        let entries = Self.appends(late)
         #expect(entries.map(\.node) == [Envelope.coordinatorSender])
         #expect(entries.map(\.sequence) == [2])
         #expect(late.contains(.count(.declaredDead)))
@@ -134,11 +163,11 @@ struct CoordinatorReceiveTests {
                 if case .publish("hb", let envelope) = $0, case .coordinatorHeartbeat(let body)? = envelope.body { body } else { nil }
             }
         }
-        let first = heartbeats(core.tick(at: Self.at(0)))
+        let first = heartbeats(core.tickTurn(at: Self.at(0)))
         #expect(first.count == 1)
         #expect(first.first?.heartbeatIntervalMs == 250 && first.first?.liveness == 4)
-        #expect(heartbeats(core.tick(at: Self.at(249))).isEmpty)
-        #expect(heartbeats(core.tick(at: Self.at(250))).count == 1)
+        #expect(heartbeats(core.tickTurn(at: Self.at(249))).isEmpty)
+        #expect(heartbeats(core.tickTurn(at: Self.at(250))).count == 1)
         #expect(core.nextDeadline(at: Self.at(251)) == 500)
     }
 
@@ -148,19 +177,20 @@ struct CoordinatorReceiveTests {
         let request = { (after: UInt64) in
             Envelope(sender: "ipad-1", requestID: 3, body: .replayRequest(.with { $0.afterSequence = after }))
         }
-        var actions = core.receive(Self.frame(Self.register("ipad-1")), at: Self.at(1))
-        let logged = actions.compactMap { if case .append(let entry) = $0 { entry } else { nil } }
-        _ = core.turnCommitted(entries: logged.count)
-        actions = core.receive(Self.frame(request(1)), at: Self.at(2))
+        var actions = core.receiveTurn(Self.frame(Self.register("ipad-1")), at: Self.at(1))
+        let logged = Self.appends(actions)
+        actions = core.receiveTurn(Self.frame(request(1)), at: Self.at(2))
         guard case .replay(let upToDate)? = Self.replies(actions).first?.body else { Issue.record("\(actions)"); return }
         #expect(upToDate.batches.isEmpty && upToDate.lastSequence == 1)
 
-        actions = core.receive(Self.frame(request(0)), at: Self.at(3))
+        actions = core.receiveTurn(Self.frame(request(0)), at: Self.at(3))
         #expect(actions == [.serveReplay(routingID: Self.ipad1, requestID: 3, after: 0, limit: CoordinatorCore.replayBatchLimit)])
-        let served = core.replayReply(to: Self.ipad1, after: 0, requestID: 3, stored: .success(logged.compactMap(\.batch)))
+        let served = core.runTurn(at: Self.at(4)) {
+            $0.replayReply(to: Self.ipad1, after: 0, requestID: 3, stored: .success(logged.compactMap(\.batch)))
+        }
         guard case .replay(let replay)? = Self.replies(served).first?.body else { Issue.record("\(served)"); return }
         #expect(replay.batches.map(\.sequence) == [1])
-        let compacted = core.replayReply(to: Self.ipad1, after: 0, requestID: 3, stored: .success([]))
+        let compacted = core.runTurn(at: Self.at(5)) { $0.replayReply(to: Self.ipad1, after: 0, requestID: 3, stored: .success([])) }
         guard case .error(let error)? = Self.replies(compacted).first?.body else { Issue.record("\(compacted)"); return }
         #expect(error.code == .compacted)
         #expect(core.counters.replaysServed == 2)
@@ -169,11 +199,10 @@ struct CoordinatorReceiveTests {
     @Test("K3: a snapshot is written once snapshotEvery commands are committed")
     func snapshots() throws {
         var core = Self.core(snapshotEvery: 2)
-        _ = core.receive(Self.frame(Self.register("ipad-1")), at: Self.at(1))
-        #expect(!core.turnCommitted(entries: 1).contains { if case .writeSnapshot = $0 { true } else { false } })
-        _ = core.receive(Self.frame(Self.register("ipad-2"), route: Array("ipad-2".utf8)), at: Self.at(2))
-        let actions = core.turnCommitted(entries: 1)
-        guard case .writeSnapshot(let snapshot, _)? = actions.first(where: { if case .writeSnapshot = $0 { true } else { false } })
+        #expect(!core.receiveTurn(Self.frame(Self.register("ipad-1")), at: Self.at(1)).contains {
+            if case .writeSnapshot = $0 { true } else { false } })
+        let actions = core.receiveTurn(Self.frame(Self.register("ipad-2"), route: Array("ipad-2".utf8)), at: Self.at(2))
+        guard case .writeSnapshot(let snapshot, _, _)? = actions.first(where: { if case .writeSnapshot = $0 { true } else { false } })
         else { Issue.record("no snapshot: \(actions)"); return }
         #expect(snapshot.sequence == 2 && snapshot.term == 7)
         #expect(try WireCodec.decodeState(snapshot.state) == core.state)
@@ -182,12 +211,24 @@ struct CoordinatorReceiveTests {
     @Test("a snapshot reply carries the state, the liveness settings and the counters")
     func snapshotReply() {
         var core = Self.core()
-        _ = core.receive(Self.frame(Self.register("ipad-1")), at: Self.at(1))
-        _ = core.receive(InboundFrame(frames: [Self.ipad1, [0xFF]]), at: Self.at(2))
-        let actions = core.receive(Self.frame(.snapshotRequest(sender: "ipad-1", requestID: 4)), at: Self.at(3))
+        _ = core.receiveTurn(Self.frame(Self.register("ipad-1")), at: Self.at(1))
+        _ = core.receiveTurn(InboundFrame(frames: [Self.ipad1, [0xFF]]), at: Self.at(2))
+        let actions = core.receiveTurn(Self.frame(.snapshotRequest(sender: "ipad-1", requestID: 4)), at: Self.at(3))
         guard case .snapshot(let snapshot)? = Self.replies(actions).first?.body else { Issue.record("\(actions)"); return }
         #expect(snapshot.sequence == 1 && snapshot.livenessSettings.liveness == 4)
         #expect(snapshot.counters.commandsAccepted == 1)
         #expect(snapshot.counters.badFrames.map(\.reason) == ["malformed"])
+    }
+}
+
+extension CoordinatorCore {
+    /// `receive` as one whole turn against a log that takes every commit (`runTurn`).
+    mutating func receiveTurn(_ frame: InboundFrame, at time: CoordinatorTime) -> [CoordinatorAction] {
+        runTurn(at: time) { $0.receive(frame, at: time) }
+    }
+
+    /// `tick` as one whole turn against a log that takes every commit.
+    mutating func tickTurn(at time: CoordinatorTime) -> [CoordinatorAction] {
+        runTurn(at: time) { $0.tick(at: time) }
     }
 }

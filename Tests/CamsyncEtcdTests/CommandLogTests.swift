@@ -22,7 +22,7 @@ extension LiveEtcdTests {
                 let frame = InboundFrame(frames: [Array(node.rawValue.utf8),
                     Envelope.request(.registerNode(registration), sender: node.rawValue, requestID: UInt64(index)).serializedBytes()])
                 let time = CoordinatorTime(monotonicMilliseconds: Int64(index), wallMilliseconds: 1_000 + Int64(index))
-                for case .append(let entry) in core.receive(frame, at: time) { entries.append(entry) }
+                for case .commit(let turn, _) in core.runTurn(at: time, { $0.receive(frame, at: time) }) { entries += turn }
             }
             return entries
         }

@@ -79,10 +79,13 @@ public enum HostileInput {
     /// trusted, `admin` is an admin.
     public static func exercise(_ bytes: [UInt8], core: inout CoordinatorCore, at time: Instant) throws(Failure) -> Outcome {
         let before = core.engine
-        var actions = core.receive(InboundFrame(frames: [routingID, bytes]), at: clocks(time))
-        // The shell would read the log for a replay: this core has none, so it answers from an empty one.
-        for case .serveReplay(let identity, let requestID, let after, _) in actions {
-            actions += core.replayReply(to: identity, after: after, requestID: requestID, stored: .success([]))
+        let actions = core.runTurn(at: clocks(time)) { core in
+            var actions = core.receive(InboundFrame(frames: [routingID, bytes]), at: clocks(time))
+            // The shell would read the log for a replay: this core has none, so it answers from an empty one.
+            for case .serveReplay(let identity, let requestID, let after, _) in actions {
+                actions += core.replayReply(to: identity, after: after, requestID: requestID, stored: .success([]))
+            }
+            return actions
         }
         try check(actions, before: before, after: core, bytes)
         return outcome(of: actions)
@@ -92,7 +95,7 @@ public enum HostileInput {
     /// issued by the coordinator itself), with the same checks.
     public static func runDeadlines(core: inout CoordinatorCore, at time: Instant) throws(Failure) {
         let before = core.engine
-        let actions = core.tick(at: clocks(time))
+        let actions = core.runTurn(at: clocks(time)) { $0.tick(at: clocks(time)) }
         try check(actions, before: before, after: core, [])
     }
 
@@ -108,10 +111,10 @@ public enum HostileInput {
             switch metric {
             case .badFrame(let reason):
                 switch reason {
-                case "invalidCommand": return .invalidCommand
-                case "unexpectedMessage": return .unexpectedMessage
-                case "forbidden", "routingID": return .unauthenticated
-                default: return .undecodable(replyCode ?? .malformed)
+                case .invalidCommand: return .invalidCommand
+                case .unexpectedMessage: return .unexpectedMessage
+                case .forbidden, .routingID: return .unauthenticated
+                case .frames, .malformed, .unsupportedVersion: return .undecodable(replyCode ?? .malformed)
                 }
             case .accepted: return .accepted
             case .retried: return .retried
@@ -140,9 +143,9 @@ public enum HostileInput {
                 if case .snapshot? = envelope.body { try checkSnapshot(envelope, state: core.state, bytes) }
             case .publish(_, let envelope):
                 try checkReply(envelope, bytes)
-            case .append(let entry):
+            case .commit(let entries, _):
                 appended = true
-                try checkAppended(entry, replica: &engine, bytes)
+                for entry in entries { try checkAppended(entry, replica: &engine, bytes) }
             default:
                 continue
             }

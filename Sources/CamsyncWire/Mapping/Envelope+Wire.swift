@@ -10,6 +10,11 @@ extension Camsync_V1_Envelope {
     /// The sender name that is an admin in lab mode (no CURVE keys): the CLI's default identity.
     public static let adminSender = "admin"
 
+    /// A node's heartbeat (the coordinator answers none; a node's own traffic counts as one, K1).
+    public var isNodeHeartbeat: Bool {
+        if case .nodeHeartbeat? = body { true } else { false }
+    }
+
     /// An envelope of the current protocol version with the given header and body.
     public init(sender: String, requestID: UInt64 = 0, term: UInt64 = 0, body: OneOf_Body) {
         self.init()

@@ -1,0 +1,58 @@
+public import CamsyncPolicy
+public import CamsyncWire
+
+/// What a coordinator that does not lead does with traffic (SPEC K6): it applies the leader's log
+/// as it appears on etcd, and answers every request NOT_LEADER, naming the leader when it knows it.
+extension CoordinatorCore {
+
+    /// Applies one batch of the leader's log: the retry window (K5) and the engine follow exactly as
+    /// recovery would. `.gap` when the batch is not the next one (the core then rebuilds from etcd);
+    /// `.stale` for one already applied.
+    public mutating func follow(_ batch: Camsync_V1_EventBatch) -> FollowOutcome {
+        guard batch.sequence > sequence else { return .stale }
+        guard batch.sequence == sequence + 1 else { return .gap }
+        guard let entry = try? JournalEntry(publishedBatch: batch),
+              let command = try? WireCodec.decodeCommand(entry.command),
+              replay(sequence: entry.sequence, node: entry.node, requestID: entry.requestID, command: command,
+                     at: Instant(milliseconds: entry.timeMilliseconds)) else { return .diverged }
+        term = max(term, batch.term)
+        committedSequence = sequence
+        return .applied
+    }
+
+    public enum FollowOutcome: Sendable, Equatable { case applied, stale, gap, diverged }
+
+    /// Why this coordinator does not lead, as NOT_LEADER errors say it.
+    var notLeadingReason: String {
+        if let trouble = ha?.trouble { return trouble }
+        switch role {
+        case .rebuilding: return "reading its state from etcd"
+        case .standby: return "a standby"
+        case .catchingUp: return "elected, catching up with the log before leading"
+        case .leading: return "leading"
+        }
+    }
+
+    /// The answer to any request while not leading (a node heartbeat gets none).
+    func notLeaderActions(_ envelope: Envelope, reply identity: [UInt8]) -> [CoordinatorAction] {
+        guard envelope.body != nil, !envelope.isNodeHeartbeat else { return [] }
+        let reason = notLeadingReason
+        let leader = ha?.leader
+        var error = Camsync_V1_Error(code: .notLeader, message: Self.bounded(
+            leader.map { "not the leader (\(reason)): the leader is \($0.name) at \($0.commandEndpoint), term \($0.term)" }
+                ?? "not the leader (\(reason)), and no leader is known yet: retry shortly"))
+        if let leader { error.leader = leader }
+        return [.count(.refused(.notLeader)),
+                .reply(routingID: identity, .error(error, requestID: envelope.requestID, term: term))]
+    }
+}
+
+extension JournalEntry {
+    /// The journal entry a published batch stands for (the etcd log keeps batches only).
+    public init(publishedBatch batch: Camsync_V1_EventBatch) throws {
+        self.init(sequence: batch.sequence, term: batch.term, timeMilliseconds: batch.timeMs,
+                  node: batch.originNode.isEmpty ? Envelope.coordinatorSender : batch.originNode,
+                  requestID: batch.originRequestID, command: try batch.command.serializedBytes(),
+                  batch: try batch.serializedBytes())
+    }
+}

@@ -1,0 +1,80 @@
+import CamsyncEtcd
+import CamsyncPolicy
+import CamsyncRuntime
+import CamsyncWire
+import Foundation
+import Logging
+import ZeroMQ
+
+/// Carrying out the core's actions, in the order given. An I/O action's outcome goes back to the core
+/// as the event the action names (`turnCommitted`/`turnFailed`, `rebuilt`, `logRead`, `storeFailed`,
+/// `replayReply`, `snapshotFailed`), and what the core answers is carried out in turn.
+extension CoordinatorLoop {
+
+    func execute(_ actions: [CoordinatorAction]) throws {
+        for action in actions { try execute(action) }
+    }
+
+    private func execute(_ action: CoordinatorAction) throws {
+        switch action {
+        case .reply(let identity, let envelope):
+            do {
+                _ = try router.send([identity, envelope.serializedBytes()], dontWait: true)
+            } catch {
+                logger.debug("reply not delivered", metadata: ["error": "\(error)"])
+            }
+        case .publish(let topic, let envelope):
+            _ = try publisher.send([Array(topic.utf8), envelope.serializedBytes()], dontWait: true)
+        case .commit(let entries, let leadership):
+            let outcome = Result { try commandLog.append(entries, ifLeading: leadership) }
+            switch outcome {
+            case .success: try execute(core.turnCommitted(at: Self.now()))
+            case .failure(let error): try execute(core.turnFailed(StoreFailure(error), at: Self.now()))
+            }
+        case .serveReplay(let identity, let requestID, let after, let limit):
+            let stored = Result<[[UInt8]], any Error> { try commandLog.batches(after: after, limit: limit) }
+            if case .failure(let error) = stored {
+                logger.error("log read failed", metadata: ["error": "\(error)"])
+            }
+            try execute(core.replayReply(to: identity, after: after, requestID: requestID, stored: stored))
+        case .writeSnapshot(let snapshot, let keep, let leadership):
+            let outcome = Result { try commandLog.writeSnapshot(snapshot, keepingCommands: keep, ifLeading: leadership) }
+            if case .failure(let error) = outcome { try execute(core.snapshotFailed(StoreFailure(error), at: Self.now())) }
+        case .rebuildFromLog:
+            guard let etcd else { return }
+            switch Result(catching: { try etcd.recover() }) {
+            case .success(let read): try execute(core.rebuilt(snapshot: read.snapshot, entries: read.entries, at: Self.now()))
+            case .failure(let error): try execute(core.storeFailed(StoreFailure(error), at: Self.now()))
+            }
+        case .readLog(let after):
+            guard let etcd else { return }
+            switch Result(catching: { try etcd.entries(after: after) }) {
+            case .success(let entries): try execute(core.logRead(entries, at: Self.now()))
+            case .failure(let error): try execute(core.storeFailed(StoreFailure(error), at: Self.now()))
+            }
+        case .resign(let leadership):
+            mailbox?.resign(leadership)
+        case .dropConnection(let connection):
+            ZMQConnection.drop(descriptor: connection.descriptor)
+        case .suspendKey(let key, let milliseconds):
+            zap?.suspend(key: key, for: .milliseconds(milliseconds))
+        case .count(let metric):
+            metrics.record(metric)
+        case .log(let entry):
+            let metadata = entry.metadata.mapValues { Logger.MetadataValue.string($0) }
+            switch entry.level {
+            case .info: logger.info("\(entry.message)", metadata: metadata)
+            case .warning: logger.warning("\(entry.message)", metadata: metadata)
+            case .error: logger.error("\(entry.message)", metadata: metadata)
+            }
+        case .stop(let reason):
+            throw CoordinatorLoopStopped(reason: reason)
+        }
+    }
+}
+
+/// The core asked to stop serving (fail-stop).
+struct CoordinatorLoopStopped: Error, CustomStringConvertible {
+    var reason: String
+    var description: String { reason }
+}

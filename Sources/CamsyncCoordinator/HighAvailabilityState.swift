@@ -1,0 +1,81 @@
+public import CamsyncEtcd
+public import CamsyncWire
+
+/// What an HA core knows about etcd besides its role (SPEC K6). Pure data, changed only by the
+/// core's leadership events (`CoordinatorCore+Leadership.swift`).
+public struct HighAvailabilityState: Sendable, Equatable {
+    /// How nodes reach this coordinator (named in its heartbeats when it leads).
+    public var address: Camsync_V1_CoordinatorAddress
+    /// The leader as etcd shows it (nil: none known, or this coordinator).
+    public var leader: Camsync_V1_CoordinatorAddress?
+    /// Why etcd could not be used lately (said in NOT_LEADER errors while it lasts).
+    public var trouble: String?
+    /// A win not acted on yet: the core must hold the whole log first.
+    public var pendingWin: EtcdLeadership?
+    /// The highest term this coordinator gave up: a win at or below it is stale.
+    public var resignedTerm: Int64 = 0
+    /// What the lease renewals report: the lease and the monotonic ms until which it is known to live.
+    public var lease: LeaseValidity?
+    /// A read of the log asked of the shell and not answered yet.
+    public var awaitingRead = false
+    /// The next rebuild or catch-up attempt may start at this monotonic ms.
+    public var retryAt: Int64 = 0
+    /// Pause after a failed read: 100 ms, doubling up to 2 s, so that a coordinator cut off from
+    /// etcd still answers (NOT_LEADER, saying why) between attempts that each block for up to the
+    /// request deadline.
+    public var retryDelay: Int64 = HighAvailabilityState.firstRetryDelay
+
+    public static let firstRetryDelay: Int64 = 100
+    public static let longestRetryDelay: Int64 = 2_000
+
+    public init(address: Camsync_V1_CoordinatorAddress) { self.address = address }
+
+    /// Whether the lease behind `leadership` is known to live at `now`.
+    func leaseLives(_ leadership: EtcdLeadership, at now: Int64) -> Bool {
+        guard let lease, lease.id == leadership.lease else { return false }
+        return now < lease.validUntil
+    }
+}
+
+/// A lease and the monotonic ms until which it is known to live (renewal sent at t, TTL → t + TTL).
+public struct LeaseValidity: Sendable, Equatable {
+    public var id: Int64
+    public var validUntil: Int64
+    public init(id: Int64, validUntil: Int64) {
+        self.id = id
+        self.validUntil = validUntil
+    }
+}
+
+/// What the `LeadershipSupervisor` learns from etcd, handed to `CoordinatorCore.observe(_:at:)`.
+public enum LeadershipEvent: Sendable, Equatable {
+    /// This coordinator won the election: catch up with the log, then lead in `leadership.term`.
+    case won(EtcdLeadership)
+    /// The leader as etcd shows it now (nil: none).
+    case leaderObserved(Camsync_V1_CoordinatorAddress?)
+    /// The candidacy's lease `lease` is known to live until `validUntil` (monotonic ms).
+    case leaseRenewed(lease: Int64, validUntil: Int64)
+    /// The lease is gone (etcd said so, or no renewal succeeded within its TTL).
+    case leaseLost(String)
+    /// A turn of the leader's log, as the watch delivered it.
+    case logTurn(Camsync_V1_Replay)
+    /// etcd cannot be reached or has no quorum.
+    case storeTrouble(String)
+}
+
+/// Why the command log (etcd, or the SQLite journal) did not do what an action asked, as the shell
+/// reports it to the core.
+public struct StoreFailure: Error, Sendable, Equatable, CustomStringConvertible {
+    public enum Kind: Sendable, Equatable {
+        /// etcd refused a write conditional on a leadership this coordinator no longer holds.
+        case notLeader
+        /// Anything else: no quorum, unreachable, timed out, a disk error, a corrupt record.
+        case unavailable
+    }
+    public var kind: Kind
+    public var description: String
+    public init(_ kind: Kind, _ description: String) {
+        self.kind = kind
+        self.description = description
+    }
+}
