@@ -137,7 +137,7 @@ extension CoordinatorCore {
         ha!.leader = nil
         nextHeartbeat = 0
         beginServing(at: time)
-        restartLivenessClocks(at: time.monotonicMilliseconds)
+        if settings.plantedBug != .skipLivenessReset { restartLivenessClocks(at: time.monotonicMilliseconds) }
         return [.count(.role(leading: true, term: term)),
                 .log(.init(.info, "leading", ["term": "\(term)", "sequence": "\(sequence)"]))]
     }
@@ -200,7 +200,7 @@ extension CoordinatorCore {
         committedSequence = other.committedSequence
         lastSnapshotSequence = other.lastSnapshotSequence
         lastEngineTime = max(lastEngineTime, other.lastEngineTime)
-        retries = other.retries
+        if settings.plantedBug != .forgetRetryWindowOnFailover { retries = other.retries }
         claims = other.claims
     }
 }

@@ -48,6 +48,7 @@ extension CoordinatorCore {
             return counted(actions + failTurn(StoreFailure(.notLeader, "this coordinator stopped leading during the turn")))
         }
         turn.committing = true
+        if settings.plantedBug == .acknowledgeBeforeDurable { actions += release() }
         actions.append(.commit(turn.entries, ifLeading: role.leadership))
         return counted(actions)
     }

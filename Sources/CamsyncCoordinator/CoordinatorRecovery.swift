@@ -1,11 +1,11 @@
-import CamsyncPolicy
+public import CamsyncPolicy
 import CamsyncWire
 import Logging
 
 /// K3: rebuild the coordinator from its log — the newest snapshot, then every command after it, at
 /// the times they were first applied. The engine is deterministic, so this is exact. The log is the
 /// SQLite journal (embedded) or etcd (HA: a standby starting, or catching up after a gap).
-enum CoordinatorRecovery {
+public enum CoordinatorRecovery {
     static func recover(journal: Journal, settings: CoordinatorSettings, logger: Logger) throws -> CoordinatorCore {
         let term = try journal.beginTerm()
         let (core, replayed) = try rebuild(settings: settings, term: term, snapshot: try journal.latestSnapshot(),
@@ -17,7 +17,7 @@ enum CoordinatorRecovery {
     }
 
     /// The core after `snapshot` and `entries` (those up to the snapshot only refill the retry window, K5).
-    static func rebuild(settings: CoordinatorSettings, term: UInt64, snapshot: JournalSnapshot?,
+    public static func rebuild(settings: CoordinatorSettings, term: UInt64, snapshot: JournalSnapshot?,
                         entries: [JournalEntry]) throws -> (core: CoordinatorCore, replayed: Int) {
         var state = ClusterState()
         var sequence: UInt64 = 0

@@ -25,6 +25,8 @@ public struct CoordinatorSettings: Sendable {
     public var security: CoordinatorSecurity?
     /// HA on etcd (SPEC K6) instead of the SQLite journal in `dataDirectory`; nil = embedded.
     public var highAvailability: HighAvailabilitySettings?
+    /// The simulator's planted bug, if any (never set by a process).
+    public var plantedBug: PlantedBug?
 
     public init(commandEndpoint: String = "tcp://127.0.0.1:5555", eventEndpoint: String = "tcp://127.0.0.1:5556",
                 dataDirectory: String, durability: JournalDurability = .full,

@@ -296,49 +296,12 @@ public final class SoakRun: @unchecked Sendable {
 
     private func collect(cluster: LocalCluster, log: ([JournalEntry], JournalSnapshot?), coordinator: CoordinatorClient.Snapshot,
                          replicas: [ReplicaState], endedAt: Instant) throws -> History {
-        var fence: [FenceRecord] = []
-        var grants: [GrantObservation] = []
-        var alerts: [AlertObservation] = []
-        var audio: [AudioObservation] = []
-        for node in cluster.topology.nodes.map(\.id) {
-            for entry in NodeHistoryEntry.read(path: cluster.historyPath(node)) {
-                switch entry {
-                case .fence(let record):
-                    fence.append(record)
-                    let d = record.decision
-                    if case .allowed = d.kind {
-                        grants.append(GrantObservation(node: record.node, system: d.system, app: d.app, token: d.token,
-                                                       sequence: record.sequence, source: d.fromSnapshot ? .snapshot : .event))
-                    }
-                case .app(let node, _, let sequence, let app, let name, _) where name == "recordingQualityAlert":
-                    alerts.append(AlertObservation(node: node, device: app.device, app: app, sequence: sequence))
-                case .app(let node, _, let sequence, let app, let name, let details):
-                    if let seen = AudioObservation(node: node, app: app, sequence: sequence, name: name, details: details) {
-                        audio.append(seen)
-                    }
-                case .start:
-                    continue
-                }
-            }
-        }
-        let (entries, newestSnapshot) = log
-        // Replay from the very first command when the log still holds it (it keeps the last 65,536
-        // after a snapshot), so the C2 model check covers the whole run; else from the newest snapshot.
-        let snapshot = entries.first?.sequence == 1 ? nil : newestSnapshot
-        let base = try snapshot.map { try WireCodec.decodeState($0.state) }
-        let baseSequence = snapshot?.sequence ?? 0
-        let replay = ReplayInput(baseState: base, baseSequence: baseSequence, commands: try entries
-            .filter { $0.sequence > baseSequence }
-            .map { ReplayCommand(sequence: $0.sequence, command: try WireCodec.decodeCommand($0.command),
-                                 at: Instant(milliseconds: $0.timeMilliseconds)) })
-        let final = FinalState(
-            coordinatorState: coordinator.state, coordinatorSequence: coordinator.sequence,
-            journal: entries.map { JournalRow(sequence: $0.sequence, node: NodeID($0.node), requestID: $0.requestID) },
-            journalCompactedThrough: (entries.first?.sequence ?? 1) - 1, replicas: replicas)
+        let nodeEntries = cluster.topology.nodes.map(\.id).flatMap { NodeHistoryEntry.read(path: cluster.historyPath($0)) }
         let faults = faultCounts.withLock { $0 }.sorted { $0.key < $1.key }.map { FaultCount(kind: $0.key, count: $0.value) }
-        return History(fence: fence, nodeStops: stops.withLock { $0 }, grants: grants, acks: acks.withLock { $0 },
-                       alerts: alerts, audio: audio, replay: replay, final: final, operations: operations.withLock { $0 },
-                       faults: faults, endedAt: endedAt)
+        return try HistoryAssembly.history(
+            nodeEntries: nodeEntries, acks: acks.withLock { $0 }, stops: stops.withLock { $0 }, log: log.0,
+            newestSnapshot: log.1, coordinatorState: coordinator.state, coordinatorSequence: coordinator.sequence,
+            replicas: replicas, operations: operations.withLock { $0 }, faults: faults, endedAt: endedAt)
     }
 
     /// The command log and its newest snapshot: the journal, or in HA the log on etcd.

@@ -1,0 +1,11 @@
+/// Bugs planted on purpose, each behind this switch (`CoordinatorSettings.plantedBug`), so that a
+/// test can show the simulator's oracle catches them (`camsync sim --plant`). Nothing but the
+/// simulator sets it; a coordinator process has no flag for it.
+public enum PlantedBug: String, Sendable, Equatable, CaseIterable {
+    /// A turn's replies and publications leave before its commit is durable.
+    case acknowledgeBeforeDurable = "ack-before-durable"
+    /// A coordinator taking over keeps no retry window (K5) from the log it applied.
+    case forgetRetryWindowOnFailover = "forget-retry-window"
+    /// A coordinator that leads again keeps the silence it measured before (K7).
+    case skipLivenessReset = "skip-liveness-reset"
+}

@@ -1,0 +1,341 @@
+import CamsyncCoordinator
+import CamsyncEtcd
+import CamsyncPolicy
+import CamsyncRuntime
+import CamsyncWire
+
+/// One coordinator process of the simulation: the real `CoordinatorCore`, and a shell that does what
+/// `CoordinatorLoop` does (etcd's news, then the frames at hand, then `tick`, then `endTurn`), blocking
+/// on each I/O action as the loop thread does.
+struct SimCoordinator {
+    let index: Int
+    let name: String
+    var generation = 0
+    var running = false
+    var pausedUntil: Int64 = 0
+    var core: CoordinatorCore?
+    /// This incarnation's monotonic clock: simulated ms + offset.
+    var clockOffset: Int64 = 0
+    var inbox: [(routingID: [UInt8], bytes: [UInt8])] = []
+    var mailbox: [LeadershipEvent] = []
+    var work: [Work] = []
+    var blocked = false
+    var wakeToken = 0
+    var wakeAt: Int64?
+    var supervisor = SimSupervisor()
+    /// Iterations at one instant (a loop that never sleeps is a bug).
+    var spinsAt: (time: Int64, count: Int) = (0, 0)
+
+    enum Work {
+        case observe(LeadershipEvent)
+        case receive(routingID: [UInt8], bytes: [UInt8])
+        case tick
+        case endTurn
+        case action(CoordinatorAction)
+    }
+
+    init(index: Int, name: String) {
+        self.index = index
+        self.name = name
+    }
+
+    func isRunning(_ generation: Int) -> Bool { running && self.generation == generation }
+
+    var address: Camsync_V1_CoordinatorAddress {
+        .with {
+            $0.name = name
+            $0.commandEndpoint = SimTopology.commandEndpoint(index)
+            $0.eventEndpoint = SimTopology.eventEndpoint(index)
+        }
+    }
+}
+
+/// What a blocking I/O action of the loop came to.
+enum IOOutcome {
+    case committed
+    case commitFailed(StoreFailure)
+    case replay(routingID: [UInt8], requestID: UInt64, after: UInt64, Result<[[UInt8]], StoreFailure>)
+    case snapshotFailed(StoreFailure)
+    case snapshotWritten
+    case rebuilt(JournalSnapshot?, [JournalEntry])
+    case logRead([JournalEntry])
+    case readFailed(StoreFailure)
+}
+
+extension Simulation {
+
+    func coordinatorTime(_ c: Int) -> CoordinatorTime {
+        CoordinatorTime(monotonicMilliseconds: nowMilliseconds + coordinators[c].clockOffset,
+                        wallMilliseconds: wall.milliseconds)
+    }
+
+    /// A new incarnation: HA cores read their state from the store; the embedded one recovers from its journal.
+    func startCoordinator(_ c: Int) {
+        var process = coordinators[c]
+        process.generation += 1
+        process.running = true
+        process.pausedUntil = 0
+        process.clockOffset = Int64.random(in: 0...100_000, using: &rng)
+        process.inbox = []
+        process.mailbox = []
+        process.work = []
+        process.blocked = false
+        process.wakeAt = nil
+        process.supervisor = SimSupervisor()
+        coordinators[c] = process
+        let time = coordinatorTime(c)
+        var core: CoordinatorCore
+        switch options.mode {
+        case .highAvailability:
+            var haSettings = settings
+            haSettings.highAvailability = HighAvailabilitySettings(etcd: [], name: process.name, leaseSeconds: options.leaseSeconds)
+            core = CoordinatorCore(settings: haSettings, highAvailability: process.address)
+        case .embedded:
+            journal.terms += 1
+            do {
+                core = try CoordinatorRecovery.rebuild(settings: settings, term: journal.terms, snapshot: journal.snapshot,
+                                                       entries: journal.entries).core
+            } catch {
+                violation("the journal does not recover: \(error)")
+                core = CoordinatorCore(settings: settings, term: journal.terms)
+            }
+        }
+        core.beginServing(at: time)
+        coordinators[c].core = core
+        trace.record(now, "\(process.name) starts (incarnation \(coordinators[c].generation))", 1, Int64(c))
+        if options.mode == .highAvailability { startCandidacy(c, after: 0) }
+        runCoordinator(c)
+    }
+
+    func crashCoordinator(_ c: Int) {
+        guard coordinators[c].running else { return }
+        coordinators[c].running = false
+        coordinators[c].core = nil
+        coordinators[c].supervisor.candidacy += 1
+        trace.record(now, "\(coordinators[c].name) crashes", 2, Int64(c))
+    }
+
+    /// The loop: carries out pending work; when there is none, one iteration if anything is due;
+    /// otherwise sleeps until the core's next deadline.
+    func runCoordinator(_ c: Int) {
+        while coordinators[c].running, !coordinators[c].blocked, now >= coordinators[c].pausedUntil {
+            if !coordinators[c].work.isEmpty {
+                let next = coordinators[c].work.removeFirst()
+                perform(c, next)
+                continue
+            }
+            let time = coordinatorTime(c)
+            guard let core = coordinators[c].core else { return }
+            let due = core.nextDeadline(at: time) <= time.monotonicMilliseconds
+            guard due || !coordinators[c].mailbox.isEmpty || !coordinators[c].inbox.isEmpty else {
+                sleep(c, until: core.nextDeadline(at: time))
+                return
+            }
+            if coordinators[c].spinsAt.time == now {
+                coordinators[c].spinsAt.count += 1
+                if coordinators[c].spinsAt.count == 1_000 {
+                    violation("\(coordinators[c].name) runs its loop 1,000 times at one instant without sleeping")
+                    return
+                }
+            } else {
+                coordinators[c].spinsAt = (now, 0)
+            }
+            var iteration = coordinators[c].mailbox.map(SimCoordinator.Work.observe)
+            coordinators[c].mailbox.removeAll()
+            let take = min(coordinators[c].inbox.count, settings.batchLimit)
+            iteration += coordinators[c].inbox.prefix(take).map { .receive(routingID: $0.routingID, bytes: $0.bytes) }
+            coordinators[c].inbox.removeFirst(take)
+            iteration += [.tick, .endTurn]
+            coordinators[c].work = iteration
+        }
+    }
+
+    private func sleep(_ c: Int, until monotonic: Int64) {
+        let at = (monotonic - coordinators[c].clockOffset) * 1000
+        if let wakeAt = coordinators[c].wakeAt, wakeAt <= at, wakeAt > now { return }
+        coordinators[c].wakeToken += 1
+        coordinators[c].wakeAt = at
+        scheduler.schedule(.coordinatorWake(c, generation: coordinators[c].generation, token: coordinators[c].wakeToken), at: at)
+    }
+
+    private func perform(_ c: Int, _ work: SimCoordinator.Work) {
+        let time = coordinatorTime(c)
+        var actions: [CoordinatorAction] = []
+        switch work {
+        case .observe(let news):
+            trace.record(now, "\(coordinators[c].name) learns \(news)", 3, Int64(c))
+            actions = coordinators[c].core!.observe(news, at: time)
+        case .receive(let routingID, let bytes):
+            operationsSeen(c, bytes)
+            actions = coordinators[c].core!.receive(InboundFrame(frames: [routingID, bytes]), at: time)
+        case .tick:
+            actions = coordinators[c].core!.tick(at: time)
+        case .endTurn:
+            actions = coordinators[c].core!.endTurn(at: time)
+        case .action(let action):
+            execute(c, action)
+            return
+        }
+        coordinators[c].work.insert(contentsOf: actions.map(SimCoordinator.Work.action), at: 0)
+    }
+
+    /// Nothing to do with a frame but to note it for the trace.
+    private func operationsSeen(_ c: Int, _ bytes: [UInt8]) {
+        trace.record(now, "\(coordinators[c].name) takes a frame", 4, Int64(c), bytes: bytes)
+    }
+
+    private func execute(_ c: Int, _ action: CoordinatorAction) {
+        let generation = coordinators[c].generation
+        switch action {
+        case .reply(let routingID, let envelope):
+            let bytes = envelope.serializedBytes()
+            let target = String(decoding: routingID, as: UTF8.self)
+            if let n = nodes.firstIndex(where: { $0.config.id.rawValue == target }) {
+                let epoch = nodes[n].epoch
+                for at in network.deliveries(from: .coordinator(c), to: .node(n), at: now, rng: &rng)
+                where nodes[n].target == c {
+                    scheduler.schedule(.nodeReply(n, generation: nodes[n].generation, epoch: epoch, bytes: bytes), at: at)
+                }
+            } else if let k = clients.firstIndex(where: { $0.id == target }) {
+                for at in network.deliveries(from: .coordinator(c), to: .client(k), at: now, rng: &rng) {
+                    scheduler.schedule(.clientReply(k, bytes: bytes), at: at)
+                }
+            }
+        case .publish(let topic, let envelope):
+            let bytes = envelope.serializedBytes()
+            let topicBytes = Array(topic.utf8)
+            for n in nodes.indices where nodes[n].running {
+                for at in network.deliveries(from: .coordinator(c), to: .node(n), at: now, rng: &rng) {
+                    scheduler.schedule(.nodePublication(n, generation: nodes[n].generation, topic: topicBytes, bytes: bytes), at: at)
+                }
+            }
+            if case .eventBatch(let batch)? = envelope.body {
+                checkInvariants(c, after: batch.sequence)
+                if batch.originNode.isEmpty, case .declareNodeDead(let node)? = try? Command(wire: batch.command) {
+                    checkDeclaration(by: c, of: node)
+                }
+            }
+        case .commit(let entries, let leadership):
+            block(c)
+            switch options.mode {
+            case .embedded:
+                let sync = Int64.random(in: 300...2_000, using: &rng)
+                scheduler.schedule(.call { [unowned self] in
+                    guard coordinators[c].isRunning(generation) else { return }   // died before the fsync: lost
+                    journal.append(entries)
+                    scheduler.schedule(.coordinatorIO(c, generation: generation, .committed), at: now)
+                }, at: now + sync)
+            case .highAvailability:
+                storeCall(c, generation: generation) { [unowned self] in
+                    do {
+                        let turn = try store.append(entries, ifLeading: leadership)
+                        watchersSee(turn)
+                        return .committed
+                    } catch {
+                        return .commitFailed(error)
+                    }
+                } failed: { .commitFailed($0) }
+            }
+        case .serveReplay(let routingID, let requestID, let after, let limit):
+            block(c)
+            switch options.mode {
+            case .embedded:
+                let batches = journal.batches(after: after, limit: limit)
+                scheduler.schedule(.coordinatorIO(c, generation: generation, .replay(routingID: routingID, requestID: requestID,
+                                                                                    after: after, .success(batches))), at: now + 200)
+            case .highAvailability:
+                storeCall(c, generation: generation) { [unowned self] in
+                    let batches = store.batches(after: after).prefix(limit).map { $0.serializedBytes() }
+                    return .replay(routingID: routingID, requestID: requestID, after: after, .success(Array(batches)))
+                } failed: { .replay(routingID: routingID, requestID: requestID, after: after, .failure($0)) }
+            }
+        case .writeSnapshot(let snapshot, let keep, let leadership):
+            block(c)
+            switch options.mode {
+            case .embedded:
+                journal.writeSnapshot(snapshot, keepingCommands: keep)
+                scheduler.schedule(.coordinatorIO(c, generation: generation, .snapshotWritten), at: now + 1_000)
+            case .highAvailability:
+                storeCall(c, generation: generation) { [unowned self] in
+                    do {
+                        try store.writeSnapshot(snapshot, keepingCommands: keep, ifLeading: leadership)
+                        return .snapshotWritten
+                    } catch {
+                        return .snapshotFailed(error)
+                    }
+                } failed: { .snapshotFailed($0) }
+            }
+        case .rebuildFromLog:
+            block(c)
+            storeCall(c, generation: generation) { [unowned self] in .rebuilt(store.snapshot, store.entries(after: 0)) }
+                failed: { .readFailed($0) }
+        case .readLog(let after):
+            block(c)
+            storeCall(c, generation: generation) { [unowned self] in .logRead(store.entries(after: after)) } failed: { .readFailed($0) }
+        case .resign(let leadership):
+            trace.record(now, "\(coordinators[c].name) resigns term \(leadership.term)", 5, Int64(c), leadership.term)
+            resign(c, leadership)
+        case .stop(let reason):
+            trace.note(now, "\(coordinators[c].name) stops: \(reason)")
+            crashCoordinator(c)
+        case .dropConnection, .suspendKey, .count, .log:
+            break
+        }
+    }
+
+    private func block(_ c: Int) { coordinators[c].blocked = true }
+
+    private func completeIO(_ c: Int, _ outcome: IOOutcome) {
+        let time = coordinatorTime(c)
+        var core = coordinators[c].core!
+        let actions: [CoordinatorAction]
+        switch outcome {
+        case .committed: actions = core.turnCommitted(at: time)
+        case .commitFailed(let failure): actions = core.turnFailed(failure, at: time)
+        case .replay(let routingID, let requestID, let after, let result):
+            actions = core.replayReply(to: routingID, after: after, requestID: requestID, stored: result.mapError { $0 as any Error })
+        case .snapshotFailed(let failure): actions = core.snapshotFailed(failure, at: time)
+        case .snapshotWritten: actions = []
+        case .rebuilt(let snapshot, let entries): actions = core.rebuilt(snapshot: snapshot, entries: entries, at: time)
+        case .logRead(let entries): actions = core.logRead(entries, at: time)
+        case .readFailed(let failure): actions = core.storeFailed(failure, at: time)
+        }
+        coordinators[c].core = core
+        coordinators[c].blocked = false
+        coordinators[c].work.insert(contentsOf: actions.map(SimCoordinator.Work.action), at: 0)
+        runCoordinator(c)
+    }
+
+    /// A request to the store: applied when it reaches the store (if it can), answered a little
+    /// later; unreachable or without quorum, it fails after the request deadline.
+    func storeCall(_ c: Int, generation: Int, _ apply: @escaping () -> IOOutcome, failed: @escaping (StoreFailure) -> IOOutcome) {
+        let timeout = failed(StoreFailure(.unavailable, "etcd did not answer in time"))
+        guard network.connected(.coordinator(c), .store), store.available else {
+            scheduler.schedule(.coordinatorIO(c, generation: generation, timeout), at: now + 1_000_000)
+            return
+        }
+        let there = now + Int64.random(in: 300...1_500, using: &rng) + store.slowBy
+        scheduler.schedule(.call { [unowned self] in
+            guard network.connected(.coordinator(c), .store), store.available else {
+                scheduler.schedule(.coordinatorIO(c, generation: generation, timeout), at: now + 1_000_000)
+                return
+            }
+            let outcome = apply()
+            let back = now + Int64.random(in: 200...1_000, using: &rng)
+            scheduler.schedule(.coordinatorIO(c, generation: generation, outcome), at: back)
+        }, at: there)
+    }
+
+    /// After each published batch the leader's engine must hold every invariant.
+    private func checkInvariants(_ c: Int, after sequence: UInt64) {
+        guard sequence % 16 == 0, let core = coordinators[c].core else { return }
+        let found = core.state.invariantViolations(settings: settings.policy)
+        if !found.isEmpty { violation("\(coordinators[c].name) at sequence \(sequence): invariants broken: \(found.prefix(3))") }
+    }
+
+    func deferIfPaused(coordinator c: Int, _ event: Event) -> Bool {
+        guard coordinators[c].pausedUntil > now else { return false }
+        scheduler.schedule(event, at: coordinators[c].pausedUntil)
+        return true
+    }
+}
