@@ -12,7 +12,7 @@ PROTOS := $(shell find proto -path proto/etcd -prune -o -name '*.proto' -print |
 SWIFT_OPTS := --swift_opt=Visibility=Public --swift_opt=FileNaming=PathToUnderscores --swift_opt=UseAccessLevelOnImports=true
 
 .PHONY: web-screenshot deps build test package-check run proto proto-check proto-c bench clean plugin multihost-test soak \
-  fuzz flood agent-asan fuzz-agent grpc-plugin etcd-proto etcd-swift etcd-proto-check
+  fuzz flood agent-asan leader-following-test fuzz-agent grpc-plugin etcd-proto etcd-swift etcd-proto-check
 
 # The etcd v3 client (Sources/CamsyncEtcd): etcd's API protos, copied from Debian's
 # golang-etcd-server-dev (the same 3.4 release as etcd-server) into proto/etcd with the Go-only
@@ -39,7 +39,8 @@ build: deps
 	$(SWIFT) build
 
 # agent-asan first: DisplayAgentTests run one cluster with the sanitizer build of the agent.
-test: deps package-check agent-asan
+# leader-following-test: the C agent's leader-following rule against the shared table of cases.
+test: deps package-check agent-asan leader-following-test
 	$(SWIFT) test
 
 # Package.swift declares exactly the modules each target imports.
@@ -106,6 +107,15 @@ $(AGENT_SCRATCH)/camsync-display-agent-asan: $(AGENT_SOURCES) $(AGENT_HEADERS)
 	mkdir -p $(AGENT_SCRATCH)
 	$(CLANG) $(AGENT_CFLAGS) -fsanitize=address,undefined $(AGENT_SOURCES) $(AGENT_LIBS) -o $@
 agent-asan: deps $(AGENT_SCRATCH)/camsync-display-agent-asan
+
+# SPEC K7: the agent's leader-following rule (agent/src/follow.c) against the table of cases the
+# Swift FollowedLeader is tested with too (Tests/Fixtures/leader-following.tsv), under ASan + UBSan.
+LEADER_TABLE := Tests/Fixtures/leader-following.tsv
+$(AGENT_SCRATCH)/leader-following-test: agent/src/follow.c agent/src/follow.h agent/tests/leader_following_test.c
+	mkdir -p $(AGENT_SCRATCH)
+	$(CLANG) $(AGENT_CFLAGS) -fsanitize=address,undefined agent/src/follow.c agent/tests/leader_following_test.c -o $@
+leader-following-test: $(AGENT_SCRATCH)/leader-following-test
+	$(AGENT_SCRATCH)/leader-following-test $(LEADER_TABLE)
 
 FUZZ_AGENT_SECONDS ?= 60
 fuzz-agent: deps

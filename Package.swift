@@ -142,7 +142,7 @@ let package = Package(
         .executableTarget(
             name: "camsync-display-agent",
             path: "agent",
-            exclude: ["fuzz", "tools", "README.md"],
+            exclude: ["fuzz", "tools", "tests", "README.md"],
             sources: ["src", "generated"],
             cSettings: [.headerSearchPath("generated"), .headerSearchPath("src"), .define("_GNU_SOURCE")],
             linkerSettings: [.linkedLibrary("zmq"), .linkedLibrary("protobuf-c"), .linkedLibrary("yaml")]

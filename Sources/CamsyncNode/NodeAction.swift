@@ -1,10 +1,10 @@
-import CamsyncPolicy
-import CamsyncWire
-import Logging
+public import CamsyncPolicy
+public import CamsyncWire
+public import Logging
 
 /// What `NodeSession` asks its shell (`NodeLoop`) to do, in order. The session decides; the shell
 /// owns the sockets, the history file and the logger and only carries these out.
-enum NodeAction: Sendable {
+public enum NodeAction: Sendable {
     /// Send this envelope on the DEALER to the coordinator (requests, retries, heartbeats).
     case send(Envelope)
     /// Close the DEALER and open a new one connected to `commandEndpoint`, the coordinator the
@@ -23,13 +23,13 @@ enum NodeAction: Sendable {
 }
 
 /// The time a shell passes into `NodeSession`: the session never reads a clock.
-struct NodeTime: Sendable, Equatable {
+public struct NodeTime: Sendable, Equatable {
     /// Milliseconds since an arbitrary point, never going backwards (timeouts, liveness, deadlines).
-    var monotonic: Int64
+    public var monotonic: Int64
     /// Wall-clock time (stamped on heartbeats, fence records and the history file).
-    var wall: Instant
+    public var wall: Instant
 
-    init(monotonic: Int64, wall: Instant) {
+    public init(monotonic: Int64, wall: Instant) {
         self.monotonic = monotonic
         self.wall = wall
     }

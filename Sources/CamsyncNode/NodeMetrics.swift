@@ -2,7 +2,7 @@ import Metrics
 
 /// What a node counts and measures (docs/OPERATIONS.md "Metrics"): `NodeSession` returns them as
 /// `NodeAction.count`, the shell exports them through swift-metrics.
-enum NodeMetric: Sendable, Equatable {
+public enum NodeMetric: Sendable, Equatable {
     /// The coordinator's heartbeat names a sequence this many batches ahead of the replica.
     case replicaLag(UInt64)
     /// The fence refused a grant under a token older than one already seen (C8).

@@ -6,7 +6,7 @@ extension NodeSession {
 
     /// One request from a local control client (`camsync ctl`): `identity` is its ROUTER routing id,
     /// `frame` the `Envelope` it sent. Bad input gets an error reply, never silence.
-    mutating func receiveControl(identity: [UInt8], frame: [UInt8], now: NodeTime) -> [NodeAction] {
+    public mutating func receiveControl(identity: [UInt8], frame: [UInt8], now: NodeTime) -> [NodeAction] {
         enter(now)
         let envelope: Envelope
         do {

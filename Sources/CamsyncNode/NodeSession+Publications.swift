@@ -7,7 +7,7 @@ extension NodeSession {
     /// One message from the SUB socket (topic frame, then an `Envelope`). The SUB hears every
     /// coordinator (K6): what comes under a lower term than one seen is ignored, not even counted
     /// as the coordinator being heard.
-    mutating func receivePublication(_ frames: [[UInt8]], now: NodeTime) -> [NodeAction] {
+    public mutating func receivePublication(_ frames: [[UInt8]], now: NodeTime) -> [NodeAction] {
         enter(now)
         let envelope = frames.count == 2 ? try? Envelope.decode(frames[1]) : nil
         if let envelope, isStale(term: Self.publishedTerm(envelope), "publication") { return leave() }
@@ -15,7 +15,7 @@ extension NodeSession {
         if case .coordinatorHeartbeat(let heartbeat)? = envelope?.body, heartbeat.hasCoordinator {
             var leader = heartbeat.coordinator
             if leader.term == 0 { leader.term = heartbeat.term }
-            follow(leader, namedBy: "heartbeat")
+            follow(leader, namedBy: .itself)
         }
         heardFromCoordinator()
         if !subscriptionLive {
@@ -64,9 +64,8 @@ extension NodeSession {
     /// Returns true if it rejoined.
     @discardableResult
     mutating func noteTerm(_ term: UInt64) -> Bool {
-        guard term > knownTerm else { return false }
         let first = knownTerm == 0
-        knownTerm = term
+        guard leader.noteTerm(term) else { return false }
         if !first {
             join(reason: "coordinator term \(term)", resync: false)
             return true

@@ -7,7 +7,7 @@ extension NodeSession {
     /// One message from the DEALER (a reply from the coordinator; one frame, an `Envelope`).
     /// NOT_LEADER leaves its request pending (K6); a reply under a lower term than one seen is
     /// ignored and leaves its request pending too.
-    mutating func receiveReply(_ frames: [[UInt8]], now: NodeTime) -> [NodeAction] {
+    public mutating func receiveReply(_ frames: [[UInt8]], now: NodeTime) -> [NodeAction] {
         enter(now)
         let envelope = frames.count == 1 ? try? Envelope.decode(frames[0]) : nil
         if let envelope, case .error(let error)? = envelope.body, error.code == .notLeader {
@@ -83,7 +83,7 @@ extension NodeSession {
             return
         }
         let outcome = replica.receiveSnapshot(sequence: snapshot.sequence, term: snapshot.term, state: state, settings: policy)
-        knownTerm = max(knownTerm, snapshot.term)
+        leader.noteTerm(snapshot.term)
         log(.info, "synced from snapshot", ["sequence": "\(snapshot.sequence)", "term": "\(snapshot.term)"])
         for batch in replica.coveredBySnapshot {
             for event in AppFacingEvent.from(batch.events, sequence: batch.sequence, device: id) { record(event) }

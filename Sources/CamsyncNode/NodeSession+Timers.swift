@@ -5,7 +5,7 @@ import CamsyncWire
 extension NodeSession {
 
     /// Time passed (the shell calls this after every poll, and at `nextDeadline` at the latest).
-    mutating func tick(now: NodeTime) -> [NodeAction] {
+    public mutating func tick(now: NodeTime) -> [NodeAction] {
         enter(now)
         let now = now.monotonic
         let timeout = settings.heartbeatIntervalMilliseconds * settings.liveness

@@ -1,5 +1,5 @@
-import CamsyncPolicy
-import CamsyncWire
+public import CamsyncPolicy
+public import CamsyncWire
 import Logging
 
 /// A node's protocol state, sans I/O: registration (K2), the replica (Clone pattern, `ReplicaSync`),
@@ -7,22 +7,25 @@ import Logging
 /// reconnect schedule (K1, Lazy Pirate), which coordinator to follow (K6), and the app-facing event log. It reads no clock and
 /// owns no socket: the shell (`NodeLoop`) feeds it messages and the time, and carries out the
 /// `NodeAction`s each entry point returns, in order. Only the session's own methods change its
-/// state; the shell and the tests read it.
-struct NodeSession {
-    let settings: NodeSettings
-    var id: NodeID { settings.config.id }
+/// state; the shell, labs and tests read it. Public so that a lab (or a simulator) can drive a real session.
+public struct NodeSession {
+    public let settings: NodeSettings
+    public var id: NodeID { settings.config.id }
 
-    var replica = ReplicaSync()
-    var fence: CameraFence
+    public internal(set) var replica = ReplicaSync()
+    public internal(set) var fence: CameraFence
     var appEvents: RingBuffer<AppFacingEvent>
     var fenceLog: RingBuffer<FenceRecord>
     /// K2: what this node runs, as of the last state in which it was alive in the cluster.
     var assertions: [AppAssertion] = []
-    var registered = false
-    /// The highest coordinator term seen: anything under a lower one is ignored (K6).
-    var knownTerm: UInt64 = 0
-    /// The coordinator the DEALER talks to (K6: the leader, as the coordinators name it).
-    var followed: FollowedCoordinator
+    public internal(set) var registered = false
+    /// Which coordinator the DEALER talks to, and the highest term heard (K6, K7): the leader as the
+    /// coordinators name it, by the one rule `FollowedLeader` keeps.
+    public internal(set) var leader: FollowedLeader
+    /// The highest coordinator term heard: anything under a lower one is ignored (K6).
+    public var knownTerm: UInt64 { leader.highestTerm }
+    /// The coordinator the DEALER talks to.
+    public var followed: FollowedLeader.Coordinator { leader.followed }
 
     var nextRequestID: UInt64
     var pending: [UInt64: PendingRequest] = [:]
@@ -31,7 +34,7 @@ struct NodeSession {
     /// The last reply on the command socket, or when that socket was last (re)opened.
     var lastReplyOrReconnect: Int64
     var coordinatorSilent = false
-    var isCoordinatorReachable: Bool { !coordinatorSilent }
+    public var isCoordinatorReachable: Bool { !coordinatorSilent }
     /// Back-off between reconnects while the coordinator is silent (doubles up to 8 s).
     var reconnectDelay: Int64
     var nextReconnect: Int64 = 0
@@ -65,7 +68,7 @@ struct NodeSession {
 
     /// `now.wall` seeds the request ids: they must not repeat across restarts of this node
     /// (K5 windows live in the coordinator).
-    init(settings: NodeSettings, now: NodeTime) {
+    public init(settings: NodeSettings, now: NodeTime) {
         self.settings = settings
         self.now = now
         fence = CameraFence(host: settings.config.id)
@@ -73,7 +76,7 @@ struct NodeSession {
         fenceLog = RingBuffer(capacity: settings.historyLimit)
         nextRequestID = UInt64(max(0, now.wall.milliseconds)) << 16
         reconnectDelay = settings.heartbeatIntervalMilliseconds
-        followed = FollowedCoordinator(commandEndpoint: settings.coordinatorCommandEndpoints[0], term: 0)
+        leader = FollowedLeader(endpoints: settings.coordinatorCommandEndpoints)
         lastHeardFromCoordinator = now.monotonic
         lastReplyOrReconnect = now.monotonic
     }
@@ -81,7 +84,7 @@ struct NodeSession {
     // MARK: Entry points
 
     /// The node starts: note it in the history, then register and ask for a snapshot.
-    mutating func start(now: NodeTime) -> [NodeAction] {
+    public mutating func start(now: NodeTime) -> [NodeAction] {
         enter(now)
         actions.append(.appendHistory(.start(node: id, at: now.wall)))
         join(reason: "start")
@@ -90,7 +93,7 @@ struct NodeSession {
 
     /// When the shell must call `tick` at the latest (monotonic ms): the next heartbeat to send,
     /// the coordinator's liveness timeout, or a pending request's retry.
-    var nextDeadline: Int64 {
+    public var nextDeadline: Int64 {
         var deadline = lastSentToCoordinator + settings.heartbeatIntervalMilliseconds
         // Silent: the next reconnect is what is due (the silence deadline lies in the past, and polling
         // up to it would spin the loop while the coordinator is away).

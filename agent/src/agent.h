@@ -10,6 +10,7 @@
 #include "camsync/v1/envelope.pb-c.h"
 #include "config.h"
 #include "fence.h"
+#include "follow.h"
 #include "view.h"
 
 typedef struct {
@@ -58,10 +59,9 @@ typedef struct {
 
     int registered;
     int snapshot_requested, snapshot_wanted, subscription_live, attach_requested, replay_requested;
-    uint64_t known_term;
-    // HA (SPEC K6): the coordinator the command socket talks to, and the term it was named leader in.
-    char followed[512];
-    uint64_t followed_term;
+    // HA (SPEC K6, K7): the coordinator the command socket talks to, the highest term heard, and the
+    // one just left for silence (follow.h). `leader.highest_term` is the term the agent speaks under.
+    leader_follower leader;
     uint64_t next_request_id;
     pending_request *pending;
     size_t n_pending;
@@ -76,9 +76,10 @@ typedef struct {
 
 int agent_init(display_agent *agent, agent_config *config, agent_transport transport);
 
-// HA (leader.c): follow the leader a heartbeat or a NOT_LEADER names; ignore lower terms; while
-// every coordinator is silent, try the next command endpoint of the list.
-void agent_follow(display_agent *agent, const Camsync__V1__CoordinatorAddress *leader, uint64_t term, const char *why);
+// HA (leader.c, the rule in follow.c): follow the leader a heartbeat (`by` NAMED_BY_ITSELF) or a
+// NOT_LEADER (NAMED_BY_ANOTHER) names; ignore lower terms; while every coordinator is silent, try
+// the next command endpoint of the list.
+void agent_follow(display_agent *agent, const Camsync__V1__CoordinatorAddress *leader, uint64_t term, named_by by);
 int agent_is_stale(display_agent *agent, uint64_t term, const char *what);
 void agent_try_next_coordinator(display_agent *agent);
 void agent_reconnect(display_agent *agent, int subscriber);

@@ -11,7 +11,7 @@
 static void reply_error(display_agent *agent, const uint8_t *identity, size_t identity_length, uint64_t request_id,
                         int code, const char *message) {
     size_t length = 0;
-    uint8_t *bytes = wire_error_reply(agent->config->id, request_id, agent->known_term, code, message, &length);
+    uint8_t *bytes = wire_error_reply(agent->config->id, request_id, agent->leader.highest_term, code, message, &length);
     if (bytes) agent->transport.to_control(agent->transport.context, identity, identity_length, bytes, length);
     free(bytes);
 }

@@ -59,7 +59,7 @@ void agent_drop_pending(display_agent *agent, size_t index) {
 void agent_send_request(display_agent *agent, Camsync__V1__Envelope *envelope, request_origin origin,
                         const uint8_t *identity, size_t identity_length, uint64_t client_request_id) {
     envelope->sender = agent->config->id;
-    envelope->term = agent->known_term;
+    envelope->term = agent->leader.highest_term;
     envelope->request_id = agent_take_request_id(agent);
     size_t length = 0;
     uint8_t *bytes = wire_pack(envelope, &length);
@@ -105,9 +105,9 @@ int64_t agent_next_deadline(const display_agent *agent) {
 }
 
 void agent_reconnect(display_agent *agent, int subscriber) {
-    agent_log(agent, "info", "reconnecting to coordinator %s backoffMs=%lld subscriber=%d", agent->followed,
+    agent_log(agent, "info", "reconnecting to coordinator %s backoffMs=%lld subscriber=%d", agent->leader.followed.endpoint,
               (long long)agent->reconnect_delay, subscriber);
-    agent->transport.reconnect(agent->transport.context, subscriber, agent->followed);
+    agent->transport.reconnect(agent->transport.context, subscriber, agent->leader.followed.endpoint);
     agent->last_reply_or_reconnect = agent_monotonic_ms();
     if (subscriber) agent->subscription_live = 0;
     for (size_t i = 0; i < agent->n_pending; i++) agent_transmit(agent, agent->pending[i].bytes, agent->pending[i].length);
@@ -153,7 +153,7 @@ void agent_tick(display_agent *agent, int64_t now) {
                      "no answer from the coordinator at %s after %d attempts: is it running?", c->coordinators[0],
                      request->attempts);
             size_t length = 0;
-            uint8_t *reply = wire_error_reply(c->id, request->client_request_id, agent->known_term,
+            uint8_t *reply = wire_error_reply(c->id, request->client_request_id, agent->leader.highest_term,
                                               CAMSYNC__V1__ERROR_CODE__ERROR_CODE_OVERLOADED, message, &length);
             if (reply) agent->transport.to_control(agent->transport.context, request->identity,
                                                    request->identity_length, reply, length);
@@ -171,7 +171,7 @@ void agent_tick(display_agent *agent, int64_t now) {
         heartbeat.time_ms = agent_wall_ms();
         Camsync__V1__Envelope envelope = CAMSYNC__V1__ENVELOPE__INIT;
         envelope.sender = c->id;
-        envelope.term = agent->known_term;
+        envelope.term = agent->leader.highest_term;
         envelope.body_case = CAMSYNC__V1__ENVELOPE__BODY_NODE_HEARTBEAT;
         envelope.node_heartbeat = &heartbeat;
         size_t length = 0;

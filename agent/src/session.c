@@ -19,7 +19,7 @@ int agent_init(display_agent *agent, agent_config *config, agent_transport trans
     agent->next_request_id = (uint64_t)agent_wall_ms() << 16;
     agent->reconnect_delay = config->heartbeat_ms;
     agent->last_heard = agent->last_reply_or_reconnect = agent_monotonic_ms();
-    snprintf(agent->followed, sizeof agent->followed, "%s", config->coordinators[0]);
+    follower_init(&agent->leader, (const char *const *)config->coordinators, config->n_coordinators);
     return 0;
 }
 
@@ -149,9 +149,8 @@ static void attach_if_configured(display_agent *agent) {
 
 // A new coordinator term means the coordinator restarted: rejoin (K2). Returns 1 if it rejoined.
 static int note_term(display_agent *agent, uint64_t term) {
-    if (term <= agent->known_term) return 0;
-    int first = agent->known_term == 0;
-    agent->known_term = term;
+    int first = agent->leader.highest_term == 0;
+    if (!follower_note_term(&agent->leader, term)) return 0;
     if (first) return 0;
     agent_join(agent, "coordinator term", 0);
     return 1;
@@ -315,7 +314,7 @@ void agent_on_published(display_agent *agent, size_t n_frames, const uint8_t *by
         // An HA leader names itself: the command socket follows it.
         if (heartbeat->coordinator)
             agent_follow(agent, heartbeat->coordinator,
-                         heartbeat->coordinator->term ? heartbeat->coordinator->term : heartbeat->term, "heartbeat");
+                         heartbeat->coordinator->term ? heartbeat->coordinator->term : heartbeat->term, NAMED_BY_ITSELF);
         if (!note_term(agent, heartbeat->term) && agent->phase == PHASE_SYNCED) {
             if (heartbeat->last_sequence > agent->sequence) {
                 agent_log(agent, "info", "behind the coordinator: have %llu, coordinator %llu; replaying",
@@ -342,7 +341,7 @@ static void on_snapshot(display_agent *agent, const Camsync__V1__Snapshot *snaps
     agent->term = snapshot->term;
     agent->phase = PHASE_SYNCED;
     agent->replay_requested = 0;
-    if (snapshot->term > agent->known_term) agent->known_term = snapshot->term;
+    follower_note_term(&agent->leader, snapshot->term);
     agent_log(agent, "info", "synced from snapshot sequence=%llu term=%llu", (unsigned long long)snapshot->sequence,
               (unsigned long long)snapshot->term);
     fence_adopt(&agent->fence, &agent->view, agent->sequence);
@@ -394,7 +393,7 @@ void agent_on_reply(display_agent *agent, const uint8_t *bytes, size_t length) {
         // Not applied: the request stays pending (retried with its id), and goes to the leader
         // at once when the answer names one.
         agent_log(agent, "info", "not the leader: %s", envelope->error->message ? envelope->error->message : "");
-        if (envelope->error->leader) agent_follow(agent, envelope->error->leader, envelope->error->leader->term, "not-leader reply");
+        if (envelope->error->leader) agent_follow(agent, envelope->error->leader, envelope->error->leader->term, NAMED_BY_ANOTHER);
         wire_free(envelope);
         return;
     }

@@ -6,10 +6,11 @@ import ZeroMQ
 /// A simulated node's command stream against HA coordinators (SPEC K6), following the leader as a
 /// node does: one command at a time, every `intervalMilliseconds`, alternating `stop_session` and
 /// `start_session` of its app 0; each command is retried with the same request id (K5) until it is
-/// answered. NOT_LEADER naming a leader → the next attempt goes there (2 ms later); no answer within
-/// `retryMilliseconds` → the coordinator counts as silent and the next one is tried. A silent
-/// coordinator named by a NOT_LEADER (a standby that has not seen the leader die yet) is skipped.
-/// Confined to one thread; `pump` does the work.
+/// answered. Which coordinator it asks is `FollowedLeader`'s rule (SPEC K7, the node's too): no answer
+/// within `retryMilliseconds` → the coordinator fell silent and the next one is tried; NOT_LEADER
+/// naming a leader K7 lets it follow → the next attempt goes there (2 ms later), else to the next
+/// coordinator; so a standby that has not seen the leader die yet does not send it back to the dead
+/// one. An answer is the leader speaking: it is followed. Confined to one thread; `pump` does the work.
 final class LeaderFollowingClient {
     struct Answer {
         /// The term of the reply envelope (the leader's term).
@@ -31,8 +32,9 @@ final class LeaderFollowingClient {
     private var attemptSentAt: UInt64 = 0
     private var resendAt: UInt64?
     private var nextCommandAt: UInt64 = 0
-    private var target: Int
-    private var silentSince: [UInt64?]
+    private var leader: FollowedLeader
+    /// The dealer of the coordinator followed.
+    private var target: Int { endpoints.firstIndex(of: leader.followed.commandEndpoint) ?? 0 }
     private(set) var lastAnswer: Answer?
     private(set) var refused = 0
 
@@ -45,9 +47,9 @@ final class LeaderFollowingClient {
         for dealer in dealers { poller.register(dealer.socket, for: .readable) }
         intervalNanoseconds = intervalMilliseconds * 1_000_000
         retryNanoseconds = retryMilliseconds * 1_000_000
-        self.target = target
+        // The list from `target` on, in the same cyclic order: silence moves along it.
+        leader = FollowedLeader(endpoints: Array(commandEndpoints[target...] + commandEndpoints[..<target]))
         starting = holding
-        silentSince = Array(repeating: nil, count: commandEndpoints.count)
     }
 
     func close() { for dealer in dealers { dealer.close() } }
@@ -66,8 +68,7 @@ final class LeaderFollowingClient {
             if let due = resendAt, now >= due {
                 try attempt(now)
             } else if resendAt == nil, now >= attemptSentAt + retryNanoseconds {
-                if silentSince[target] == nil { silentSince[target] = now }
-                target = nextAnswering(after: target)
+                leader.fellSilent()
                 try attempt(now)
             }
         }
@@ -77,24 +78,24 @@ final class LeaderFollowingClient {
         for item in ready {
             while let message = try dealers[item.index].socket.receive(dontWait: true) {
                 let reply = try ProtocolDealer.decode(message)
-                silentSince[item.index] = nil
                 guard let current = pending, reply.requestID == current.requestID else { continue }
                 if case .error(let error)? = reply.body, error.code == .notLeader {
-                    if error.hasLeader, let named = endpoints.firstIndex(of: error.leader.commandEndpoint),
-                       silentSince[named] == nil {
-                        target = named
-                    } else {
-                        target = nextAnswering(after: item.index)
-                    }
+                    // A leader at an endpoint this client has no dealer for is no leader to follow.
+                    let named = error.hasLeader && endpoints.contains(error.leader.commandEndpoint)
+                        ? leader.named(commandEndpoint: error.leader.commandEndpoint, term: error.leader.term, by: .another)
+                        : .ignored(.noEndpoint)
+                    if named != .follow { leader.tryNext() }
                     resendAt = now + 2_000_000
                     continue
                 }
+                // The leader answers: its term is heard, and it is followed.
+                leader.noteTerm(reply.term)
+                _ = leader.named(commandEndpoint: endpoints[item.index], term: reply.term, by: .itself)
                 var accepted = false
                 if case .ack? = reply.body { accepted = true } else { refused += 1 }
                 let answer = Answer(term: reply.term, at: now, coordinator: item.index, accepted: accepted)
                 answers.append(answer)
                 lastAnswer = answer
-                target = item.index
                 pending = nil
                 resendAt = nil
                 nextCommandAt = now + intervalNanoseconds
@@ -108,15 +109,5 @@ final class LeaderFollowingClient {
         try dealers[target].sendBytes(current.bytes)
         attemptSentAt = now
         resendAt = nil
-    }
-
-    /// The next coordinator after `index` not known to be silent (or simply the next one).
-    private func nextAnswering(after index: Int) -> Int {
-        let n = endpoints.count
-        for step in 1...n {
-            let candidate = (index + step) % n
-            if silentSince[candidate] == nil { return candidate }
-        }
-        return (index + 1) % n
     }
 }
