@@ -227,7 +227,7 @@ extension Simulation {
                 }, at: now + sync)
             case .highAvailability:
                 storeCall(c, generation: generation) { [unowned self] in
-                    do {
+                    do throws(StoreFailure) {
                         let turn = try store.append(entries, ifLeading: leadership)
                         watchersSee(turn)
                         return .committed
@@ -245,7 +245,7 @@ extension Simulation {
                                                                                     after: after, .success(batches))), at: now + 200)
             case .highAvailability:
                 storeCall(c, generation: generation) { [unowned self] in
-                    let batches = store.batches(after: after).prefix(limit).map { $0.serializedBytes() }
+                    let batches = store.batches(after: after).prefix(limit).compactMap { try? $0.serializedBytes() as [UInt8] }
                     return .replay(routingID: routingID, requestID: requestID, after: after, .success(Array(batches)))
                 } failed: { .replay(routingID: routingID, requestID: requestID, after: after, .failure($0)) }
             }
@@ -257,7 +257,7 @@ extension Simulation {
                 scheduler.schedule(.coordinatorIO(c, generation: generation, .snapshotWritten), at: now + 1_000)
             case .highAvailability:
                 storeCall(c, generation: generation) { [unowned self] in
-                    do {
+                    do throws(StoreFailure) {
                         try store.writeSnapshot(snapshot, keepingCommands: keep, ifLeading: leadership)
                         return .snapshotWritten
                     } catch {
@@ -285,7 +285,7 @@ extension Simulation {
 
     private func block(_ c: Int) { coordinators[c].blocked = true }
 
-    private func completeIO(_ c: Int, _ outcome: IOOutcome) {
+    func completeIO(_ c: Int, _ outcome: IOOutcome) {
         let time = coordinatorTime(c)
         var core = coordinators[c].core!
         let actions: [CoordinatorAction]

@@ -1,6 +1,7 @@
 import CamsyncConfig
 import CamsyncNode
 import CamsyncPolicy
+import CamsyncSoak
 import CamsyncWire
 
 /// One node process of the simulation: the real `NodeSession`, and a shell that does what `NodeLoop`

@@ -20,13 +20,14 @@ public struct SimulationResult: Sendable {
     public var passed: Bool { report.passed && oracleViolations.isEmpty }
 
     public var summary: String {
-        var lines = ["seed \(options.seed) (\(options.mode.rawValue), \(options.coordinators) coordinator(s), \(options.nodes) nodes"
-                     + (options.plantedBug.map { ", planted bug \($0.rawValue)" } ?? "") + "): "
-                     + (passed ? "passed" : "FAILED"),
-                     "  simulated \(Double(simulatedMilliseconds) / 1000) s, \(events) events, \(operations) operations, "
-                     + "\(acknowledged) acknowledged; faults: "
-                     + faults.map { "\($0.kind) \($0.count)" }.joined(separator: ", "),
-                     "  trace hash \(String(traceHash, radix: 16))"]
+        let planted = options.plantedBug.map { ", planted bug \($0.rawValue)" } ?? ""
+        let shape = "\(options.mode.rawValue), \(options.coordinators) coordinator(s), \(options.nodes) nodes\(planted)"
+        let faultList = faults.map { "\($0.kind) \($0.count)" }.joined(separator: ", ")
+        let seconds = Double(simulatedMilliseconds) / 1000
+        var lines: [String] = []
+        lines.append("seed \(options.seed) (\(shape)): \(passed ? "passed" : "FAILED")")
+        lines.append("  simulated \(seconds) s, \(events) events, \(operations) operations, \(acknowledged) acknowledged; faults: \(faultList)")
+        lines.append("  trace hash \(String(traceHash, radix: 16))")
         if !passed {
             lines += oracleViolations.prefix(10).map { "  oracle: \($0)" }
             for result in report.results where !result.passed {
