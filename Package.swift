@@ -152,7 +152,8 @@ let package = Package(
         .testTarget(name: "CamsyncVerbsTests", dependencies: ["CamsyncVerbs", "CamsyncPolicy"], swiftSettings: swiftSettings),
         .testTarget(name: "CamsyncPolicyTests", dependencies: ["CamsyncPolicy", "CamsyncRuntime"], swiftSettings: swiftSettings),
         .testTarget(name: "CamsyncCoordinatorTests", dependencies: ["CamsyncCoordinator", "CamsyncPolicy", "CamsyncWire", "CamsyncClient", "ZeroMQ", .product(name: "Logging", package: "swift-log")], swiftSettings: swiftSettings),
-        .testTarget(name: "CamsyncNodeTests", dependencies: ["CamsyncNode", "CamsyncPolicy", "CamsyncConfig", "CamsyncWire"], swiftSettings: swiftSettings),
+        .testTarget(name: "CamsyncNodeTests", dependencies: ["CamsyncNode", "CamsyncPolicy", "CamsyncConfig", "CamsyncWire", "CamsyncCoordinator"],
+                    swiftSettings: swiftSettings),
         .testTarget(
             name: "IntegrationTests",
             dependencies: ["CamsyncLab", "camsync", "CamsyncClient", "CamsyncPolicy", "CamsyncConfig", "CamsyncWire", "ZeroMQ", "CamsyncSoak",

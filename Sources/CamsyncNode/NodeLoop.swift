@@ -91,6 +91,13 @@ final class NodeLoop {
 
     // MARK: Loop
 
+    /// K1: the session's timers (heartbeats, silence, retries) run after every turn of the loop, so a
+    /// turn takes at most this many messages from one socket, and stops taking them once it has spent
+    /// `turnBudgetMilliseconds`: a burst of batches on the SUB waits for the next turn instead of
+    /// holding the heartbeats back. What is left is still queued, and the next poll returns at once.
+    static let messagesPerTurn = 256
+    var turnBudgetMilliseconds: Int64 { max(1, settings.heartbeatIntervalMilliseconds / 5) }
+
     func run(until shouldStop: () -> Bool) throws {
         try perform(session.start(now: Self.now()))
         while !shouldStop() {
@@ -98,22 +105,19 @@ final class NodeLoop {
             let timeout = max(0, min(session.nextDeadline - now, settings.heartbeatIntervalMilliseconds))
             let ready = try poller.poll(timeoutMs: Int(timeout))
             if shouldStop() { break }
+            let turnEnds = Clock.monotonicMilliseconds() + turnBudgetMilliseconds
             for item in ready {
                 guard let socket = item.socket else { continue }
                 if socket === wake { _ = try wake.receive(dontWait: true) }
                 if socket === subscriber {
-                    while let message = try subscriber.receive(dontWait: true) {
-                        try perform(session.receivePublication(message.frames, now: Self.now()))
-                    }
+                    try drain(subscriber, until: turnEnds) { try perform(session.receivePublication($0.frames, now: Self.now())) }
                 }
                 if socket === dealer {
-                    while let message = try dealer.receive(dontWait: true) {
-                        try perform(session.receiveReply(message.frames, now: Self.now()))
-                    }
+                    try drain(dealer, until: turnEnds) { try perform(session.receiveReply($0.frames, now: Self.now())) }
                 }
                 if socket === control {
-                    while let message = try control.receive(dontWait: true) {
-                        guard message.frames.count == 2, let identity = message.frames.first else { continue }
+                    try drain(control, until: turnEnds) { message in
+                        guard message.frames.count == 2, let identity = message.frames.first else { return }
                         try perform(session.receiveControl(identity: identity, frame: message.frames[1], now: Self.now()))
                     }
                 }
@@ -121,6 +125,16 @@ final class NodeLoop {
             try perform(session.tick(now: Self.now()))
         }
         logger.info("node stopped", metadata: ["node": "\(settings.config.id)", "sequence": "\(session.replica.sequence)"])
+    }
+
+    /// Takes what `socket` has queued, up to `messagesPerTurn` and not past `turnEnds` (monotonic ms);
+    /// at least one message when there is one, so every socket makes progress each turn.
+    func drain(_ socket: ZMQSocket, until turnEnds: Int64, _ handle: (ZMQMessage) throws -> Void) throws {
+        for taken in 0..<Self.messagesPerTurn {
+            if taken > 0, Clock.monotonicMilliseconds() >= turnEnds { return }
+            guard let message = try socket.receive(dontWait: true) else { return }
+            try handle(message)
+        }
     }
 
     // MARK: Actions

@@ -57,7 +57,8 @@ public struct NodeSettings: Sendable {
 }
 
 /// CURVE keys for a node: its own pair and the coordinator's public key.
-/// The control socket is plaintext on a local endpoint (ipc or loopback) unless `controlSecretKey` is set.
+/// They secure the DEALER and the SUB. The control socket never uses CURVE: it is plaintext, so bind it to a
+/// local endpoint (an ipc path or loopback) that only this host's users can reach; whoever reaches it acts as this node.
 public struct NodeSecurity: Sendable {
     public var publicKey: String
     public var secretKey: String

@@ -1,6 +1,9 @@
 // The display agent: one session with the coordinator (register, follow, fence, heartbeat, rejoin)
-// and a control socket. Sans I/O: the loop in main.c feeds it frames and timer ticks, and it sends
-// through `agent_transport`; the fuzz target drives the same functions with no sockets.
+// and a control socket. It owns no socket: the loop in main.c feeds it frames and timer ticks, and
+// it sends through `agent_transport`; the fuzz target drives the same functions with no sockets.
+// It is not clock-free, unlike the Swift NodeSession: it reads the monotonic clock itself
+// (agent_monotonic_ms) to stamp what it sends and hears, and the wall clock for fence records;
+// agent_tick's `now` is the time of that tick only. Whom to follow (follow.c) is pure.
 #ifndef CAMSYNC_AGENT_AGENT_H
 #define CAMSYNC_AGENT_AGENT_H
 
