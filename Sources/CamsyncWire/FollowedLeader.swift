@@ -62,6 +62,11 @@ public struct FollowedLeader: Sendable, Equatable {
     /// The coordinator just left because it fell silent, with the term known when it was left; nil
     /// once a higher term is known or it speaks again itself.
     public private(set) var leftForSilence: Coordinator?
+    /// The coordinators that named the one left for silence, in its term, since it was left. When
+    /// every other coordinator has, it is alive after all (they see its lease renewed on etcd):
+    /// follow it again. Without this a client that hears no heartbeats would never go back to a
+    /// leader it left over a lost reply (found by `camsync sim --seed 4`).
+    public private(set) var confirmedBy: Set<String> = []
 
     /// Follows the first endpoint of `endpoints`, in no known term.
     public init(endpoints: [String]) {
@@ -80,7 +85,7 @@ public struct FollowedLeader: Sendable, Equatable {
     public mutating func noteTerm(_ term: UInt64) -> Bool {
         guard term > highestTerm else { return false }
         highestTerm = term
-        if let left = leftForSilence, term > left.term { leftForSilence = nil }
+        if let left = leftForSilence, term > left.term { forgetLeft() }
         return true
     }
 
@@ -95,11 +100,17 @@ public struct FollowedLeader: Sendable, Equatable {
         guard term >= termFollowed else { return .ignored(.lowerTerm) }
         if let left = leftForSilence {
             if left.commandEndpoint == commandEndpoint, left.term == term {
-                // Hearsay names the dead leader in the term it died in; its own heartbeat proves it speaks.
-                guard source == .itself else { return .ignored(.leftForSilence) }
-                leftForSilence = nil
+                // Hearsay names the dead leader in the term it died in; its own heartbeat proves it
+                // speaks, and so does every other coordinator naming it.
+                if source == .another {
+                    confirmedBy.insert(followed.commandEndpoint)
+                    guard Set(endpoints).subtracting([left.commandEndpoint]).isSubset(of: confirmedBy) else {
+                        return .ignored(.leftForSilence)
+                    }
+                }
+                forgetLeft()
             } else if term > left.term {
-                leftForSilence = nil
+                forgetLeft()
             }
         }
         guard commandEndpoint != followed.commandEndpoint else {
@@ -116,6 +127,7 @@ public struct FollowedLeader: Sendable, Equatable {
     public mutating func fellSilent() -> Bool {
         guard endpoints.count > 1 else { return false }
         leftForSilence = Coordinator(commandEndpoint: followed.commandEndpoint, term: termFollowed)
+        confirmedBy = []
         followed = Coordinator(commandEndpoint: next(after: followed.commandEndpoint, skipping: nil), term: 0)
         return true
     }
@@ -129,6 +141,11 @@ public struct FollowedLeader: Sendable, Equatable {
         followed = Coordinator(commandEndpoint: next(after: followed.commandEndpoint,
                                                      skipping: leftForSilence?.commandEndpoint), term: 0)
         return true
+    }
+
+    private mutating func forgetLeft() {
+        leftForSilence = nil
+        confirmedBy = []
     }
 
     /// The endpoint after `endpoint` in the list (the first when it is not in the list), past `skipped`

@@ -30,9 +30,8 @@ struct CoordinatorCoreLink {
         for _ in 0..<50 where !queue.isEmpty {
             var answers: [CoordinatorAction] = []
             for case .send(let envelope) in queue {
-                let turn = core.receive(InboundFrame(frames: [route, envelope.serializedBytes()]), at: Self.at(time))
-                answers += turn
-                answers += core.turnCommitted(entries: turn.filter { if case .append = $0 { true } else { false } }.count)
+                let frame = InboundFrame(frames: [route, envelope.serializedBytes()])
+                answers += core.runTurn(at: Self.at(time)) { $0.receive(frame, at: Self.at(time)) }
             }
             queue = []
             for answer in answers {

@@ -83,13 +83,16 @@ extension Simulation {
         guard let current = clients[k].current, let reply = try? Envelope.decode(bytes), reply.requestID == current.requestID else {
             return
         }
-        trace.record(now, "\(clients[k].id) gets an answer to \(current.requestID)", 20, Int64(k), bytes: bytes)
+        trace.record(now, "\(clients[k].id) gets an answer to \(current.requestID) from \(clients[k].leader.followed): \(Self.describe(reply))",
+                     20, Int64(k), bytes: bytes)
         clients[k].awaiting = false
         switch reply.body {
         case .error(let error)? where error.code == .notLeader:
-            if error.hasLeader {
-                _ = clients[k].leader.named(commandEndpoint: error.leader.commandEndpoint, term: error.leader.term, by: .another)
-            } else {
+            let decision = error.hasLeader
+                ? clients[k].leader.named(commandEndpoint: error.leader.commandEndpoint, term: error.leader.term, by: .another)
+                : .ignored(.noEndpoint)
+            if case .ignored(let why) = decision {
+                trace.note(now, "\(clients[k].id) does not follow \(error.leader.commandEndpoint)@\(error.leader.term): \(why)")
                 clients[k].leader.tryNext()
             }
             scheduleClient(k, after: 50_000)
@@ -103,5 +106,16 @@ extension Simulation {
         }
         clients[k].current = nil
         scheduleClient(k, after: Int64.random(in: 2_000...40_000, using: &rng))
+    }
+}
+
+extension Simulation {
+    /// An answer as the trace shows it.
+    static func describe(_ reply: Envelope) -> String {
+        switch reply.body {
+        case .ack(let ack)?: "ack sequence \(ack.sequence)"
+        case .error(let error)?: "\(error.code) \(error.message)"
+        default: "\(reply.body.map { "\($0)" }?.prefix(60) ?? "nothing")"
+        }
     }
 }

@@ -27,13 +27,13 @@ extension Simulation {
                      "lossy-network", "reorder", "slow-network"]
             + (ha ? ["kill-coordinator", "partition-leader-store", "partition-leader-store", "store-quorum-lost", "store-slow",
                      "pause-leader"] : [])
-        let kind = kinds[Int.random(in: 0..<kinds.count, using: &rng)]
-        let leader = leaderIndex ?? Int.random(in: 0..<coordinators.count, using: &rng)
-        let n = Int.random(in: 0..<nodes.count, using: &rng)
+        let kind = kinds[Int.random(in: 0..<kinds.count, using: &faultRNG)]
+        let leader = leaderIndex ?? Int.random(in: 0..<coordinators.count, using: &faultRNG)
+        let n = Int.random(in: 0..<nodes.count, using: &faultRNG)
         let lasting = randomDelay(300_000...4_000_000)
         switch kind {
         case "kill-leader", "kill-coordinator":
-            let c = kind == "kill-leader" ? leader : Int.random(in: 0..<coordinators.count, using: &rng)
+            let c = kind == "kill-leader" ? leader : Int.random(in: 0..<coordinators.count, using: &faultRNG)
             guard coordinators[c].running else { return }
             crashCoordinator(c)
             disturb(.coordinator(c))

@@ -38,7 +38,10 @@ public final class Simulation {
     }
 
     var scheduler = SimScheduler<Event>()
+    /// Latencies, drops and clock offsets.
     var rng: SplitMix64
+    /// The fault schedule, on a stream of its own so that a change elsewhere leaves a seed's faults as they were.
+    var faultRNG: SplitMix64
     var trace: SimTrace
     var store = SimStore()
     var journal = SimJournal()
@@ -64,6 +67,7 @@ public final class Simulation {
     public init(options: SimulationOptions) throws {
         self.options = options
         rng = SplitMix64(seed: options.seed &* 0x9E37_79B9_7F4A_7C15 &+ 1)
+        faultRNG = SplitMix64(seed: options.seed ^ 0xFA17_5EED_0000_0000)
         trace = SimTrace(keepsLines: options.trace)
         var settings = CoordinatorSettings(commandEndpoint: "", eventEndpoint: "", dataDirectory: "",
                                            heartbeatIntervalMilliseconds: options.heartbeatMilliseconds,
@@ -169,7 +173,7 @@ public final class Simulation {
         }
     }
 
-    func randomDelay(_ range: ClosedRange<Int64>) -> Int64 { Int64.random(in: range, using: &rng) }
+    func randomDelay(_ range: ClosedRange<Int64>) -> Int64 { Int64.random(in: range, using: &faultRNG) }
 
     // MARK: Verdict
 
