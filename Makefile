@@ -11,7 +11,7 @@ PROTOS := $(shell find proto -path proto/etcd -prune -o -name '*.proto' -print |
 # types need `public import SwiftProtobuf`.
 SWIFT_OPTS := --swift_opt=Visibility=Public --swift_opt=FileNaming=PathToUnderscores --swift_opt=UseAccessLevelOnImports=true
 
-.PHONY: web-screenshot deps build test package-check run proto proto-check proto-c bench clean plugin multihost-test soak \
+.PHONY: web-screenshot deps build test package-check run proto proto-check proto-c bench clean plugin multihost-test soak sim \
   fuzz flood agent-asan leader-following-test fuzz-agent grpc-plugin etcd-proto etcd-swift etcd-proto-check
 
 # The etcd v3 client (Sources/CamsyncEtcd): etcd's API protos, copied from Debian's
@@ -52,6 +52,14 @@ package-check:
 multihost-test: deps
 	@if deploy/netns/lab.sh check; then deploy/netns/selftest.sh && $(SWIFT) test --filter 'MultiHost(HA)?Tests'; \
 	else echo "multihost-test: skipped (network namespaces need root and iproute2)"; fi
+
+# The deterministic simulator on a long batch of seeds (a fixed batch runs in `make test`,
+# CamsyncSimTests). `make sim SEEDS=1-1000 SIM_ARGS="--mode embedded"`; a failing seed prints the
+# command that replays it.
+SEEDS ?= 1-200
+SIM_ARGS ?=
+sim: build
+	"$$($(SWIFT) build --show-bin-path)/camsync" sim --seeds $(SEEDS) $(SIM_ARGS)
 
 # A longer soak with faults and the history checker (the short one runs in `make test`).
 SOAK_SECONDS ?= 300

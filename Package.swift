@@ -151,7 +151,7 @@ let package = Package(
         .testTarget(name: "ZeroMQTests", dependencies: ["ZeroMQ"], swiftSettings: swiftSettings),
         .testTarget(name: "CamsyncVerbsTests", dependencies: ["CamsyncVerbs", "CamsyncPolicy"], swiftSettings: swiftSettings),
         .testTarget(name: "CamsyncPolicyTests", dependencies: ["CamsyncPolicy", "CamsyncRuntime"], swiftSettings: swiftSettings),
-        .testTarget(name: "CamsyncCoordinatorTests", dependencies: ["CamsyncCoordinator", "CamsyncPolicy", "CamsyncWire", "CamsyncClient", "ZeroMQ", .product(name: "Logging", package: "swift-log")], swiftSettings: swiftSettings),
+        .testTarget(name: "CamsyncCoordinatorTests", dependencies: ["CamsyncCoordinator", "CamsyncEtcd", "CamsyncPolicy", "CamsyncWire", "CamsyncClient", "ZeroMQ", .product(name: "Logging", package: "swift-log")], swiftSettings: swiftSettings),
         .testTarget(name: "CamsyncNodeTests", dependencies: ["CamsyncNode", "CamsyncPolicy", "CamsyncConfig", "CamsyncWire", "CamsyncCoordinator"],
                     swiftSettings: swiftSettings),
         .testTarget(
@@ -167,7 +167,7 @@ let package = Package(
         ),
         .testTarget(
             name: "CamsyncCLITests",
-            dependencies: ["camsync", "CamsyncClient", "CamsyncPolicy", "ZeroMQ", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: ["camsync", "CamsyncClient", "CamsyncCoordinator", "CamsyncEtcd", "CamsyncPolicy", "ZeroMQ", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -186,6 +186,7 @@ let package = Package(
             dependencies: ["CamsyncEtcd", "CamsyncLab", "CamsyncCoordinator", "CamsyncPolicy", "CamsyncWire"],
             swiftSettings: swiftSettings
         ),
+        .testTarget(name: "CamsyncSimTests", dependencies: ["CamsyncLab", "CamsyncCoordinator"], swiftSettings: swiftSettings),
         .testTarget(name: "CamsyncSoakTests", dependencies: ["CamsyncSoak", "CamsyncPolicy", "CamsyncNode"], swiftSettings: swiftSettings),
         .testTarget(
             name: "CamsyncHostileTests",

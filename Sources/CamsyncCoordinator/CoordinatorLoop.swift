@@ -80,8 +80,8 @@ final class CoordinatorLoop {
         // Each endpoint setting may list several, comma-separated (e.g. a network address for
         // nodes plus an ipc path for local admin tools); the last bound is reported, the first is
         // advertised in HA mode unless `--advertise-*` says otherwise.
-        for endpoint in Self.split(settings.commandEndpoint) { try router.bind(endpoint) }
-        for endpoint in Self.split(settings.eventEndpoint) { try publisher.bind(endpoint) }
+        for endpoint in EndpointList.entries(in: settings.commandEndpoint) { try router.bind(endpoint) }
+        for endpoint in EndpointList.entries(in: settings.eventEndpoint) { try publisher.bind(endpoint) }
         try wake.bind(wakeEndpoint)
         endpoints = .init(command: try router.lastEndpoint, event: try publisher.lastEndpoint)
         poller.register(router, for: .readable)
@@ -94,10 +94,6 @@ final class CoordinatorLoop {
             "events": "\(endpoints.event)", "curve": "\(settings.security != nil)",
             "log": "\(mailbox == nil ? "journal, \(settings.durability.rawValue)" : "etcd")",
         ])
-    }
-
-    static func split(_ endpoints: String) -> [String] {
-        endpoints.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
     }
 
     func close() {

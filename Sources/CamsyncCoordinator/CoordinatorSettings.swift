@@ -1,7 +1,7 @@
 public import CamsyncPolicy
 
 /// Everything a coordinator needs to run. Defaults are the documented ones (docs/OPERATIONS.md).
-public struct CoordinatorSettings: Sendable {
+public struct CoordinatorSettings: Sendable, Equatable {
     /// ROUTER for commands, snapshot requests and node heartbeats.
     public var commandEndpoint: String
     /// PUB for event batches and coordinator heartbeats.
@@ -48,11 +48,14 @@ public struct CoordinatorSettings: Sendable {
     }
 
     public var livenessTimeoutMilliseconds: Int64 { heartbeatIntervalMilliseconds * liveness }
+
+    /// The documented defaults (docs/OPERATIONS.md): what `camsync coordinator` uses for a flag not given.
+    public static let defaults = CoordinatorSettings(dataDirectory: "")
 }
 
 /// CURVE keys for the coordinator: its own key pair, the public key of every node it admits
 /// (bound to the node id), and the admin keys that may issue admin commands.
-public struct CoordinatorSecurity: Sendable {
+public struct CoordinatorSecurity: Sendable, Equatable {
     public var secretKey: String
     /// Node id → that node's CURVE public key (Z85). A node may only speak as the id its key is bound to.
     public var nodeKeys: [String: String] { didSet { nodesByKey = Self.invert(nodeKeys) } }

@@ -1,9 +1,10 @@
 public import CamsyncEtcd
 public import CamsyncWire
+import CamsyncRuntime
 
 /// HA mode (SPEC K6): the command log and leadership live on etcd (docs/OPERATIONS.md "High
 /// availability"). Every coordinator of a cluster uses the same `prefix` and the same etcd cluster.
-public struct HighAvailabilitySettings: Sendable {
+public struct HighAvailabilitySettings: Sendable, Equatable {
     public var etcd: [EtcdEndpoint]
     /// This coordinator's name (unique in the cluster; shown to nodes and in NOT_LEADER errors).
     public var name: String
@@ -41,7 +42,7 @@ extension CoordinatorSettings {
         guard let ha = highAvailability else { return nil }
         func pick(_ advertised: String, _ setting: String, _ bound: String) -> String {
             if !advertised.isEmpty { return advertised }
-            guard let first = CoordinatorLoop.split(setting).first, !first.contains("*"), !first.hasSuffix(":0") else { return bound }
+            guard let first = EndpointList.entries(in: setting).first, !first.contains("*"), !first.hasSuffix(":0") else { return bound }
             return first
         }
         var address = Camsync_V1_CoordinatorAddress()

@@ -1,4 +1,5 @@
 public import CamsyncConfig
+import CamsyncRuntime
 
 /// Everything a node process needs to run (docs/OPERATIONS.md lists the defaults).
 public struct NodeSettings: Sendable {
@@ -44,14 +45,9 @@ public struct NodeSettings: Sendable {
     /// Every coordinator's event endpoint: the SUB connects to all of them (it fans in).
     public var coordinatorEventEndpoints: [String] { Self.endpoints(in: coordinatorEventEndpoint) }
 
-    /// The entries of a comma-separated list, trimmed, empty ones left out; a lone value is a list of one.
+    /// The entries of a list (`EndpointList`); a list with none is the setting as given (a list of one).
     static func endpoints(in list: String) -> [String] {
-        let entries = list.split(separator: ",").map { entry in
-            var entry = entry
-            while entry.first?.isWhitespace == true { entry.removeFirst() }
-            while entry.last?.isWhitespace == true { entry.removeLast() }
-            return String(entry)
-        }.filter { !$0.isEmpty }
+        let entries = EndpointList.entries(in: list)
         return entries.isEmpty ? [list] : entries
     }
 }

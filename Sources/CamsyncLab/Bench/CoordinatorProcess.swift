@@ -1,3 +1,5 @@
+import CamsyncCoordinator
+import CamsyncEtcd
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -68,17 +70,7 @@ public final class CoordinatorProcess {
     /// Starts the process; does not wait (see `waitUntilServing`).
     public func launch() throws {
         launches += 1
-        var arguments = ["coordinator", "--commands", commandEndpoint, "--events", eventEndpoint,
-                         "--heartbeat-ms", "\(options.heartbeatMs)", "--liveness", "\(options.liveness)",
-                         "--log-level", "warning"]
-        if let ha = options.highAvailability {
-            arguments += ["--etcd", ha.etcd, "--name", ha.name, "--etcd-prefix", ha.prefix,
-                          "--lease-seconds", "\(ha.leaseSeconds)"]
-        } else {
-            arguments += ["--data-dir", directory + "/data", "--durability", options.durability]
-        }
-        if let every = options.snapshotEvery { arguments += ["--snapshot-every", "\(every)"] }
-        if let http = options.http { arguments += ["--http", http] }
+        var arguments = try launchSettings().arguments
         var exe = executable
         if let first = options.prefix.first {
             arguments = Array(options.prefix.dropFirst()) + [executable] + arguments
@@ -86,6 +78,21 @@ public final class CoordinatorProcess {
         }
         process = try ManagedProcess(name: "coordinator", executable: exe, arguments: arguments, logPath: logPath)
         ChildProcesses.register(pid)
+    }
+
+    /// The coordinator's command line (`CoordinatorLaunch`): these endpoints, the options, logging warnings only.
+    func launchSettings() throws -> CoordinatorLaunch {
+        let defaults = CoordinatorSettings.defaults
+        var settings = CoordinatorSettings(
+            commandEndpoint: commandEndpoint, eventEndpoint: eventEndpoint, dataDirectory: directory + "/data",
+            durability: JournalDurability(rawValue: options.durability) ?? .full,
+            heartbeatIntervalMilliseconds: options.heartbeatMs, liveness: options.liveness,
+            snapshotEvery: options.snapshotEvery ?? defaults.snapshotEvery)
+        if let ha = options.highAvailability {
+            settings.highAvailability = HighAvailabilitySettings(
+                etcd: try EtcdEndpoint.list(parsing: ha.etcd), name: ha.name, prefix: ha.prefix, leaseSeconds: ha.leaseSeconds)
+        }
+        return CoordinatorLaunch(settings: settings, http: options.http, logLevel: "warning")
     }
 
     /// The pid of the coordinator (with a prefix that does not exec, such as valgrind, the prefix's process).

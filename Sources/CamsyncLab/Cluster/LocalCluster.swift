@@ -1,5 +1,7 @@
 public import CamsyncClient
 import CamsyncConfig
+import CamsyncCoordinator
+import CamsyncEtcd
 import CamsyncPolicy
 public import CamsyncWire
 import Foundation
@@ -131,13 +133,10 @@ public final class LocalCluster: @unchecked Sendable {
             return
         }
         let c = topology.coordinator
-        let arguments = [
-            "coordinator", "--data-dir", dataDirectory,
-            "--commands", ([c.bindCommands ?? c.commands] + [c.localCommands].compactMap { $0 }).joined(separator: ","),
-            "--events", ([c.bindEvents ?? c.events] + [c.localEvents].compactMap { $0 }).joined(separator: ","),
-            "--durability", c.durability ?? "full",
-        ]
-        coordinator = try launch("coordinator", host: c.host, arguments: arguments + commonCoordinatorArguments() + coordinatorArguments)
+        var settings = coordinatorSettings(c)
+        settings.dataDirectory = dataDirectory
+        settings.durability = JournalDurability(rawValue: c.durability ?? "full") ?? .full
+        coordinator = try launch("coordinator", host: c.host, arguments: launchArguments(settings))
         coordinators["coordinator"] = coordinator
     }
 
@@ -147,14 +146,12 @@ public final class LocalCluster: @unchecked Sendable {
             throw TopologyError(message: "no HA coordinator '\(name)' in topology '\(topology.name)'")
         }
         guard !etcdEndpoints.isEmpty else { throw TopologyError(message: "start etcd before the coordinators (startEtcd)") }
-        let arguments = [
-            "coordinator", "--etcd", etcdEndpoints.joined(separator: ","), "--name", name, "--etcd-prefix", etcdPrefix,
-            "--lease-seconds", "\(ha.leaseSeconds ?? 2)",
-            "--commands", ([c.bindCommands ?? c.commands] + [c.localCommands].compactMap { $0 }).joined(separator: ","),
-            "--events", ([c.bindEvents ?? c.events] + [c.localEvents].compactMap { $0 }).joined(separator: ","),
-            "--advertise-commands", c.commands, "--advertise-events", c.events,
-        ]
-        coordinators[name] = try launch(name, host: c.host, arguments: arguments + commonCoordinatorArguments() + coordinatorArguments)
+        var settings = coordinatorSettings(c)
+        settings.highAvailability = HighAvailabilitySettings(
+            etcd: try etcdEndpoints.map { try EtcdEndpoint(parsing: $0) }, name: name, prefix: etcdPrefix,
+            leaseSeconds: ha.leaseSeconds ?? HighAvailabilitySettings(etcd: [], name: "").leaseSeconds,
+            advertisedCommandEndpoint: c.commands, advertisedEventEndpoint: c.events)
+        coordinators[name] = try launch(name, host: c.host, arguments: launchArguments(settings))
     }
 
     /// Starts the etcd members of an HA topology with `etcd.members` that are not running (kept in
@@ -173,19 +170,29 @@ public final class LocalCluster: @unchecked Sendable {
         try cluster.waitUntilServing(timeout: timeout)
     }
 
-    private func commonCoordinatorArguments() -> [String] {
+    /// A coordinator's settings as the topology gives them (the documented defaults otherwise).
+    private func coordinatorSettings(_ c: Topology.Coordinator) -> CoordinatorSettings {
         let s = topology.settings
-        var arguments = ["--heartbeat-ms", "\(s?.heartbeatMs ?? 500)", "--liveness", "\(s?.liveness ?? 3)"]
-        if let v = s?.stageWindowLimit { arguments += ["--stage-window-limit", "\(v)"] }
-        if let v = s?.backgroundMediaLimitMb { arguments += ["--background-media-limit-mb", "\(v)"] }
-        if let v = s?.pipRestoreDeadlineMs { arguments += ["--pip-restore-deadline-ms", "\(v)"] }
-        if let v = s?.snapshotEvery { arguments += ["--snapshot-every", "\(v)"] }
-        if let keys {
-            // HA: every coordinator serves with the same key pair (nodes know one server key).
-            arguments += ["--secret-key", keys.path("coordinator.key"), "--node-keys", keys.path("nodes.txt"),
-                          "--admin-keys", keys.path("admin.pub")]
+        let defaults = CoordinatorSettings.defaults
+        return CoordinatorSettings(
+            commandEndpoint: ([c.bindCommands ?? c.commands] + [c.localCommands].compactMap { $0 }).joined(separator: ","),
+            eventEndpoint: ([c.bindEvents ?? c.events] + [c.localEvents].compactMap { $0 }).joined(separator: ","),
+            dataDirectory: "", heartbeatIntervalMilliseconds: s?.heartbeatMs ?? defaults.heartbeatIntervalMilliseconds,
+            liveness: s?.liveness ?? defaults.liveness, snapshotEvery: s?.snapshotEvery ?? defaults.snapshotEvery,
+            policy: PolicySettings(
+                stageWindowLimitPerScreen: s?.stageWindowLimit ?? defaults.policy.stageWindowLimitPerScreen,
+                backgroundMediaMemoryLimitMB: s?.backgroundMediaLimitMb ?? defaults.policy.backgroundMediaMemoryLimitMB,
+                pipRestoreDeadlineMilliseconds: s?.pipRestoreDeadlineMs ?? defaults.policy.pipRestoreDeadlineMilliseconds))
+    }
+
+    /// The command line of a coordinator (`CoordinatorLaunch`), then whatever `coordinatorArguments` adds.
+    private func launchArguments(_ settings: CoordinatorSettings) -> [String] {
+        // HA: every coordinator serves with the same key pair (nodes know one server key).
+        let keyFiles = keys.map {
+            CoordinatorLaunch.KeyFiles(secretKey: $0.path("coordinator.key"), nodeKeys: $0.path("nodes.txt"),
+                                       adminKeys: $0.path("admin.pub"))
         }
-        return arguments
+        return CoordinatorLaunch(settings: settings, keyFiles: keyFiles).arguments + coordinatorArguments
     }
 
     /// The command and event endpoints a node is given: every coordinator's (comma lists), or the

@@ -168,13 +168,16 @@ extension Simulation {
         violation("K7: \(coordinators[c].name) declared \(node) dead, though it ran and was reachable for the last \(window / 1000) ms")
     }
 
-    /// The liveness phase's claim: Camera.app opens on ipad-1 and starts its session.
+    /// The liveness phase's claim: the user goes home on ipad-1 (whatever held its camera from a
+    /// window is no longer visible), opens Camera.app and starts a fresh session.
     private func freshClaim() {
         let device = NodeID(SoakTopology.devices[0])
         let camera = AppID(device: device, bundleID: "com.apple.camera")
         clients[0].script = [
             (device, .setPressure(.builtIn(device: device), .nominal)),
+            (device, .goHome(device: device)),
             (device, .openFullScreen(camera, trigger: .user)),
+            (device, .stopSession(camera)),
             (device, .configureSession(camera, SessionConfiguration(camera: CameraID(host: device, name: "front")))),
             (device, .startSession(camera)),
         ]
@@ -207,8 +210,11 @@ extension Simulation {
         let system = CameraSystemID.builtIn(device: NodeID(SoakTopology.devices[0]))
         let camera = AppID(device: NodeID(SoakTopology.devices[0]), bundleID: "com.apple.camera")
         if core.state.cameraSystems[system]?.holder != camera {
-            violation("liveness: the fresh claim was not granted (\(system) held by "
-                      + "\(core.state.cameraSystems[system]?.holder.map { "\($0)" } ?? "nobody"))")
+            let holder = core.state.cameraSystems[system]?.holder
+            let app = core.state.apps[camera]
+            violation("liveness: the fresh claim was not granted (\(system) held by \(holder.map { "\($0)" } ?? "nobody"); "
+                      + "Camera.app: scene \(app.map { "\($0.scene)" } ?? "-"), session \(app?.session.map { "\($0)" } ?? "none"); "
+                      + "holder: \(holder.flatMap { core.state.apps[$0] }.map { "scene \($0.scene), session \($0.session.map { "\($0)" } ?? "none")" } ?? "-"))")
         }
     }
 }

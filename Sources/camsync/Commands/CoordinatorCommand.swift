@@ -30,20 +30,22 @@ struct CoordinatorCommand: AsyncParsableCommand {
     @Option(help: "HA mode: etcd client URLs, comma-separated (the log and the leadership live there).")
     var etcd: String?
     @Option(help: "HA mode: this coordinator's name, unique in the cluster.") var name: String?
-    @Option(help: "HA mode: key prefix on etcd (one per camsync cluster).") var etcdPrefix = "/camsync"
+    @Option(help: "HA mode: key prefix on etcd (one per camsync cluster).") var etcdPrefix = Self.defaultHA.prefix
     @Option(help: "HA mode: etcd lease TTL in seconds (a dead leader is replaced after about this long).")
-    var leaseSeconds: Int64 = 2
+    var leaseSeconds: Int64 = Self.defaultHA.leaseSeconds
     @Option(help: "HA mode: the command endpoint nodes should use (default: the bound one).") var advertiseCommands = ""
     @Option(help: "HA mode: the event endpoint nodes should use (default: the bound one).") var advertiseEvents = ""
-    @Option(help: "ROUTER endpoint for commands and snapshots.") var commands = "tcp://127.0.0.1:5555"
-    @Option(help: "PUB endpoint for events and heartbeats.") var events = "tcp://127.0.0.1:5556"
-    @Option(help: "Journal durability: full, normal or off.") var durability = "full"
-    @Option(help: "Heartbeat interval in milliseconds (K1).") var heartbeatMs: Int64 = 500
-    @Option(help: "Missed heartbeats before a node is declared dead (K1).") var liveness: Int64 = 3
-    @Option(help: "Write a state snapshot every N commands (K3).") var snapshotEvery: UInt64 = 10_000
-    @Option(help: "Stage Manager windows per screen (L3).") var stageWindowLimit = 4
-    @Option(help: "Memory limit of a backgroundMedia app in MB (P9).") var backgroundMediaLimitMb = 200
-    @Option(help: "PiP restore deadline in milliseconds (P6).") var pipRestoreDeadlineMs: Int64 = 2_000
+    @Option(help: "ROUTER endpoint for commands and snapshots.") var commands = Self.defaults.commandEndpoint
+    @Option(help: "PUB endpoint for events and heartbeats.") var events = Self.defaults.eventEndpoint
+    @Option(help: "Journal durability: full, normal or off.") var durability = Self.defaults.durability.rawValue
+    @Option(help: "Heartbeat interval in milliseconds (K1).") var heartbeatMs = Self.defaults.heartbeatIntervalMilliseconds
+    @Option(help: "Missed heartbeats before a node is declared dead (K1).") var liveness = Self.defaults.liveness
+    @Option(help: "Write a state snapshot every N commands (K3).") var snapshotEvery = Self.defaults.snapshotEvery
+    @Option(help: "Stage Manager windows per screen (L3).") var stageWindowLimit = Self.defaults.policy.stageWindowLimitPerScreen
+    @Option(help: "Memory limit of a backgroundMedia app in MB (P9).")
+    var backgroundMediaLimitMb = Self.defaults.policy.backgroundMediaMemoryLimitMB
+    @Option(help: "PiP restore deadline in milliseconds (P6).")
+    var pipRestoreDeadlineMs = Self.defaults.policy.pipRestoreDeadlineMilliseconds
     @Option(help: "Write the bound endpoints to this file once serving (for scripts using port 0).")
     var endpointsFile: String?
     @OptionGroup var keys: CoordinatorKeyOptions
@@ -64,10 +66,11 @@ struct CoordinatorCommand: AsyncParsableCommand {
         }
     }
 
-    func run() async throws {
-        global.bootstrapLogging()
-        let logger = Logger(label: "camsync.coordinator")
-        if let dataDir { try FileManager.default.createDirectory(atPath: dataDir, withIntermediateDirectories: true) }
+    static let defaults = CoordinatorSettings.defaults
+    static let defaultHA = HighAvailabilitySettings(etcd: [], name: "")
+
+    /// The settings these flags say (`CoordinatorLaunch.arguments` is their inverse).
+    func settings() throws -> CoordinatorSettings {
         var settings = CoordinatorSettings(
             commandEndpoint: commands, eventEndpoint: events, dataDirectory: dataDir ?? "",
             durability: JournalDurability(rawValue: durability) ?? .full,
@@ -81,6 +84,14 @@ struct CoordinatorCommand: AsyncParsableCommand {
                 etcd: try EtcdEndpoint.list(parsing: etcd), name: name ?? "", prefix: etcdPrefix, leaseSeconds: leaseSeconds,
                 advertisedCommandEndpoint: advertiseCommands, advertisedEventEndpoint: advertiseEvents)
         }
+        return settings
+    }
+
+    func run() async throws {
+        global.bootstrapLogging()
+        let logger = Logger(label: "camsync.coordinator")
+        if let dataDir { try FileManager.default.createDirectory(atPath: dataDir, withIntermediateDirectories: true) }
+        var settings = try settings()
         // The web follower connects to the bound endpoints (resolved once the coordinator serves).
         let bound = BoundEndpoints()
         // Under CURVE the follower gets a key pair of its own, made here and admitted as an admin key:

@@ -1,0 +1,56 @@
+import CamsyncCoordinator
+import CamsyncEtcd
+import CamsyncPolicy
+import Foundation
+import Testing
+import ZeroMQ
+@testable import camsync
+
+/// One encoder of coordinator settings into a command line (`CoordinatorLaunch`), and
+/// `camsync coordinator` parsing it back into exactly those settings.
+@Suite struct CoordinatorLaunchTests {
+    static let embedded = CoordinatorSettings(
+        commandEndpoint: "tcp://0.0.0.0:5555,ipc:///tmp/c.sock", eventEndpoint: "tcp://0.0.0.0:5556", dataDirectory: "/var/lib/camsync",
+        durability: .normal, heartbeatIntervalMilliseconds: 250, liveness: 4, snapshotEvery: 500,
+        policy: PolicySettings(stageWindowLimitPerScreen: 3, backgroundMediaMemoryLimitMB: 150, pipRestoreDeadlineMilliseconds: 900))
+
+    static var highAvailability: CoordinatorSettings {
+        var settings = CoordinatorSettings.defaults
+        settings.commandEndpoint = "tcp://0.0.0.0:25755"
+        settings.highAvailability = HighAvailabilitySettings(
+            etcd: [EtcdEndpoint(host: "10.0.0.1", port: 2379), EtcdEndpoint(host: "etcd-2.lab", port: 2381)], name: "c2",
+            prefix: "/site-a", leaseSeconds: 3, advertisedCommandEndpoint: "tcp://10.0.0.12:25755")
+        return settings
+    }
+
+    @Test("the arguments parse back into the same settings", arguments: [embedded, highAvailability, CoordinatorSettings.defaults])
+    func roundTrip(_ settings: CoordinatorSettings) throws {
+        var settings = settings
+        if settings.highAvailability == nil, settings.dataDirectory.isEmpty { settings.dataDirectory = "/tmp/camsync-data" }
+        let arguments = CoordinatorLaunch(settings: settings, http: ":9100", logLevel: "warning").arguments
+        #expect(arguments.first == "coordinator")
+        let command = try CoordinatorCommand.parse(Array(arguments.dropFirst()))
+        #expect(try command.settings() == settings)
+        #expect(command.http.address == ":9100")
+        #expect(command.global.logLevel == .warning)
+    }
+
+    @Test("key files become the key flags, and the keys they hold the settings' security")
+    func keyFiles() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("camsync-launch-\(UUID().uuidString.prefix(8))").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let coordinator = try CurveKeyPair.generate(), node = try CurveKeyPair.generate(), admin = try CurveKeyPair.generate()
+        try coordinator.secretKey.write(toFile: "\(directory)/coordinator.key", atomically: true, encoding: .utf8)
+        try "ipad-1 \(node.publicKey)\n".write(toFile: "\(directory)/nodes.txt", atomically: true, encoding: .utf8)
+        try "\(admin.publicKey)\n".write(toFile: "\(directory)/admin.pub", atomically: true, encoding: .utf8)
+        var settings = Self.embedded
+        settings.security = CoordinatorSecurity(secretKey: coordinator.secretKey, nodeKeys: ["ipad-1": node.publicKey],
+                                                adminKeys: [admin.publicKey])
+        let launch = CoordinatorLaunch(settings: settings, keyFiles: .init(secretKey: "\(directory)/coordinator.key",
+                                                                           nodeKeys: "\(directory)/nodes.txt",
+                                                                           adminKeys: "\(directory)/admin.pub"))
+        let command = try CoordinatorCommand.parse(Array(launch.arguments.dropFirst()))
+        #expect(try command.settings() == settings)
+    }
+}

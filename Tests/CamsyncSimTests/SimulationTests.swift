@@ -1,0 +1,63 @@
+import CamsyncCoordinator
+import CamsyncLab
+import Testing
+
+/// The deterministic simulator (`camsync sim`, docs/TESTING.md): a fixed batch of seeds passes, a
+/// seed replays byte for byte, and every planted bug is caught.
+@Suite("camsync sim")
+struct SimulationTests {
+    /// The batch `make test` runs: HA seeds (3 coordinators on the simulated etcd, 6 nodes, 30 s of
+    /// faults then 15 s to converge) and embedded seeds (one coordinator and its journal).
+    static let haSeeds: [UInt64] = Array(1...10)
+    static let embeddedSeeds: [UInt64] = Array(1...4)
+    /// Seeds that once found a bug, kept as regression tests (docs/TESTING.md "Found by the simulator").
+    static let regressionSeeds: [UInt64] = []
+
+    static func run(_ options: SimulationOptions) throws -> SimulationResult {
+        try Simulation(options: options).run()
+    }
+
+    @Test("HA seeds pass: the history checker and the oracle find nothing", arguments: haSeeds + regressionSeeds)
+    func highAvailability(seed: UInt64) throws {
+        let result = try Self.run(SimulationOptions(seed: seed))
+        #expect(result.passed, "\(result.summary)")
+        #expect(result.acknowledged > 100, "the workload got through: \(result.summary)")
+        #expect(!result.faults.isEmpty, "faults were injected")
+    }
+
+    @Test("embedded seeds pass", arguments: embeddedSeeds)
+    func embedded(seed: UInt64) throws {
+        let result = try Self.run(SimulationOptions(seed: seed, mode: .embedded))
+        #expect(result.passed, "\(result.summary)")
+        #expect(result.acknowledged > 100, "the workload got through: \(result.summary)")
+    }
+
+    @Test("one seed, one run: the same trace twice, and another seed gives another")
+    func determinism() throws {
+        let options = SimulationOptions(seed: 5, faultSeconds: 10, livenessSeconds: 8, trace: true)
+        let first = try Self.run(options), second = try Self.run(options)
+        #expect(first.traceHash == second.traceHash)
+        #expect(first.traceLines == second.traceLines)
+        #expect(first.traceLines.count > 1_000)
+        let other = try Self.run(SimulationOptions(seed: 6, faultSeconds: 10, livenessSeconds: 8))
+        #expect(other.traceHash != first.traceHash)
+    }
+
+    /// Each planted bug must be caught within `within` seeds (measured: docs/TESTING.md).
+    @Test("every planted bug is caught", arguments: [
+        (PlantedBug.acknowledgeBeforeDurable, 5),
+        (.forgetRetryWindowOnFailover, 20),
+        (.skipLivenessReset, 10),
+    ])
+    func plantedBugs(_ bug: PlantedBug, within: Int) throws {
+        var caughtAt: UInt64?
+        for seed in 1...UInt64(within) {
+            let result = try Self.run(SimulationOptions(seed: seed, plantedBug: bug))
+            if !result.passed {
+                caughtAt = seed
+                break
+            }
+        }
+        #expect(caughtAt != nil, "\(bug.rawValue) went unnoticed over \(within) seeds")
+    }
+}
