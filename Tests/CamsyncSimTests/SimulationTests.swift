@@ -8,8 +8,8 @@ import Testing
 struct SimulationTests {
     /// The batch `make test` runs: HA seeds (3 coordinators on the simulated etcd, 6 nodes, 30 s of
     /// faults then 15 s to converge) and embedded seeds (one coordinator and its journal).
-    static let haSeeds: [UInt64] = Array(1...10)
-    static let embeddedSeeds: [UInt64] = Array(1...4)
+    static let haSeeds: [UInt64] = Array(1...6)
+    static let embeddedSeeds: [UInt64] = Array(1...3)
     /// Seeds that once found a bug, kept as regression tests (docs/TESTING.md "Found by the simulator").
     static let regressionSeeds: [UInt64] = []
 

@@ -75,6 +75,7 @@ extension Simulation {
             scheduler.schedule(.heal(.messages), at: now + lasting)
         case "store-quorum-lost":
             store.available = false
+            for c in coordinators.indices { storeLost(c) }
             disturbEveryone(until: now + lasting)
             scheduler.schedule(.heal(.store), at: now + lasting)
         case "store-slow":
@@ -97,6 +98,7 @@ extension Simulation {
         }
         network.cuts.formUnion(links)
         for endpoint in a + b { disturb(endpoint, until: now + lasting) }
+        for c in coordinators.indices where !network.connected(.coordinator(c), .store) { storeLost(c) }
         scheduler.schedule(.heal(.reconnect(links)), at: now + lasting)
     }
 

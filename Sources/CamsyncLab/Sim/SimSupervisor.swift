@@ -151,6 +151,16 @@ extension Simulation {
         post(c, .won(leadership))
     }
 
+    /// The store became unreachable for `c` (a partition, or no quorum): a campaign still waiting
+    /// fails with its stream, and the candidacy starts over (the old key goes when its lease, no
+    /// longer kept alive, expires), as `LeadershipSupervisor`'s candidacy does when etcd's
+    /// Campaign call fails.
+    func storeLost(_ c: Int) {
+        let supervisor = coordinators[c].supervisor
+        guard coordinators[c].running, supervisor.campaigning, supervisor.wonTerm == nil else { return }
+        scheduleSupervisor(c, .end("the campaign's stream broke", revoke: true), at: now + 1)
+    }
+
     /// The election changed (a key created or gone): every coordinator that reaches the store hears
     /// of the leader (observe), and a campaigner may have won.
     func electionChanged() {
