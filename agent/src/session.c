@@ -104,9 +104,15 @@ void agent_join(display_agent *agent, const char *reason, int resync_too) {
         specs[i].position = c->cameras[i].position;
         spec_list[i] = &specs[i];
     }
-    // A display attaches with its own command once its device is alive (the device may join later).
+    // The registration names the device the config names (SPEC §1: the only device a display may
+    // attach itself to). It attaches at once if that device is alive, else with its own command once
+    // it is (the device may join later).
     Camsync__V1__DisplayAttributes display = CAMSYNC__V1__DISPLAY_ATTRIBUTES__INIT;
     display.name = c->display_name;
+    if (c->attached_to) {
+        display._attached_to_case = CAMSYNC__V1__DISPLAY_ATTRIBUTES___ATTACHED_TO_ATTACHED_TO;
+        display.attached_to = c->attached_to;
+    }
     display.n_cameras = c->n_cameras;
     display.cameras = spec_list;
     Camsync__V1__NodeRegistration registration = CAMSYNC__V1__NODE_REGISTRATION__INIT;
