@@ -36,7 +36,7 @@ public enum HostileCorpus {
     }
 
     public static let displayRegistration = NodeRegistration(node: display, attributes: .display(DisplayAttributes(
-        name: "Studio Display", cameras: [CameraSpec(name: "center-stage", position: .external)])))
+        name: "Studio Display", attachedTo: ipad1, cameras: [CameraSpec(name: "center-stage", position: .external)])))
 
     /// The commands that build the base state, each with the sender that may send it.
     public static var setup: [(sender: String, command: Command)] {
