@@ -89,6 +89,7 @@ extension PolicyEngine {
                 }
             }
             if !wasAlive { applyAssertions(registration.assertions, device: id, &tx) }
+            if wasAlive { removeImpossibleCaptureGraphs(device: id, &tx) }
         case .display(let display):
             if !wasAlive, let device = display.attachedTo, state.isAlive(device, kind: .device) {
                 attachUnchecked(id, to: device, &tx)

@@ -285,6 +285,19 @@ import Testing
         #expect(stated.lidarDepthCameraSupported == !lidar)
     }
 
+    /// K2 with C11, C12 [policy]: an alive device that re-registers on an older OS keeps no session it could
+    /// no longer run (found by the seeded fuzzer: the invariant checker caught the stale graph).
+    @Test(arguments: [(16, true), (15, false)])
+    func k2_reRegistrationDropsGraphsTheDeviceCannotRun(_ os: Int, _ kept: Bool) {
+        var h = harness(os: 17)
+        h.ok(.configureSession(app, SessionConfiguration(camera: camera("back"), outputs: [.videoData, .movieFile])))
+        h.ok(.startSession(app))
+        let events = h.ok(.registerNode(registration(os: os)))
+        #expect((h.state.apps[app]?.session != nil) == kept)
+        #expect(events.contains(.sessionStopped(app)) == !kept)
+        #expect(h.state.holder(of: builtIn(ipad)) == (kept ? app : nil))
+    }
+
     // MARK: Invariants
 
     /// The invariant checker bites on a session its device could not run and on an ARKit session
