@@ -139,7 +139,14 @@ void agent_start(display_agent *agent) { agent_join(agent, "start", 1); }
 static void attach_if_configured(display_agent *agent) {
     view_state *v = &agent->view;
     if (!agent->registered || agent->attach_requested || agent->phase != PHASE_SYNCED || !v->device_id) return;
-    if (!v->self.known || !v->self.alive || v->self.attached_to || !v->device.known || !v->device.alive) return;
+    if (!v->self.known || !v->self.alive) return;
+    // Attached already (by its registration, when the device was alive then): this join's attach is
+    // done, and a later detach by the user stays.
+    if (v->self.attached_to) {
+        agent->attach_requested = 1;
+        return;
+    }
+    if (!v->device.known || !v->device.alive) return;
     agent->attach_requested = 1;
     Camsync__V1__Command__AttachDisplay attach = CAMSYNC__V1__COMMAND__ATTACH_DISPLAY__INIT;
     attach.display = agent->config->id;
