@@ -18,7 +18,7 @@ public struct StatusReport: Codable, Sendable, Equatable {
 
     public static let nodeHeader = ["NODE", "KIND", "OS", "ALIVE", "LAST HEARD", "ATTACHED TO"]
     public static let cameraHeader = ["CAMERA SYSTEM", "HOST", "HOLDER", "TOKEN", "PRESSURE", "AVAILABLE"]
-    public static let sessionHeader = ["APP", "CAMERA", "STATE", "REASON", "RAW", "MULTITASKING ACCESS", "RECORDING"]
+    public static let sessionHeader = ["APP", "CAMERAS", "OUTPUTS", "STATE", "REASON", "RAW", "MULTITASKING ACCESS", "RECORDING"]
     public static let pipHeader = ["APP", "KIND", "WINDOW", "SCREEN", "FRAME"]
     public static let layoutHeader = ["DEVICE", "APP", "SCENE", "ROLE"]
     public static let counterHeader = ["COORDINATOR COUNTER", "VALUE"]
@@ -58,9 +58,8 @@ public struct StatusReport: Codable, Sendable, Equatable {
                 reason = why.description
                 raw = "\(why.rawValue)"
             }
-            let access = session.configuration.multitaskingCameraAccessEnabled
-                ? (session.multitaskingCameraAccessSupported ? "enabled" : "enabled, unsupported") : "off"
-            return [app.id.description, session.configuration.camera.description, stateName, reason, raw, access,
+            return [app.id.description, Self.cameras(of: session.configuration), Self.outputs(of: session.configuration),
+                    stateName, reason, raw, Self.multitaskingAccess(of: session),
                     session.recording.map { $0.output.rawValue } ?? "-"]
         }
         pip = apps.compactMap { app in

@@ -101,6 +101,10 @@ extension NodeConfig {
             public var autoPiP: Bool?
             public var cameras: [Camera]?
             public var apps: [App]?
+            /// C14: AVCaptureMultiCamSession support; absent: the model list decides.
+            public var multiCamSupported: Bool?
+            /// C14: a LiDAR scanner (the LiDAR Depth Camera); absent: the model list decides.
+            public var lidarDepthCameraSupported: Bool?
         }
 
         public struct Display: Codable, Sendable, Equatable {
@@ -178,7 +182,8 @@ extension NodeConfig.File.Device {
             multitaskingCameraSupported: multitaskingCameraSupported ?? true,
             stageManagerSupported: stageManagerSupported ?? true, stageManagerEnabled: stageManagerEnabled ?? false,
             layoutDirection: direction, autoPiPEnabled: autoPiP ?? true,
-            cameras: try (cameras ?? []).map { try $0.spec(defaultPosition: .back) }, apps: apps)
+            cameras: try (cameras ?? []).map { try $0.spec(defaultPosition: .back) }, apps: apps,
+            isMultiCamSupported: multiCamSupported, lidarDepthCameraSupported: lidarDepthCameraSupported)
     }
 }
 

@@ -118,6 +118,9 @@ public struct CoordinatorCore: Sendable {
                 if let subject = command.subjectNode, subject != node, !isDisplayAction(command, display: subject, by: node) {
                     return .refused(.forbidden, message: Self.bounded("node '\(sender)' cannot act for '\(subject)'"), rejection: nil)
                 }
+                if let refusal = selfAttachRefusal(command, by: record) {
+                    return .refused(.forbidden, message: Self.bounded(refusal), rejection: nil)
+                }
             }
         }
         switch engine.apply(command, at: time) {
@@ -138,6 +141,15 @@ public struct CoordinatorCore: Sendable {
         case .detachDisplay: return engine.state.nodes[display]?.attachedTo == device
         default: return false
         }
+    }
+
+    /// SPEC §1: a display attaches itself only to the device its configuration names (its
+    /// registration's `attachedTo`); anywhere else only an admin may attach it. The refusal, or nil.
+    private func selfAttachRefusal(_ command: Command, by sender: NodeRecord) -> String? {
+        guard case .attachDisplay(let display, let device) = command, display == sender.id,
+              case .display(let attributes) = sender.registration.attributes, attributes.attachedTo != device else { return nil }
+        let named = attributes.attachedTo.map { "'\($0)'" } ?? "no device"
+        return "display '\(display)' attaches itself only to the device its configuration names (\(named)); only an admin may attach it to '\(device)' (SPEC §1)"
     }
 
     /// Refusal texts are kept in the retry window and sent back: keep them short whatever the input.

@@ -27,11 +27,9 @@ extension NodeSession {
         }
         var registration = settings.config.registration
         registration.assertions = assertions
-        // A display attaches with its own command once its device is alive (the device may join later).
-        if case .display(var display) = registration.attributes {
-            display.attachedTo = nil
-            registration.attributes = .display(display)
-        }
+        // A display's registration names the device its configuration names (SPEC §1: the only device
+        // it may attach itself to). It attaches at once if that device is alive, else with its own
+        // command once it is (the device may join later).
         attachRequested = false
         log(.info, "joining", ["reason": "\(reason)", "assertions": "\(assertions.count)"])
         send(.request(.registerNode(registration), sender: id.rawValue, requestID: takeRequestID(), term: knownTerm),

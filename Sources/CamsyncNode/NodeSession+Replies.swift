@@ -99,12 +99,18 @@ extension NodeSession {
         attachIfConfigured()
     }
 
-    /// A display whose config names a device attaches to it once both are alive in the replica.
+    /// A display whose config names a device attaches to it once both are alive in the replica, once
+    /// per join (and again when that device rejoins). Attached already — by its registration, when the
+    /// device was alive then — counts as this join's attach: a later detach by the user stays.
     mutating func attachIfConfigured() {
         guard registered, !attachRequested, replica.phase == .synced,
               case .display(let display) = settings.config.registration.attributes, let device = display.attachedTo,
-              let me = replica.state.nodes[id], me.alive, me.attachedTo == nil,
-              replica.state.nodes[device]?.alive == true else { return }
+              let me = replica.state.nodes[id], me.alive else { return }
+        if me.attachedTo != nil {
+            attachRequested = true
+            return
+        }
+        guard replica.state.nodes[device]?.alive == true else { return }
         attachRequested = true
         send(.request(.attachDisplay(display: id, device: device), sender: id.rawValue,
                       requestID: takeRequestID(), term: knownTerm), origin: .attach)

@@ -25,7 +25,9 @@ public enum CaptureResolution: String, Hashable, Codable, Sendable, CaseIterable
     case uhd4K
 }
 
-/// Capture outputs a session can have.
+/// Capture outputs a session can have (AVCaptureVideoDataOutput, AVCapturePhotoOutput,
+/// AVCaptureMovieFileOutput, AVAssetWriter, AVCaptureDepthDataOutput, AVCaptureMetadataOutput,
+/// AVCaptureAudioDataOutput). `videoData` may be listed once per video data output (C11).
 public enum CaptureOutput: String, Hashable, Codable, Sendable, CaseIterable {
     case videoData
     case photo
@@ -33,6 +35,8 @@ public enum CaptureOutput: String, Hashable, Codable, Sendable, CaseIterable {
     case assetWriter
     case depthData
     case metadata
+    /// AVCaptureAudioDataOutput: needs the microphone as an input (`audioInput`) (C12).
+    case audioData
 }
 
 /// A capture session's configuration (SPEC §1 "Capture session").
@@ -48,13 +52,24 @@ public struct SessionConfiguration: Hashable, Codable, Sendable {
     public var hardwareCost: Double?
     /// The session has the microphone as an input (A7: it waits while another app holds the microphone).
     public var audioInput: Bool
+    /// C11: the resolution each video data output delivers, in the order of the `videoData` entries
+    /// of `outputs`. Empty: every video data output delivers the session's `resolution`.
+    public var videoDataResolutions: [CaptureResolution]
+    /// C13: the session is run by ARKit (an ARSession), which never has multitasking camera access.
+    public var runByARKit: Bool
+    /// C14: further cameras of the same camera system used at once (AVCaptureMultiCamSession).
+    public var additionalCameras: [CameraID]
 
     public init(
         camera: CameraID, multitaskingCameraAccessEnabled: Bool = false, outputs: [CaptureOutput] = [.videoData],
         resolution: CaptureResolution = .hd1080, proRAW: Bool = false, deepFusion: Bool = false,
-        frameRate: Int = 30, hardwareCost: Double? = nil, audioInput: Bool = false
+        frameRate: Int = 30, hardwareCost: Double? = nil, audioInput: Bool = false,
+        videoDataResolutions: [CaptureResolution] = [], runByARKit: Bool = false, additionalCameras: [CameraID] = []
     ) {
         self.audioInput = audioInput
+        self.videoDataResolutions = videoDataResolutions
+        self.runByARKit = runByARKit
+        self.additionalCameras = additionalCameras
         self.camera = camera
         self.multitaskingCameraAccessEnabled = multitaskingCameraAccessEnabled
         self.outputs = outputs

@@ -26,8 +26,12 @@ extension ClusterState {
 
     /// C3: multitaskingCameraAccessSupported and the session enabled it. Camera.app
     /// (`isSystemCameraApp`) always has it **[policy]**: the system camera runs beside a PiP window.
+    /// C13: a session run by ARKit never has it, so it is interrupted with reason 4 whenever its
+    /// device multitasks.
     public func multitaskingCameraAccessEffective(app id: AppID) -> Bool {
         guard let app = apps[id] else { return false }
+        // C13: a session run by ARKit never has it, whoever runs it.
+        if app.session?.configuration.runByARKit == true { return false }
         if app.spec.isSystemCameraApp { return true }
         guard let session = app.session else { return false }
         return session.configuration.multitaskingCameraAccessEnabled && multitaskingCameraAccessSupported(app: id)

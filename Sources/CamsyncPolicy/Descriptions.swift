@@ -73,6 +73,9 @@ extension SessionConfiguration: CustomStringConvertible {
         if deepFusion { parts.append("Deep Fusion") }
         if let hardwareCost { parts.append("cost \(hardwareCost)") }
         if audioInput { parts.append("audio input") }
+        if !videoDataResolutions.isEmpty { parts.append("video data: \(videoDataResolutions.map(\.rawValue).joined(separator: ","))") }
+        if runByARKit { parts.append("ARKit") }
+        if !additionalCameras.isEmpty { parts.append("MultiCam with \(additionalCameras.map(\.description).joined(separator: ","))") }
         return parts.joined(separator: ", ")
     }
 }

@@ -104,6 +104,8 @@ extension ClusterState {
         }
         // A1–A8
         violations += audioInvariantViolations(appsByDevice: appsByDevice)
+        // C11–C14
+        violations += captureGraphInvariantViolations()
         return violations
     }
 }

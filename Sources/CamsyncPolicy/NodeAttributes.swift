@@ -10,12 +10,19 @@ public enum LayoutDirection: String, Hashable, Codable, Sendable, CaseIterable {
     case rightToLeft
 }
 
-/// Where a camera faces (seed 002: front, back, LiDAR depth, external).
+/// Where a camera faces and, on the back, which camera it is (seed 002: front, the back wide-angle
+/// camera, the LiDAR Depth Camera, the Telephoto and Ultra Wide cameras; external).
 public enum CameraPosition: String, Hashable, Codable, Sendable, CaseIterable {
     case front
+    /// The back (rear-facing) wide-angle camera.
     case back
+    /// The LiDAR Depth Camera: a virtual camera over the back wide-angle camera (C14).
     case lidarDepth
     case external
+    /// The back Telephoto camera (C14).
+    case telephoto
+    /// The back Ultra Wide camera (C14).
+    case ultraWide
 }
 
 /// A camera as a node declares it when it registers.
@@ -44,13 +51,23 @@ public struct DeviceAttributes: Hashable, Codable, Sendable {
     public var autoPiPEnabled: Bool
     public var cameras: [CameraSpec]
     public var apps: [AppSpec]
+    /// C14: `AVCaptureMultiCamSession.isMultiCamSupported` on this model.
+    public var isMultiCamSupported: Bool
+    /// C14: the model has a LiDAR scanner and so the LiDAR Depth Camera.
+    public var lidarDepthCameraSupported: Bool
 
+    /// `isMultiCamSupported` and `lidarDepthCameraSupported` default to what `DeviceModelCatalog`
+    /// says of `model` (docs/POLICY.md lists the models).
     public init(
         model: String, osMajor: Int, pipSupported: Bool = true, multitaskingCameraSupported: Bool = true,
         stageManagerSupported: Bool = true, stageManagerEnabled: Bool = false,
         layoutDirection: LayoutDirection = .leftToRight, autoPiPEnabled: Bool = true,
-        cameras: [CameraSpec] = [], apps: [AppSpec] = []
+        cameras: [CameraSpec] = [], apps: [AppSpec] = [],
+        isMultiCamSupported: Bool? = nil, lidarDepthCameraSupported: Bool? = nil
     ) {
+        let capabilities = DeviceModelCatalog.capabilities(of: model)
+        self.isMultiCamSupported = isMultiCamSupported ?? capabilities.isMultiCamSupported
+        self.lidarDepthCameraSupported = lidarDepthCameraSupported ?? capabilities.lidarDepthCameraSupported
         self.model = model
         self.osMajor = osMajor
         self.pipSupported = pipSupported
@@ -67,7 +84,8 @@ public struct DeviceAttributes: Hashable, Codable, Sendable {
 /// What an external display declares about itself (SPEC §1 "Display node").
 public struct DisplayAttributes: Hashable, Codable, Sendable {
     public var name: String
-    /// The device it is attached to at registration, if any.
+    /// The device its configuration names, if any (SPEC §1): it attaches to it at registration when
+    /// that device is alive, later by its own `attachDisplay`; only an admin attaches it elsewhere.
     public var attachedTo: NodeID?
     /// Display cameras; each is a camera system of its own [policy].
     public var cameras: [CameraSpec]

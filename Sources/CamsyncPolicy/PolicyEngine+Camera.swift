@@ -2,19 +2,23 @@
 extension PolicyEngine {
     // MARK: Sessions
 
-    /// Validates a configuration for an app: the camera is usable by it (C10), the cost fits (C9),
-    /// and multitasking camera access is supported where enabled (C3).
+    /// Validates a configuration for an app: its cameras are usable by it (C10), the capture graph
+    /// fits the device (C11–C14), the cost fits (C9), and multitasking camera access is supported
+    /// where enabled (C3).
     func validateConfiguration(_ id: AppID, _ configuration: SessionConfiguration) throws(Rejection) -> (CameraSystemID, Double, Bool) {
         guard configuration.frameRate > 0 else { throw Rejection(.invalidArgument, "frame rate must be positive") }
         if let explicit = configuration.hardwareCost, !(explicit >= 0) {
             throw Rejection(.invalidArgument, "hardware cost must be a non-negative number")
         }
         let system = try usableCameraSystem(configuration.camera, by: id)
+        for camera in configuration.additionalCameras { _ = try usableCameraSystem(camera, by: id) }
+        // C11–C14
+        if let rejection = state.captureGraphRejection(of: configuration, device: id.device) { throw rejection }
         let cost = HardwareCostModel.cost(of: configuration)
         guard cost <= settings.maxHardwareCost else {
             throw Rejection(.hardwareCostExceeded, "hardware cost \(cost) exceeds \(settings.maxHardwareCost) (C9)")
         }
-        let supported = state.multitaskingCameraAccessSupported(app: id)
+        let supported = state.multitaskingCameraAccessSupported(app: id, configuration: configuration)
         if configuration.multitaskingCameraAccessEnabled && !supported {
             throw Rejection(.multitaskingCameraAccessUnsupported,
                             "multitasking camera access is not supported for \(id) (C3)")
@@ -54,7 +58,7 @@ extension PolicyEngine {
     mutating func startSession(_ id: AppID, _ tx: inout Transaction) throws(Rejection) {
         let app = try runningApp(id)
         guard let session = app.session else { throw Rejection(.noSession, "\(id) has no capture session") }
-        _ = try usableCameraSystem(session.configuration.camera, by: id)
+        for camera in session.configuration.cameras { _ = try usableCameraSystem(camera, by: id) }
         guard session.hardwareCost <= settings.maxHardwareCost else {
             throw Rejection(.hardwareCostExceeded, "hardware cost \(session.hardwareCost) exceeds \(settings.maxHardwareCost) (C9)")
         }

@@ -15,9 +15,18 @@ extension PolicyEngine {
                 throw Rejection(.invalidArgument, "negative memory footprint")
             }
             try validateCameras(device.cameras)
+            // C14: only models with a LiDAR scanner have the LiDAR Depth Camera.
+            if !device.lidarDepthCameraSupported, let lidar = device.cameras.first(where: { $0.position == .lidarDepth }) {
+                throw Rejection(.invalidArgument,
+                                "\(device.model) has no LiDAR scanner, so no LiDAR Depth Camera '\(lidar.name)' (C14)")
+            }
         case .display(let display):
             try validateCameras(display.cameras)
-            if let device = display.attachedTo { _ = try aliveDevice(device) }
+            // SPEC §1: `attachedTo` names the device the display's configuration names. It may join
+            // later: the display then stays detached and attaches itself by its own command.
+            if let device = display.attachedTo, let record = state.nodes[device], record.kind != .device {
+                throw Rejection(.wrongNodeKind, "\(device) is not a device")
+            }
         }
         if let existing = state.nodes[registration.node], existing.kind != registration.kind {
             throw Rejection(.wrongNodeKind, "\(registration.node) is registered as a \(existing.kind.rawValue)")
@@ -80,8 +89,9 @@ extension PolicyEngine {
                 }
             }
             if !wasAlive { applyAssertions(registration.assertions, device: id, &tx) }
+            if wasAlive { removeImpossibleCaptureGraphs(device: id, &tx) }
         case .display(let display):
-            if !wasAlive, let device = display.attachedTo {
+            if !wasAlive, let device = display.attachedTo, state.isAlive(device, kind: .device) {
                 attachUnchecked(id, to: device, &tx)
             }
             let attached = state.nodes[id]?.attachedTo != nil

@@ -34,6 +34,12 @@ public struct Rejection: Error, Hashable, Codable, Sendable, CustomStringConvert
         /// A8: audio from background without the audio background mode and a playback / playAndRecord
         /// category (AVAudioSession's `cannotStartPlaying`).
         case cannotStartPlaying
+        /// C11, C12: a capture graph the device's OS cannot run (several video data outputs, or a
+        /// movie file output with data outputs, before iPadOS 16).
+        case captureGraphUnsupported
+        /// C14: a MultiCam session the device cannot run (no MultiCam on the model, a camera of
+        /// another system, the LiDAR Depth Camera with the back wide-angle camera).
+        case multiCamUnsupported
     }
 
     public var code: Code

@@ -44,7 +44,7 @@ public enum ActionVerbs {
         Verb(usage: "terminate APP", summary: "quit APP (its session stops, its PiP closes, its camera is released)", rules: "C6", examples: ["terminate com.apple.camera"]),
         Verb(usage: "memory APP MB", summary: "APP reports its memory footprint in megabytes", rules: "P9", examples: ["memory com.example.videocall 350"]),
         Verb(usage: "install BUNDLE [--deployment-target N] [--entitlement] [--requires-full-screen] [--pip-background-mode] [--audio CATEGORY] [--system-camera] [--memory MB]", summary: "install an app on this device (CATEGORY: playback, playAndRecord, ambient, soloAmbient, record)", rules: "C3, L4, P1", examples: ["install com.example.new", "install com.example.tv --pip-background-mode --audio playback --deployment-target 15 --entitlement --requires-full-screen --system-camera --memory 80"]),
-        Verb(usage: "session configure APP --camera [NODE/]NAME [--multitasking] [--resolution 4k|1080p|720p|vga] [--prores-raw] [--deep-fusion] [--fps N] [--outputs video,movie,photo,asset-writer,depth,metadata] [--cost X] [--audio-input]", summary: "configure APP's capture session (camera NAME on this node unless NODE/ is given; --audio-input adds the microphone)", rules: "C3, C9, C10, R2, A7", examples: ["session configure com.example.videocall --camera front", "session configure com.example.recorder --camera display-1/center-stage --multitasking --resolution 4k --prores-raw --deep-fusion --fps 60 --outputs video,movie --cost 0.5 --audio-input"]),
+        Verb(usage: "session configure APP --camera [NODE/]NAME | --cameras NAME,NAME,… [--multitasking] [--arkit] [--resolution 4k|1080p|720p|vga] [--prores-raw] [--deep-fusion] [--fps N] [--outputs video[:RES],movie,photo,asset-writer,depth,metadata,audio] [--cost X] [--audio-input]", summary: "configure APP's capture session (camera NAME on this node unless NODE/ is given; --cameras: a MultiCam session, the first is its camera; video:RES a video data output of its own resolution, RES 4k|1080p|720p|vga|preview, repeatable; audio: an audio data output, with the microphone; --arkit: run by ARKit; --audio-input adds the microphone)", rules: "C3, C9, C10, C11, C12, C13, C14, R2, A7", examples: ["session configure com.example.videocall --camera front", "session configure com.example.recorder --camera display-1/center-stage --multitasking --resolution 4k --prores-raw --deep-fusion --fps 60 --outputs video,movie --cost 0.5 --audio-input", "session configure com.example.recorder --camera back --outputs video:4k,video:preview,movie,audio", "session configure com.example.scanner --cameras lidar,telephoto,ultra-wide --resolution 720p", "session configure com.example.measure --camera back --arkit"]),
         Verb(usage: "session start APP", summary: "start APP's capture session", rules: "C1, C2, C4, C5, C9", examples: ["session start com.example.videocall"]),
         Verb(usage: "session stop APP", summary: "stop APP's capture session (the camera returns to the last preempted waiter)", rules: "C6", examples: ["session stop com.apple.camera"]),
         Verb(usage: "record start APP [movie|asset-writer]", summary: "start recording with a movie file output (default) or an asset writer", rules: "R1", examples: ["record start com.example.recorder", "record start com.example.recorder asset-writer"]),
@@ -260,45 +260,27 @@ public enum ActionVerbs {
         case "stop": return .stopSession(try app(node, &args, "session stop APP"))
         case "configure", "config":
             let app = try app(node, &args, usage)
-            guard let cameraWord = try args.option("--camera", usage: usage) else {
-                throw ActionParseError("`session configure` needs a camera: --camera NAME (on \(node)) or --camera NODE/NAME (e.g. a display's camera)")
-            }
-            let camera: CameraID
-            if let slash = cameraWord.firstIndex(of: "/") {
-                let host = String(cameraWord[..<slash]), name = String(cameraWord[cameraWord.index(after: slash)...])
-                guard !host.isEmpty, !name.isEmpty else { throw ActionParseError("`--camera` must be NAME or NODE/NAME, not '\(cameraWord)'") }
-                camera = CameraID(host: NodeID(host), name: name)
-            } else {
-                camera = CameraID(host: node, name: cameraWord)
-            }
-            var configuration = SessionConfiguration(camera: camera)
+            let cameras = try parseCameras(node: node, camera: try args.option("--camera", usage: usage),
+                                           cameras: try args.option("--cameras", usage: usage))
+            var configuration = SessionConfiguration(camera: cameras[0], additionalCameras: Array(cameras.dropFirst()))
             configuration.multitaskingCameraAccessEnabled = args.flag("--multitasking")
             configuration.proRAW = args.flag("--prores-raw") || args.flag("--proraw")
             configuration.deepFusion = args.flag("--deep-fusion")
             configuration.audioInput = args.flag("--audio-input")
-            if let resolution = try args.option("--resolution", usage: usage) {
-                switch resolution.lowercased() {
-                case "4k", "uhd4k", "2160p": configuration.resolution = .uhd4K
-                case "1080p", "hd1080": configuration.resolution = .hd1080
-                case "720p", "hd720": configuration.resolution = .hd720
-                case "vga", "480p": configuration.resolution = .vga
-                default: throw ActionParseError("`--resolution` must be 4k, 1080p, 720p or vga, not '\(resolution)'")
+            configuration.runByARKit = args.flag("--arkit")
+            let resolutionWord = try args.option("--resolution", usage: usage)
+            if let resolutionWord {
+                guard let resolution = CaptureResolution.named(resolutionWord) else {
+                    throw ActionParseError("`--resolution` must be 4k, 1080p, 720p or vga, not '\(resolutionWord)'")
                 }
+                configuration.resolution = resolution
             }
             if let fps = try args.option("--fps", usage: usage) {
                 guard let value = Int(fps), value > 0 else { throw ActionParseError("`--fps` must be a positive whole frame rate such as 30, not '\(fps)'") }
                 configuration.frameRate = value
             }
             if let outputs = try args.option("--outputs", usage: usage) {
-                var parsed: [CaptureOutput] = []
-                for word in outputs.split(separator: ",").map({ String($0).lowercased() }) {
-                    guard let output = CaptureOutput.named(word) else {
-                        throw ActionParseError("`--outputs` knows video, movie, photo, asset-writer, depth and metadata, not '\(word)'")
-                    }
-                    parsed.append(output)
-                }
-                guard !parsed.isEmpty else { throw ActionParseError("`--outputs` needs at least one output, e.g. video,movie") }
-                configuration.outputs = parsed
+                apply(try parseOutputs(outputs), resolutionGiven: resolutionWord != nil, to: &configuration)
             }
             if let cost = try args.option("--cost", usage: usage) {
                 guard let value = Double(cost), value >= 0 else { throw ActionParseError("`--cost` must be a non-negative number such as 0.8, not '\(cost)'") }
@@ -402,7 +384,7 @@ struct Arguments {
         return nil
     }
 
-    static let valuedOptions: Set<String> = ["--screen", "--frame", "--camera", "--resolution", "--fps", "--outputs", "--cost",
+    static let valuedOptions: Set<String> = ["--screen", "--frame", "--camera", "--cameras", "--resolution", "--fps", "--outputs", "--cost",
                                              "--deployment-target", "--audio", "--memory"]
 
     mutating func positional(_ what: String, usage: String) throws(ActionParseError) -> String {
@@ -473,7 +455,7 @@ extension SystemPressureLevel {
 }
 
 extension CaptureOutput {
-    /// The level by its name (nominal, fair, serious, critical, shutdown), as verbs and scenario files spell it.
+    /// The output by its name (video, movie, photo, asset-writer, depth, metadata, audio), as verbs and scenario files spell it.
     public static func named(_ word: String) -> Self? {
         switch word {
         case "video", "videodata", "video-data": .videoData
@@ -482,6 +464,7 @@ extension CaptureOutput {
         case "asset-writer", "assetwriter", "writer": .assetWriter
         case "depth", "depthdata", "depth-data": .depthData
         case "metadata": .metadata
+        case "audio", "audiodata", "audio-data": .audioData
         default: nil
         }
     }

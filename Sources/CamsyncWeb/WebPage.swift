@@ -3,7 +3,8 @@
 /// once, then applies each change as batches arrive; on a gap in `version` it reconnects and starts
 /// from a whole view again. Stable hooks for tests: `body[data-sequence]`, `.screen[data-id]`,
 /// `.window[data-app][data-frame]`, `.pip[data-app][data-frame][data-state]`, `.camera[data-id] .holder`,
-/// `.waiting[data-reason]`, `.audio-session[data-app][data-state]`, `#timeline li[data-sequence]`. `/?until=N` stops
+/// `.window .graph[data-cameras][data-outputs][data-arkit]` (C11–C14), `.waiting[data-reason]`,
+/// `.audio-session[data-app][data-state]`, `#timeline li[data-sequence]`. `/?until=N` stops
 /// following at sequence N.
 enum WebPage {
     static let html = #"""
@@ -33,6 +34,7 @@ enum WebPage {
   .window.slideOver { background: #e8f5e9; border-color: #34c759; box-shadow: 0 2px 6px rgba(0,0,0,.4); }
   .window.stage { background: #fff4e0; border-color: #ff9f0a; }
   .window .session { display: block; color: #555; }
+  .window .graph { display: block; color: #555; font-size: 11px; }
   .pip { position: absolute; box-sizing: border-box; background: #000; color: #fff; border: 2px solid #bf5af2;
     border-radius: 6px; font-size: 10px; padding: 2px 4px; z-index: 5; overflow: hidden; white-space: nowrap; }
   .pip.stashed { opacity: .6; border-style: dashed; }
@@ -91,7 +93,10 @@ function drawScreen(v) {
     const kind = w.scene.startsWith("stageWindow") ? "stage" : w.scene;
     screen.append(el("div", { class: `window ${kind}`, "data-app": w.app, "data-device": w.device, "data-scene": w.scene,
       "data-frame": frameText(w.frame), style: place(w.frame, s), title: `${w.device}/${w.app} ${w.scene}` },
-      `${w.app}`, el("span", { class: "session" }, w.session ? `session: ${w.session}` : (w.role || ""))));
+      `${w.app}`, el("span", { class: "session" }, w.session ? `session: ${w.session}` : (w.role || "")),
+      ...(w.graph ? [el("span", { class: "graph", "data-cameras": w.graph.cameras.join(","), "data-outputs": w.graph.outputs.join(","),
+        "data-arkit": String(w.graph.arKit) },
+        `${w.graph.cameras.join("+")} → ${w.graph.outputs.join(", ")}` + (w.graph.arKit ? " (ARKit)" : ""))] : [])));
   }
   const suspended = [];
   for (const p of v.pip) {

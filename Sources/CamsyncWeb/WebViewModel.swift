@@ -39,6 +39,8 @@ struct WindowView: Codable, Equatable, Sendable {
     var role: String?
     var frame: Frame
     var session: String?
+    /// The session's cameras and outputs (C11–C14), when the app has a session.
+    var graph: CaptureGraphView?
 }
 
 struct AudioView: Codable, Equatable, Sendable {
@@ -117,7 +119,8 @@ extension ScreenView {
             let session = app.session.map { "\($0.state)" }
             func window(_ frame: Frame, layer: Int) {
                 windows.append((layer, WindowView(app: app.id.bundleID, device: app.id.device.rawValue, scene: "\(app.scene)",
-                                                  role: app.role.map { "\($0)" }, frame: frame, session: session)))
+                                                  role: app.role.map { "\($0)" }, frame: frame, session: session,
+                                                  graph: app.session.map { CaptureGraphView($0.configuration) })))
             }
             if app.id.device == screen {
                 let half = size.width / 2

@@ -30,7 +30,7 @@ import Testing
     @Test("sessions show the reason name and its AVFoundation raw value (C2, C7)")
     func sessionRows() throws {
         let report = StatusReport(state: try Self.state(), sequence: 5, term: 1, silence: ["ipad-1": 120])
-        #expect(report.sessions == [["ipad-1/com.example.call", "ipad-1/front", "interrupted",
+        #expect(report.sessions == [["ipad-1/com.example.call", "ipad-1/front", "video:hd1080", "interrupted",
                                      "videoDeviceNotAvailableWithMultipleForegroundApps", "4", "off", "-"]])
         #expect(report.nodes == [["ipad-1", "device", "15", "yes", "120 ms ago", "-"]])
         #expect(report.layout.contains(["ipad-1", "com.example.notes", "split (secondary)", "secondary"]))

@@ -3,8 +3,9 @@ import CamsyncWire
 import Testing
 @testable import CamsyncNode
 
-/// A display's attach without sockets: it registers unattached and attaches with its own command
-/// once it and its device are alive in its replica, and again after its device rejoins.
+/// A display's attach without sockets: its registration names the device its configuration names
+/// (SPEC §1); registered before that device, it stays detached and attaches with its own command once
+/// it and its device are alive in its replica, and again after its device rejoins.
 @Suite struct NodeSessionDisplayTests {
     typealias H = NodeSessionHarness
     static let display: NodeID = "display-1"
@@ -15,19 +16,21 @@ import Testing
         var session = NodeSession(settings: H.settings(registration), now: H.at(0))
         var coordinator = FakeCoordinator()
         let device = NodeRegistration(node: H.node, attributes: .device(H.device))
-        _ = try coordinator.publish(.registerNode(device))
 
         let start = session.start(now: H.at(0))
         let register = try #require(start.registrations.first)
         guard case .display(let attributes) = register.attributes else { Issue.record("not a display"); return }
-        #expect(attributes.attachedTo == nil, "it attaches with its own command, once its device is alive")
+        #expect(attributes.attachedTo == H.node, "the registration names the configured device (SPEC §1)")
 
         let snapshotRequest = try #require(session.receivePublication(coordinator.heartbeat(), now: H.at(100)).snapshotRequests.first)
         let registered = try coordinator.answer(try #require(start.requests.first))
         _ = session.receivePublication(try #require(registered.publication), now: H.at(150))
         #expect(session.receiveReply(registered.reply, now: H.at(200)).requests.isEmpty, "not synced yet: no attach")
         let synced = session.receiveReply(try coordinator.answer(snapshotRequest).reply, now: H.at(300))
-        let attach = try #require(synced.requests.first)
+        #expect(synced.requests.isEmpty, "its device has not joined: nothing to attach to")
+        #expect(session.replica.state.nodes[Self.display]?.attachedTo == nil)
+        let joined = session.receivePublication(try coordinator.publish(.registerNode(device)), now: H.at(320))
+        let attach = try #require(joined.requests.first)
         #expect(try attach.domainCommand() == .attachDisplay(display: Self.display, device: H.node))
         #expect(session.attachRequested)
 

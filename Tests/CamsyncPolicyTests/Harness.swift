@@ -36,11 +36,11 @@ extension AppID {
     static func on(_ device: NodeID, _ spec: AppSpec) -> AppID { AppID(device: device, bundleID: spec.bundleID) }
 }
 
-func deviceRegistration(_ id: NodeID, os: Int = 17, pip: Bool = true, multitaskingCamera: Bool = true,
+func deviceRegistration(_ id: NodeID, os: Int = 17, model: String = "iPad Pro", pip: Bool = true, multitaskingCamera: Bool = true,
                         stageManager: Bool = false, direction: LayoutDirection = .leftToRight,
                         apps: [AppSpec] = Apps.all, assertions: [AppAssertion] = []) -> NodeRegistration {
     NodeRegistration(node: id, attributes: .device(DeviceAttributes(
-        model: "iPad Pro", osMajor: os, pipSupported: pip, multitaskingCameraSupported: multitaskingCamera,
+        model: model, osMajor: os, pipSupported: pip, multitaskingCameraSupported: multitaskingCamera,
         stageManagerSupported: true, stageManagerEnabled: stageManager, layoutDirection: direction,
         cameras: [CameraSpec(name: "front", position: .front), CameraSpec(name: "back", position: .back)],
         apps: apps)), assertions: assertions)

@@ -16,7 +16,7 @@ struct CommandGenerator {
 
     func registration(_ node: NodeID, assertions: [AppAssertion] = []) -> NodeRegistration {
         switch node {
-        case "d0": deviceRegistration(node, os: 17, assertions: assertions)
+        case "d0": deviceRegistration(node, os: 17, model: "iPad Pro (12.9-inch, 6th generation)", assertions: assertions)
         case "d1": deviceRegistration(node, os: 15, multitaskingCamera: true, assertions: assertions)
         case "d2": deviceRegistration(node, os: 16, direction: .rightToLeft, assertions: assertions)
         default: displayRegistration(node, attachedTo: "d0")
@@ -36,11 +36,19 @@ struct CommandGenerator {
     }
 
     mutating func configuration(for app: AppID) -> SessionConfiguration {
-        SessionConfiguration(
-            camera: camera(for: app), multitaskingCameraAccessEnabled: chance(60),
-            outputs: chance(50) ? [.videoData] : [.videoData, .movieFile],
+        let camera = camera(for: app)
+        // C11, C12: several video data outputs (some with their own resolutions), a movie file with data outputs.
+        let outputs: [CaptureOutput] = chance(40) ? [.videoData]
+            : pick([[.videoData, .movieFile], [.videoData, .videoData], [.videoData, .videoData, .movieFile, .audioData], [.movieFile, .audioData]])
+        let videoOutputs = outputs.filter { $0 == .videoData }.count
+        let resolutions: [CaptureResolution] = videoOutputs > 1 && chance(50) ? (0..<videoOutputs).map { _ in pick(CaptureResolution.allCases) } : []
+        // C14: a MultiCam session over the other built-in camera (d0 supports MultiCam).
+        let additional: [CameraID] = chance(15) ? [CameraID(host: camera.host, name: camera.name == "front" ? "back" : "front")] : []
+        return SessionConfiguration(
+            camera: camera, multitaskingCameraAccessEnabled: chance(60), outputs: outputs,
             resolution: pick(CaptureResolution.allCases), proRAW: chance(10), deepFusion: chance(10),
-            frameRate: pick([24, 30, 30, 60]), hardwareCost: chance(5) ? 1.2 : nil, audioInput: chance(30))
+            frameRate: pick([24, 30, 30, 60]), hardwareCost: chance(5) ? 1.2 : nil, audioInput: chance(30) || outputs.contains(.audioData),
+            videoDataResolutions: resolutions, runByARKit: chance(10), additionalCameras: additional)
     }
 
     mutating func assertions(for device: NodeID) -> [AppAssertion] {

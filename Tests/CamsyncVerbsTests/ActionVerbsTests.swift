@@ -45,6 +45,22 @@ import Testing
                 resolution: .uhd4K, proRAW: true, deepFusion: true, frameRate: 60, hardwareCost: 0.5))),
         Case(words: "session configure com.example.videocall --camera front --resolution vga --outputs photo,asset-writer,depth,metadata",
              expected: .configureSession(call, SessionConfiguration(camera: front, outputs: [.photo, .assetWriter, .depthData, .metadata], resolution: .vga))),
+        // C11, C12: video data outputs with their own resolutions (the largest is the format), a movie file, audio data.
+        Case(words: "session configure com.example.recorder --camera back --outputs video:4k,video:preview,movie,audio",
+             expected: .configureSession(app("com.example.recorder"), SessionConfiguration(
+                camera: CameraID(host: ipad, name: "back"), outputs: [.videoData, .videoData, .movieFile, .audioData], resolution: .uhd4K,
+                audioInput: true, videoDataResolutions: [.uhd4K, .hd720]))),
+        Case(words: "session configure com.example.recorder --camera back --resolution 1080p --outputs video,video:vga",
+             expected: .configureSession(app("com.example.recorder"), SessionConfiguration(
+                camera: CameraID(host: ipad, name: "back"), outputs: [.videoData, .videoData], videoDataResolutions: [.hd1080, .vga]))),
+        // C13, C14
+        Case(words: "session configure com.example.recorder --cameras lidar,telephoto,ultra-wide --resolution 720p --arkit",
+             expected: .configureSession(app("com.example.recorder"), SessionConfiguration(
+                camera: CameraID(host: ipad, name: "lidar"), resolution: .hd720, runByARKit: true,
+                additionalCameras: [CameraID(host: ipad, name: "telephoto"), CameraID(host: ipad, name: "ultra-wide")]))),
+        Case(words: "session configure com.example.recorder --camera front --cameras back",
+             expected: .configureSession(app("com.example.recorder"), SessionConfiguration(
+                camera: CameraID(host: ipad, name: "front"), additionalCameras: [CameraID(host: ipad, name: "back")]))),
         Case(words: "session start com.example.videocall", expected: .startSession(call)),
         Case(words: "session stop com.apple.camera", expected: .stopSession(app("com.apple.camera"))),
         Case(words: "record start com.example.recorder", expected: .startRecording(app("com.example.recorder"), .movieFile)),
@@ -144,6 +160,9 @@ import Testing
         Bad(words: "session configure com.example.notes --camera front --resolution 8k", message: "`--resolution` must be 4k, 1080p, 720p or vga, not '8k'"),
         Bad(words: "session configure com.example.notes --camera front --fps fast", message: "`--fps` must be a positive whole frame rate"),
         Bad(words: "session configure com.example.notes --camera front --outputs video,hologram", message: "not 'hologram'"),
+        Bad(words: "session configure com.example.notes --camera front --outputs video:8k", message: "must be 4k, 1080p, 720p, vga or preview, not '8k'"),
+        Bad(words: "session configure com.example.notes --camera front --outputs movie:4k", message: "only a video data output takes a resolution"),
+        Bad(words: "session configure com.example.notes --cameras front,,back", message: "`--cameras` must be NAME,NAME"),
         Bad(words: "session configure com.example.notes --camera front --cost cheap", message: "`--cost` must be a non-negative number"),
         Bad(words: "session configure com.example.notes --camera /front", message: "`--camera` must be NAME or NODE/NAME"),
         Bad(words: "session pause com.example.notes", message: "`session` needs configure, start or stop, not 'pause'"),

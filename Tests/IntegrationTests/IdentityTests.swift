@@ -94,6 +94,36 @@ struct IdentityTests {
         }
     }
 
+    @Test("SPEC §1 under CURVE: a display attaches itself only to the device its configuration names; an admin may attach it elsewhere")
+    func displaySelfAttachOnlyToItsConfiguredDevice() async throws {
+        try await withCluster(curve: true) { cluster in
+            let display = try cluster.controlClient("display-1")
+            defer { display.close() }
+            let before = try cluster.coordinatorState()
+            #expect(before.state.nodes["display-1"]?.attachedTo == "ipad-1", "display-1's configuration names ipad-1")
+            // Through its own node, under its own key: refused, nothing changes.
+            #expect {
+                try display.act(.attachDisplay(display: "display-1", device: "ipad-2"), timeoutMilliseconds: 5_000)
+            } throws: { error in
+                guard let refusal = (error as? ClientError)?.refusal else { return false }
+                return refusal.code == .forbidden && refusal.message.contains("only an admin")
+            }
+            let refused = try cluster.coordinatorState()
+            #expect(refused.state.nodes["display-1"]?.attachedTo == "ipad-1")
+            #expect(refused.sequence == before.sequence, "nothing changed")
+            // Re-attaching to the configured device is its own act and is answered.
+            _ = try display.act(.attachDisplay(display: "display-1", device: "ipad-1"), timeoutMilliseconds: 5_000)
+            // An admin (the admin key) may attach it to another device.
+            let admin = try cluster.coordinatorClient()
+            defer { admin.close() }
+            let sequence = try admin.send(.attachDisplay(display: "display-1", device: "ipad-2"))
+            #expect(sequence > before.sequence)
+            try cluster.waitUntil(timeout: 5, what: "display-1 attached to ipad-2") {
+                try cluster.coordinatorState().state.nodes["display-1"]?.attachedTo == "ipad-2"
+            }
+        }
+    }
+
     @Test("P1: a refused PiP start's failedToStartPictureInPicture is seen by whoever asks for what followed the action")
     func refusedPiPStartIsObservable() async throws {
         try await withCluster([TestTopology.ipad1]) { cluster in

@@ -37,6 +37,8 @@ static int position_named(const char *name) {
         {"back", CAMSYNC__V1__CAMERA_POSITION__CAMERA_POSITION_BACK},
         {"lidarDepth", CAMSYNC__V1__CAMERA_POSITION__CAMERA_POSITION_LIDAR_DEPTH},
         {"external", CAMSYNC__V1__CAMERA_POSITION__CAMERA_POSITION_EXTERNAL},
+        {"telephoto", CAMSYNC__V1__CAMERA_POSITION__CAMERA_POSITION_TELEPHOTO},
+        {"ultraWide", CAMSYNC__V1__CAMERA_POSITION__CAMERA_POSITION_ULTRA_WIDE},
     };
     for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
         if (strcmp(table[i].name, name) == 0) return table[i].value;
@@ -99,7 +101,7 @@ int config_parse_yaml(agent_config *config, const char *text, size_t length, cha
             const char *position = scalar(&doc, mapping_value(&doc, camera, "position"));
             int value = position ? position_named(position) : CAMSYNC__V1__CAMERA_POSITION__CAMERA_POSITION_EXTERNAL;
             if (!value)
-                FAIL("camera '%s': position must be one of front, back, lidarDepth, external, not '%s'", camera_name, position);
+                FAIL("camera '%s': position must be one of front, back, lidarDepth, external, telephoto, ultraWide, not '%s'", camera_name, position);
             config->cameras[config->n_cameras].name = dup_text(camera_name);
             config->cameras[config->n_cameras].position = value;
             config->n_cameras++;

@@ -104,9 +104,15 @@ void agent_join(display_agent *agent, const char *reason, int resync_too) {
         specs[i].position = c->cameras[i].position;
         spec_list[i] = &specs[i];
     }
-    // A display attaches with its own command once its device is alive (the device may join later).
+    // The registration names the device the config names (SPEC §1: the only device a display may
+    // attach itself to). It attaches at once if that device is alive, else with its own command once
+    // it is (the device may join later).
     Camsync__V1__DisplayAttributes display = CAMSYNC__V1__DISPLAY_ATTRIBUTES__INIT;
     display.name = c->display_name;
+    if (c->attached_to) {
+        display._attached_to_case = CAMSYNC__V1__DISPLAY_ATTRIBUTES___ATTACHED_TO_ATTACHED_TO;
+        display.attached_to = c->attached_to;
+    }
     display.n_cameras = c->n_cameras;
     display.cameras = spec_list;
     Camsync__V1__NodeRegistration registration = CAMSYNC__V1__NODE_REGISTRATION__INIT;
@@ -133,7 +139,14 @@ void agent_start(display_agent *agent) { agent_join(agent, "start", 1); }
 static void attach_if_configured(display_agent *agent) {
     view_state *v = &agent->view;
     if (!agent->registered || agent->attach_requested || agent->phase != PHASE_SYNCED || !v->device_id) return;
-    if (!v->self.known || !v->self.alive || v->self.attached_to || !v->device.known || !v->device.alive) return;
+    if (!v->self.known || !v->self.alive) return;
+    // Attached already (by its registration, when the device was alive then): this join's attach is
+    // done, and a later detach by the user stays.
+    if (v->self.attached_to) {
+        agent->attach_requested = 1;
+        return;
+    }
+    if (!v->device.known || !v->device.alive) return;
     agent->attach_requested = 1;
     Camsync__V1__Command__AttachDisplay attach = CAMSYNC__V1__COMMAND__ATTACH_DISPLAY__INIT;
     attach.display = agent->config->id;

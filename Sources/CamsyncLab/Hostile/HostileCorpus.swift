@@ -28,7 +28,7 @@ public enum HostileCorpus {
 
     public static func deviceRegistration(_ id: NodeID, os: Int, stageManager: Bool) -> NodeRegistration {
         NodeRegistration(node: id, attributes: .device(DeviceAttributes(
-            model: "iPad Pro", osMajor: os, pipSupported: true, multitaskingCameraSupported: os >= 16,
+            model: "iPad Pro (12.9-inch, 6th generation)", osMajor: os, pipSupported: true, multitaskingCameraSupported: os >= 16,
             stageManagerSupported: stageManager, stageManagerEnabled: stageManager, layoutDirection: .leftToRight,
             autoPiPEnabled: true,
             cameras: [CameraSpec(name: "front", position: .front), CameraSpec(name: "back", position: .back)],
@@ -36,7 +36,7 @@ public enum HostileCorpus {
     }
 
     public static let displayRegistration = NodeRegistration(node: display, attributes: .display(DisplayAttributes(
-        name: "Studio Display", cameras: [CameraSpec(name: "center-stage", position: .external)])))
+        name: "Studio Display", attachedTo: ipad1, cameras: [CameraSpec(name: "center-stage", position: .external)])))
 
     /// The commands that build the base state, each with the sender that may send it.
     public static var setup: [(sender: String, command: Command)] {
@@ -114,6 +114,12 @@ public enum HostileCorpus {
             .configureSession(camera1, SessionConfiguration(camera: displayCamera, outputs: [.photo, .depthData],
                                                             resolution: .uhd4K, proRAW: true, deepFusion: true,
                                                             frameRate: 60, hardwareCost: 0.9)),
+            // C11–C14: capture graphs (some refused: ARKit with multitasking access, LiDAR-less MultiCam).
+            .configureSession(call1, SessionConfiguration(camera: front(ipad1), outputs: [.videoData, .videoData, .movieFile, .audioData],
+                                                          resolution: .uhd4K, audioInput: true, videoDataResolutions: [.uhd4K, .hd720])),
+            .configureSession(notes1, SessionConfiguration(camera: front(ipad1), multitaskingCameraAccessEnabled: true, runByARKit: true)),
+            .configureSession(legacy1, SessionConfiguration(camera: CameraID(host: ipad1, name: "back"), resolution: .hd720,
+                                                            additionalCameras: [front(ipad1), displayCamera])),
             .startSession(call2),
             .stopSession(call1),
             .startRecording(call1, .assetWriter),

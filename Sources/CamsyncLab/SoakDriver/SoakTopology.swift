@@ -41,9 +41,11 @@ enum SoakTopology {
                 "  - id: \(device)", "    kind: device",
                 lab.map { "    host: \($0.prefix)-h\(index + 1)" } ?? "",
                 "    device:", "      os: \(os)",
+                // C14: ipad-1 is a model with MultiCam (docs/POLICY.md's list).
+                "      model: \(index == 0 ? "iPad Pro (12.9-inch, 6th generation)" : "iPad Air (4th generation)")",
                 "      multitaskingCameraSupported: \(os >= 16)", "      stageManagerSupported: \(os >= 16)",
                 "      stageManagerEnabled: \(os >= 16)",
-                "      cameras: [ { name: front, position: front }, { name: back, position: back } ]",
+                "      cameras: [ { name: front, position: front }, { name: back, position: back }, { name: telephoto, position: telephoto } ]",
                 "      apps:",
                 "        - { bundleID: com.apple.camera, systemCameraApp: true, audioSessionCategory: playAndRecord }",
                 "        - { bundleID: com.example.videocall, backgroundModePiP: true, audioSessionCategory: playAndRecord }",

@@ -37,10 +37,20 @@ struct Workload {
         case 9, 10:
             let cameras = [CameraID(host: device, name: "front"), CameraID(host: device, name: "back")]
                 + SoakTopology.displays.filter { $0.device == device.rawValue }.map { CameraID(host: NodeID($0.id), name: "cam") }
+            let camera = pick(cameras)
+            // C11, C12: several video data outputs (some with their own resolutions), a movie file with data outputs.
+            let outputs: [CaptureOutput] = chance(40) ? [.videoData]
+                : pick([[.videoData, .movieFile], [.videoData, .videoData], [.videoData, .videoData, .movieFile, .audioData]])
+            let resolution: CaptureResolution = pick([.hd720, .hd1080, .uhd4K])
+            let videoOutputs = outputs.filter { $0 == .videoData }.count
+            let videoResolutions: [CaptureResolution] = videoOutputs > 1 && chance(50) ? [resolution] + [pick([.vga, .hd720])] : []
+            // C14: a MultiCam session over the device's other built-in cameras (ipad-1 supports MultiCam).
+            let others = ["front", "back", "telephoto"].filter { $0 != camera.name }.map { CameraID(host: device, name: $0) }
+            let additional: [CameraID] = camera.host == device && chance(15) ? [pick(others)] : []
             command = .configureSession(app, SessionConfiguration(
-                camera: pick(cameras), multitaskingCameraAccessEnabled: chance(60),
-                outputs: chance(50) ? [.videoData, .movieFile] : [.videoData],
-                resolution: pick([.hd720, .hd1080, .uhd4K]), frameRate: pick([30, 60]), audioInput: chance(30)))
+                camera: camera, multitaskingCameraAccessEnabled: chance(60), outputs: outputs,
+                resolution: resolution, frameRate: pick([30, 60]), audioInput: chance(30) || outputs.contains(.audioData),
+                videoDataResolutions: videoResolutions, runByARKit: chance(10), additionalCameras: additional))
         case 11, 12, 13: command = .startSession(app)
         case 14: command = .stopSession(app)
         case 15: command = chance(50) ? .startRecording(app, .movieFile) : .stopRecording(app)

@@ -121,7 +121,8 @@ public nonisolated enum Camsync_V1_CaptureResolution: SwiftProtobuf.Enum, Swift.
 
 }
 
-/// Capture outputs a session can have (SPEC §1 "Capture session", R1).
+/// Capture outputs a session can have (SPEC §1 "Capture session", R1). VIDEO_DATA may be listed
+/// once per video data output (C11).
 public nonisolated enum Camsync_V1_CaptureOutput: SwiftProtobuf.Enum, Swift.CaseIterable {
   public typealias RawValue = Int
   case unspecified // = 0
@@ -131,6 +132,9 @@ public nonisolated enum Camsync_V1_CaptureOutput: SwiftProtobuf.Enum, Swift.Case
   case assetWriter // = 4
   case depthData // = 5
   case metadata // = 6
+
+  /// AVCaptureAudioDataOutput; needs SessionConfiguration.audio_input (C12).
+  case audioData // = 7
   case UNRECOGNIZED(Int)
 
   public init() {
@@ -146,6 +150,7 @@ public nonisolated enum Camsync_V1_CaptureOutput: SwiftProtobuf.Enum, Swift.Case
     case 4: self = .assetWriter
     case 5: self = .depthData
     case 6: self = .metadata
+    case 7: self = .audioData
     default: self = .UNRECOGNIZED(rawValue)
     }
   }
@@ -159,6 +164,7 @@ public nonisolated enum Camsync_V1_CaptureOutput: SwiftProtobuf.Enum, Swift.Case
     case .assetWriter: return 4
     case .depthData: return 5
     case .metadata: return 6
+    case .audioData: return 7
     case .UNRECOGNIZED(let i): return i
     }
   }
@@ -172,6 +178,7 @@ public nonisolated enum Camsync_V1_CaptureOutput: SwiftProtobuf.Enum, Swift.Case
     .assetWriter,
     .depthData,
     .metadata,
+    .audioData,
   ]
 
 }
@@ -311,7 +318,7 @@ public nonisolated enum Camsync_V1_SessionStateKind: SwiftProtobuf.Enum, Swift.C
 
 }
 
-/// A capture session's configuration (SPEC §1 "Capture session", C3, C9, R2).
+/// A capture session's configuration (SPEC §1 "Capture session", C3, C9, C11–C14, R2).
 public nonisolated struct Camsync_V1_SessionConfiguration: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
@@ -356,6 +363,17 @@ public nonisolated struct Camsync_V1_SessionConfiguration: Sendable {
   /// record / playAndRecord non-mixable audio session holds the microphone).
   public var audioInput: Bool = false
 
+  /// C11: the resolution each video data output delivers, in the order of the VIDEO_DATA entries of
+  /// `outputs`; empty means every one delivers `resolution`. Otherwise exactly one per VIDEO_DATA
+  /// entry, every value specified and none above `resolution`.
+  public var videoDataResolutions: [Camsync_V1_CaptureResolution] = []
+
+  /// C13: the session is run by ARKit; it never has multitasking camera access.
+  public var runByArkit: Bool = false
+
+  /// C14: further cameras of the same device camera system used at once (AVCaptureMultiCamSession).
+  public var additionalCameras: [Camsync_V1_CameraRef] = []
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -393,7 +411,7 @@ nonisolated extension Camsync_V1_CaptureResolution: SwiftProtobuf._ProtoNameProv
 }
 
 nonisolated extension Camsync_V1_CaptureOutput: SwiftProtobuf._ProtoNameProviding {
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0CAPTURE_OUTPUT_UNSPECIFIED\0\u{1}CAPTURE_OUTPUT_VIDEO_DATA\0\u{1}CAPTURE_OUTPUT_PHOTO\0\u{1}CAPTURE_OUTPUT_MOVIE_FILE\0\u{1}CAPTURE_OUTPUT_ASSET_WRITER\0\u{1}CAPTURE_OUTPUT_DEPTH_DATA\0\u{1}CAPTURE_OUTPUT_METADATA\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0CAPTURE_OUTPUT_UNSPECIFIED\0\u{1}CAPTURE_OUTPUT_VIDEO_DATA\0\u{1}CAPTURE_OUTPUT_PHOTO\0\u{1}CAPTURE_OUTPUT_MOVIE_FILE\0\u{1}CAPTURE_OUTPUT_ASSET_WRITER\0\u{1}CAPTURE_OUTPUT_DEPTH_DATA\0\u{1}CAPTURE_OUTPUT_METADATA\0\u{1}CAPTURE_OUTPUT_AUDIO_DATA\0")
 }
 
 nonisolated extension Camsync_V1_RecordingOutput: SwiftProtobuf._ProtoNameProviding {
@@ -410,7 +428,7 @@ nonisolated extension Camsync_V1_SessionStateKind: SwiftProtobuf._ProtoNameProvi
 
 nonisolated extension Camsync_V1_SessionConfiguration: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".SessionConfiguration"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}camera\0\u{3}multitasking_camera_access_enabled\0\u{1}outputs\0\u{1}resolution\0\u{3}pro_raw\0\u{3}deep_fusion\0\u{3}frame_rate\0\u{3}hardware_cost\0\u{3}audio_input\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}camera\0\u{3}multitasking_camera_access_enabled\0\u{1}outputs\0\u{1}resolution\0\u{3}pro_raw\0\u{3}deep_fusion\0\u{3}frame_rate\0\u{3}hardware_cost\0\u{3}audio_input\0\u{3}video_data_resolutions\0\u{3}run_by_arkit\0\u{3}additional_cameras\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -427,6 +445,9 @@ nonisolated extension Camsync_V1_SessionConfiguration: SwiftProtobuf.Message, Sw
       case 7: try { try decoder.decodeSingularInt64Field(value: &self.frameRate) }()
       case 8: try { try decoder.decodeSingularDoubleField(value: &self._hardwareCost) }()
       case 9: try { try decoder.decodeSingularBoolField(value: &self.audioInput) }()
+      case 10: try { try decoder.decodeRepeatedEnumField(value: &self.videoDataResolutions) }()
+      case 11: try { try decoder.decodeSingularBoolField(value: &self.runByArkit) }()
+      case 12: try { try decoder.decodeRepeatedMessageField(value: &self.additionalCameras) }()
       default: break
       }
     }
@@ -464,6 +485,15 @@ nonisolated extension Camsync_V1_SessionConfiguration: SwiftProtobuf.Message, Sw
     if self.audioInput != false {
       try visitor.visitSingularBoolField(value: self.audioInput, fieldNumber: 9)
     }
+    if !self.videoDataResolutions.isEmpty {
+      try visitor.visitPackedEnumField(value: self.videoDataResolutions, fieldNumber: 10)
+    }
+    if self.runByArkit != false {
+      try visitor.visitSingularBoolField(value: self.runByArkit, fieldNumber: 11)
+    }
+    if !self.additionalCameras.isEmpty {
+      try visitor.visitRepeatedMessageField(value: self.additionalCameras, fieldNumber: 12)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -477,6 +507,9 @@ nonisolated extension Camsync_V1_SessionConfiguration: SwiftProtobuf.Message, Sw
     if lhs.frameRate != rhs.frameRate {return false}
     if lhs._hardwareCost != rhs._hardwareCost {return false}
     if lhs.audioInput != rhs.audioInput {return false}
+    if lhs.videoDataResolutions != rhs.videoDataResolutions {return false}
+    if lhs.runByArkit != rhs.runByArkit {return false}
+    if lhs.additionalCameras != rhs.additionalCameras {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

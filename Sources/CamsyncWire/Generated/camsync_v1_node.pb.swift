@@ -108,6 +108,11 @@ public nonisolated enum Camsync_V1_CameraPosition: SwiftProtobuf.Enum, Swift.Cas
   case back // = 2
   case lidarDepth // = 3
   case external // = 4
+
+  /// The back Telephoto and Ultra Wide cameras (C14). BACK is the back wide-angle camera, which
+  /// LIDAR_DEPTH is a virtual camera over.
+  case telephoto // = 5
+  case ultraWide // = 6
   case UNRECOGNIZED(Int)
 
   public init() {
@@ -121,6 +126,8 @@ public nonisolated enum Camsync_V1_CameraPosition: SwiftProtobuf.Enum, Swift.Cas
     case 2: self = .back
     case 3: self = .lidarDepth
     case 4: self = .external
+    case 5: self = .telephoto
+    case 6: self = .ultraWide
     default: self = .UNRECOGNIZED(rawValue)
     }
   }
@@ -132,6 +139,8 @@ public nonisolated enum Camsync_V1_CameraPosition: SwiftProtobuf.Enum, Swift.Cas
     case .back: return 2
     case .lidarDepth: return 3
     case .external: return 4
+    case .telephoto: return 5
+    case .ultraWide: return 6
     case .UNRECOGNIZED(let i): return i
     }
   }
@@ -143,6 +152,8 @@ public nonisolated enum Camsync_V1_CameraPosition: SwiftProtobuf.Enum, Swift.Cas
     .back,
     .lidarDepth,
     .external,
+    .telephoto,
+    .ultraWide,
   ]
 
 }
@@ -200,9 +211,33 @@ public nonisolated struct Camsync_V1_DeviceAttributes: Sendable {
   /// The installed apps, with every attribute.
   public var apps: [Camsync_V1_AppSpec] = []
 
+  /// C14: AVCaptureMultiCamSession.isMultiCamSupported on this model. Absent: the coordinator's
+  /// model list decides (docs/POLICY.md).
+  public var isMultiCamSupported: Bool {
+    get {_isMultiCamSupported ?? false}
+    set {_isMultiCamSupported = newValue}
+  }
+  /// Returns true if `isMultiCamSupported` has been explicitly set.
+  public var hasIsMultiCamSupported: Bool {self._isMultiCamSupported != nil}
+  /// Clears the value of `isMultiCamSupported`. Subsequent reads from it will return its default value.
+  public mutating func clearIsMultiCamSupported() {self._isMultiCamSupported = nil}
+
+  /// C14: the model has a LiDAR scanner, so a LIDAR_DEPTH camera. Absent: the model list decides.
+  public var lidarDepthCameraSupported: Bool {
+    get {_lidarDepthCameraSupported ?? false}
+    set {_lidarDepthCameraSupported = newValue}
+  }
+  /// Returns true if `lidarDepthCameraSupported` has been explicitly set.
+  public var hasLidarDepthCameraSupported: Bool {self._lidarDepthCameraSupported != nil}
+  /// Clears the value of `lidarDepthCameraSupported`. Subsequent reads from it will return its default value.
+  public mutating func clearLidarDepthCameraSupported() {self._lidarDepthCameraSupported = nil}
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
+
+  fileprivate var _isMultiCamSupported: Bool? = nil
+  fileprivate var _lidarDepthCameraSupported: Bool? = nil
 }
 
 /// What an external display declares about itself (SPEC §1 "Display node"; L3, C10).
@@ -344,7 +379,7 @@ nonisolated extension Camsync_V1_LayoutDirection: SwiftProtobuf._ProtoNameProvid
 }
 
 nonisolated extension Camsync_V1_CameraPosition: SwiftProtobuf._ProtoNameProviding {
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0CAMERA_POSITION_UNSPECIFIED\0\u{1}CAMERA_POSITION_FRONT\0\u{1}CAMERA_POSITION_BACK\0\u{1}CAMERA_POSITION_LIDAR_DEPTH\0\u{1}CAMERA_POSITION_EXTERNAL\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0CAMERA_POSITION_UNSPECIFIED\0\u{1}CAMERA_POSITION_FRONT\0\u{1}CAMERA_POSITION_BACK\0\u{1}CAMERA_POSITION_LIDAR_DEPTH\0\u{1}CAMERA_POSITION_EXTERNAL\0\u{1}CAMERA_POSITION_TELEPHOTO\0\u{1}CAMERA_POSITION_ULTRA_WIDE\0")
 }
 
 nonisolated extension Camsync_V1_CameraSpec: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
@@ -384,7 +419,7 @@ nonisolated extension Camsync_V1_CameraSpec: SwiftProtobuf.Message, SwiftProtobu
 
 nonisolated extension Camsync_V1_DeviceAttributes: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".DeviceAttributes"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}model\0\u{3}os_major\0\u{3}pip_supported\0\u{3}multitasking_camera_supported\0\u{3}stage_manager_supported\0\u{3}stage_manager_enabled\0\u{3}layout_direction\0\u{3}auto_pip_enabled\0\u{1}cameras\0\u{1}apps\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}model\0\u{3}os_major\0\u{3}pip_supported\0\u{3}multitasking_camera_supported\0\u{3}stage_manager_supported\0\u{3}stage_manager_enabled\0\u{3}layout_direction\0\u{3}auto_pip_enabled\0\u{1}cameras\0\u{1}apps\0\u{3}is_multi_cam_supported\0\u{3}lidar_depth_camera_supported\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -402,12 +437,18 @@ nonisolated extension Camsync_V1_DeviceAttributes: SwiftProtobuf.Message, SwiftP
       case 8: try { try decoder.decodeSingularBoolField(value: &self.autoPipEnabled) }()
       case 9: try { try decoder.decodeRepeatedMessageField(value: &self.cameras) }()
       case 10: try { try decoder.decodeRepeatedMessageField(value: &self.apps) }()
+      case 11: try { try decoder.decodeSingularBoolField(value: &self._isMultiCamSupported) }()
+      case 12: try { try decoder.decodeSingularBoolField(value: &self._lidarDepthCameraSupported) }()
       default: break
       }
     }
   }
 
   public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    // The use of inline closures is to circumvent an issue where the compiler
+    // allocates stack space for every if/case branch local when no optimizations
+    // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
+    // https://github.com/apple/swift-protobuf/issues/1182
     if !self.model.isEmpty {
       try visitor.visitSingularStringField(value: self.model, fieldNumber: 1)
     }
@@ -438,6 +479,12 @@ nonisolated extension Camsync_V1_DeviceAttributes: SwiftProtobuf.Message, SwiftP
     if !self.apps.isEmpty {
       try visitor.visitRepeatedMessageField(value: self.apps, fieldNumber: 10)
     }
+    try { if let v = self._isMultiCamSupported {
+      try visitor.visitSingularBoolField(value: v, fieldNumber: 11)
+    } }()
+    try { if let v = self._lidarDepthCameraSupported {
+      try visitor.visitSingularBoolField(value: v, fieldNumber: 12)
+    } }()
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -452,6 +499,8 @@ nonisolated extension Camsync_V1_DeviceAttributes: SwiftProtobuf.Message, SwiftP
     if lhs.autoPipEnabled != rhs.autoPipEnabled {return false}
     if lhs.cameras != rhs.cameras {return false}
     if lhs.apps != rhs.apps {return false}
+    if lhs._isMultiCamSupported != rhs._isMultiCamSupported {return false}
+    if lhs._lidarDepthCameraSupported != rhs._lidarDepthCameraSupported {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

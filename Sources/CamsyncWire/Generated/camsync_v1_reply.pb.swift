@@ -169,6 +169,14 @@ public nonisolated enum Camsync_V1_RejectionCode: SwiftProtobuf.Enum, Swift.Case
   /// A8: audio from background without the audio background mode and a playback /
   /// playAndRecord category.
   case cannotStartPlaying // = 24
+
+  /// C11, C12: several video data outputs, or a movie file output with video / audio data
+  /// outputs, before iPadOS 16.
+  case captureGraphUnsupported // = 25
+
+  /// C14: a MultiCam session the device cannot run (no MultiCam on the model, a camera of another
+  /// camera system, the LiDAR Depth Camera with the back wide-angle camera).
+  case multiCamUnsupported // = 26
   case UNRECOGNIZED(Int)
 
   public init() {
@@ -202,6 +210,8 @@ public nonisolated enum Camsync_V1_RejectionCode: SwiftProtobuf.Enum, Swift.Case
     case 22: self = .incompatibleCategoryOptions
     case 23: self = .cannotInterruptOthers
     case 24: self = .cannotStartPlaying
+    case 25: self = .captureGraphUnsupported
+    case 26: self = .multiCamUnsupported
     default: self = .UNRECOGNIZED(rawValue)
     }
   }
@@ -233,6 +243,8 @@ public nonisolated enum Camsync_V1_RejectionCode: SwiftProtobuf.Enum, Swift.Case
     case .incompatibleCategoryOptions: return 22
     case .cannotInterruptOthers: return 23
     case .cannotStartPlaying: return 24
+    case .captureGraphUnsupported: return 25
+    case .multiCamUnsupported: return 26
     case .UNRECOGNIZED(let i): return i
     }
   }
@@ -264,6 +276,8 @@ public nonisolated enum Camsync_V1_RejectionCode: SwiftProtobuf.Enum, Swift.Case
     .incompatibleCategoryOptions,
     .cannotInterruptOthers,
     .cannotStartPlaying,
+    .captureGraphUnsupported,
+    .multiCamUnsupported,
   ]
 
 }
@@ -326,7 +340,7 @@ nonisolated extension Camsync_V1_ErrorCode: SwiftProtobuf._ProtoNameProviding {
 }
 
 nonisolated extension Camsync_V1_RejectionCode: SwiftProtobuf._ProtoNameProviding {
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0REJECTION_CODE_UNSPECIFIED\0\u{1}REJECTION_CODE_UNKNOWN_NODE\0\u{1}REJECTION_CODE_UNKNOWN_APP\0\u{1}REJECTION_CODE_UNKNOWN_CAMERA\0\u{1}REJECTION_CODE_NODE_NOT_ALIVE\0\u{1}REJECTION_CODE_WRONG_NODE_KIND\0\u{1}REJECTION_CODE_ALREADY_EXISTS\0\u{1}REJECTION_CODE_REQUIRES_FULL_SCREEN\0\u{1}REJECTION_CODE_STAGE_MANAGER_OFF\0\u{1}REJECTION_CODE_STAGE_WINDOW_LIMIT\0\u{1}REJECTION_CODE_DISPLAY_NOT_ATTACHED\0\u{1}REJECTION_CODE_MULTITASKING_CAMERA_ACCESS_UNSUPPORTED\0\u{1}REJECTION_CODE_HARDWARE_COST_EXCEEDED\0\u{1}REJECTION_CODE_NO_SESSION\0\u{1}REJECTION_CODE_SESSION_NOT_RUNNING\0\u{1}REJECTION_CODE_CAMERA_NOT_USABLE\0\u{1}REJECTION_CODE_PIP_NOT_POSSIBLE\0\u{1}REJECTION_CODE_PIP_PROGRAMMATIC_START\0\u{1}REJECTION_CODE_NO_PIP_CONTROLLER\0\u{1}REJECTION_CODE_PIP_NOT_ACTIVE\0\u{1}REJECTION_CODE_INVALID_ARGUMENT\0\u{1}REJECTION_CODE_ILLEGAL_STATE\0\u{1}REJECTION_CODE_INCOMPATIBLE_CATEGORY_OPTIONS\0\u{1}REJECTION_CODE_CANNOT_INTERRUPT_OTHERS\0\u{1}REJECTION_CODE_CANNOT_START_PLAYING\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0REJECTION_CODE_UNSPECIFIED\0\u{1}REJECTION_CODE_UNKNOWN_NODE\0\u{1}REJECTION_CODE_UNKNOWN_APP\0\u{1}REJECTION_CODE_UNKNOWN_CAMERA\0\u{1}REJECTION_CODE_NODE_NOT_ALIVE\0\u{1}REJECTION_CODE_WRONG_NODE_KIND\0\u{1}REJECTION_CODE_ALREADY_EXISTS\0\u{1}REJECTION_CODE_REQUIRES_FULL_SCREEN\0\u{1}REJECTION_CODE_STAGE_MANAGER_OFF\0\u{1}REJECTION_CODE_STAGE_WINDOW_LIMIT\0\u{1}REJECTION_CODE_DISPLAY_NOT_ATTACHED\0\u{1}REJECTION_CODE_MULTITASKING_CAMERA_ACCESS_UNSUPPORTED\0\u{1}REJECTION_CODE_HARDWARE_COST_EXCEEDED\0\u{1}REJECTION_CODE_NO_SESSION\0\u{1}REJECTION_CODE_SESSION_NOT_RUNNING\0\u{1}REJECTION_CODE_CAMERA_NOT_USABLE\0\u{1}REJECTION_CODE_PIP_NOT_POSSIBLE\0\u{1}REJECTION_CODE_PIP_PROGRAMMATIC_START\0\u{1}REJECTION_CODE_NO_PIP_CONTROLLER\0\u{1}REJECTION_CODE_PIP_NOT_ACTIVE\0\u{1}REJECTION_CODE_INVALID_ARGUMENT\0\u{1}REJECTION_CODE_ILLEGAL_STATE\0\u{1}REJECTION_CODE_INCOMPATIBLE_CATEGORY_OPTIONS\0\u{1}REJECTION_CODE_CANNOT_INTERRUPT_OTHERS\0\u{1}REJECTION_CODE_CANNOT_START_PLAYING\0\u{1}REJECTION_CODE_CAPTURE_GRAPH_UNSUPPORTED\0\u{1}REJECTION_CODE_MULTI_CAM_UNSUPPORTED\0")
 }
 
 nonisolated extension Camsync_V1_Ack: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {

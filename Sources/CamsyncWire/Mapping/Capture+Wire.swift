@@ -51,6 +51,7 @@ extension Camsync_V1_CaptureOutput {
         case .assetWriter: self = .assetWriter
         case .depthData: self = .depthData
         case .metadata: self = .metadata
+        case .audioData: self = .audioData
         }
     }
 }
@@ -65,6 +66,7 @@ extension CaptureOutput {
             case .assetWriter: .assetWriter
             case .depthData: .depthData
             case .metadata: .metadata
+            case .audioData: .audioData
             case .unspecified, .UNRECOGNIZED: nil
             }
         }
@@ -119,16 +121,30 @@ extension Camsync_V1_SessionConfiguration {
         frameRate = Int64(configuration.frameRate)
         if let cost = configuration.hardwareCost { hardwareCost = cost }
         audioInput = configuration.audioInput
+        videoDataResolutions = configuration.videoDataResolutions.map(Camsync_V1_CaptureResolution.init)
+        runByArkit = configuration.runByARKit
+        additionalCameras = configuration.additionalCameras.map(Camsync_V1_CameraRef.init)
     }
 }
 
 extension SessionConfiguration {
-    /// `camera` present and valid, every output and the resolution specified.
+    /// `camera` present and valid, every output and resolution specified, every additional camera
+    /// valid. (How many video data resolutions there are is the engine's check, C11.)
     public init(wire: Camsync_V1_SessionConfiguration) throws(WireMappingError) {
         var outputs: [CaptureOutput] = []
         outputs.reserveCapacity(wire.outputs.count)
         for (index, output) in wire.outputs.enumerated() {
             outputs.append(try CaptureOutput(wire: output, field: "outputs[\(index)]"))
+        }
+        var videoDataResolutions: [CaptureResolution] = []
+        videoDataResolutions.reserveCapacity(wire.videoDataResolutions.count)
+        for (index, resolution) in wire.videoDataResolutions.enumerated() {
+            videoDataResolutions.append(try CaptureResolution(wire: resolution, field: "video_data_resolutions[\(index)]"))
+        }
+        var additionalCameras: [CameraID] = []
+        additionalCameras.reserveCapacity(wire.additionalCameras.count)
+        for (index, camera) in wire.additionalCameras.enumerated() {
+            additionalCameras.append(try requireCameraID(true, camera, "additional_cameras[\(index)]"))
         }
         self.init(
             camera: try requireCameraID(wire.hasCamera, wire.camera, "camera"),
@@ -139,7 +155,10 @@ extension SessionConfiguration {
             deepFusion: wire.deepFusion,
             frameRate: Int(truncatingIfNeeded: wire.frameRate),
             hardwareCost: wire.hasHardwareCost ? wire.hardwareCost : nil,
-            audioInput: wire.audioInput
+            audioInput: wire.audioInput,
+            videoDataResolutions: videoDataResolutions,
+            runByARKit: wire.runByArkit,
+            additionalCameras: additionalCameras
         )
     }
 }

@@ -51,6 +51,8 @@ extension Camsync_V1_CameraPosition {
         case .back: self = .back
         case .lidarDepth: self = .lidarDepth
         case .external: self = .external
+        case .telephoto: self = .telephoto
+        case .ultraWide: self = .ultraWide
         }
     }
 }
@@ -63,6 +65,8 @@ extension CameraPosition {
             case .back: .back
             case .lidarDepth: .lidarDepth
             case .external: .external
+            case .telephoto: .telephoto
+            case .ultraWide: .ultraWide
             case .unspecified, .UNRECOGNIZED: nil
             }
         }
@@ -110,6 +114,8 @@ extension Camsync_V1_DeviceAttributes {
         autoPipEnabled = attributes.autoPiPEnabled
         cameras = attributes.cameras.map(Camsync_V1_CameraSpec.init)
         apps = attributes.apps.map(Camsync_V1_AppSpec.init)
+        isMultiCamSupported = attributes.isMultiCamSupported
+        lidarDepthCameraSupported = attributes.lidarDepthCameraSupported
     }
 }
 
@@ -131,7 +137,10 @@ extension DeviceAttributes {
             layoutDirection: try LayoutDirection(wire: wire.layoutDirection),
             autoPiPEnabled: wire.autoPipEnabled,
             cameras: try cameraSpecs(wire.cameras, "cameras"),
-            apps: apps
+            apps: apps,
+            // C14: absent → the model list (DeviceModelCatalog).
+            isMultiCamSupported: wire.hasIsMultiCamSupported ? wire.isMultiCamSupported : nil,
+            lidarDepthCameraSupported: wire.hasLidarDepthCameraSupported ? wire.lidarDepthCameraSupported : nil
         )
     }
 }

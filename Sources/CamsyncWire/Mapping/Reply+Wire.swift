@@ -29,6 +29,8 @@ extension Camsync_V1_RejectionCode {
         case .incompatibleCategoryOptions: self = .incompatibleCategoryOptions
         case .cannotInterruptOthers: self = .cannotInterruptOthers
         case .cannotStartPlaying: self = .cannotStartPlaying
+        case .captureGraphUnsupported: self = .captureGraphUnsupported
+        case .multiCamUnsupported: self = .multiCamUnsupported
         }
     }
 }
@@ -61,6 +63,8 @@ extension Rejection.Code {
             case .incompatibleCategoryOptions: .incompatibleCategoryOptions
             case .cannotInterruptOthers: .cannotInterruptOthers
             case .cannotStartPlaying: .cannotStartPlaying
+            case .captureGraphUnsupported: .captureGraphUnsupported
+            case .multiCamUnsupported: .multiCamUnsupported
             case .unspecified, .UNRECOGNIZED: nil
             }
         }

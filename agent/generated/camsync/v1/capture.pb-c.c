@@ -97,7 +97,7 @@ void   camsync__v1__session_state__free_unpacked
   assert(message->base.descriptor == &camsync__v1__session_state__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
-static const ProtobufCFieldDescriptor camsync__v1__session_configuration__field_descriptors[9] =
+static const ProtobufCFieldDescriptor camsync__v1__session_configuration__field_descriptors[12] =
 {
   {
     "camera",
@@ -207,8 +207,45 @@ static const ProtobufCFieldDescriptor camsync__v1__session_configuration__field_
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "video_data_resolutions",
+    10,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_ENUM,
+    offsetof(Camsync__V1__SessionConfiguration, n_video_data_resolutions),
+    offsetof(Camsync__V1__SessionConfiguration, video_data_resolutions),
+    &camsync__v1__capture_resolution__descriptor,
+    NULL,
+    0 | PROTOBUF_C_FIELD_FLAG_PACKED,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "run_by_arkit",
+    11,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BOOL,
+    0,   /* quantifier_offset */
+    offsetof(Camsync__V1__SessionConfiguration, run_by_arkit),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "additional_cameras",
+    12,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Camsync__V1__SessionConfiguration, n_additional_cameras),
+    offsetof(Camsync__V1__SessionConfiguration, additional_cameras),
+    &camsync__v1__camera_ref__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned camsync__v1__session_configuration__field_indices_by_name[] = {
+  11,   /* field[11] = additional_cameras */
   8,   /* field[8] = audio_input */
   0,   /* field[0] = camera */
   5,   /* field[5] = deep_fusion */
@@ -218,11 +255,13 @@ static const unsigned camsync__v1__session_configuration__field_indices_by_name[
   2,   /* field[2] = outputs */
   4,   /* field[4] = pro_raw */
   3,   /* field[3] = resolution */
+  10,   /* field[10] = run_by_arkit */
+  9,   /* field[9] = video_data_resolutions */
 };
 static const ProtobufCIntRange camsync__v1__session_configuration__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 9 }
+  { 0, 12 }
 };
 const ProtobufCMessageDescriptor camsync__v1__session_configuration__descriptor =
 {
@@ -232,7 +271,7 @@ const ProtobufCMessageDescriptor camsync__v1__session_configuration__descriptor 
   "Camsync__V1__SessionConfiguration",
   "camsync.v1",
   sizeof(Camsync__V1__SessionConfiguration),
-  9,
+  12,
   camsync__v1__session_configuration__field_descriptors,
   camsync__v1__session_configuration__field_indices_by_name,
   1,  camsync__v1__session_configuration__number_ranges,
@@ -360,7 +399,7 @@ const ProtobufCEnumDescriptor camsync__v1__capture_resolution__descriptor =
   camsync__v1__capture_resolution__value_ranges,
   NULL,NULL,NULL,NULL   /* reserved[1234] */
 };
-static const ProtobufCEnumValue camsync__v1__capture_output__enum_values_by_number[7] =
+static const ProtobufCEnumValue camsync__v1__capture_output__enum_values_by_number[8] =
 {
   { "CAPTURE_OUTPUT_UNSPECIFIED", "CAMSYNC__V1__CAPTURE_OUTPUT__CAPTURE_OUTPUT_UNSPECIFIED", 0 },
   { "CAPTURE_OUTPUT_VIDEO_DATA", "CAMSYNC__V1__CAPTURE_OUTPUT__CAPTURE_OUTPUT_VIDEO_DATA", 1 },
@@ -369,13 +408,15 @@ static const ProtobufCEnumValue camsync__v1__capture_output__enum_values_by_numb
   { "CAPTURE_OUTPUT_ASSET_WRITER", "CAMSYNC__V1__CAPTURE_OUTPUT__CAPTURE_OUTPUT_ASSET_WRITER", 4 },
   { "CAPTURE_OUTPUT_DEPTH_DATA", "CAMSYNC__V1__CAPTURE_OUTPUT__CAPTURE_OUTPUT_DEPTH_DATA", 5 },
   { "CAPTURE_OUTPUT_METADATA", "CAMSYNC__V1__CAPTURE_OUTPUT__CAPTURE_OUTPUT_METADATA", 6 },
+  { "CAPTURE_OUTPUT_AUDIO_DATA", "CAMSYNC__V1__CAPTURE_OUTPUT__CAPTURE_OUTPUT_AUDIO_DATA", 7 },
 };
 static const ProtobufCIntRange camsync__v1__capture_output__value_ranges[] = {
-{0, 0},{0, 7}
+{0, 0},{0, 8}
 };
-static const ProtobufCEnumValueIndex camsync__v1__capture_output__enum_values_by_name[7] =
+static const ProtobufCEnumValueIndex camsync__v1__capture_output__enum_values_by_name[8] =
 {
   { "CAPTURE_OUTPUT_ASSET_WRITER", 4 },
+  { "CAPTURE_OUTPUT_AUDIO_DATA", 7 },
   { "CAPTURE_OUTPUT_DEPTH_DATA", 5 },
   { "CAPTURE_OUTPUT_METADATA", 6 },
   { "CAPTURE_OUTPUT_MOVIE_FILE", 3 },
@@ -390,9 +431,9 @@ const ProtobufCEnumDescriptor camsync__v1__capture_output__descriptor =
   "CaptureOutput",
   "Camsync__V1__CaptureOutput",
   "camsync.v1",
-  7,
+  8,
   camsync__v1__capture_output__enum_values_by_number,
-  7,
+  8,
   camsync__v1__capture_output__enum_values_by_name,
   1,
   camsync__v1__capture_output__value_ranges,

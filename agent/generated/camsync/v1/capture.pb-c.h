@@ -47,7 +47,8 @@ typedef enum _Camsync__V1__CaptureResolution {
     PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(CAMSYNC__V1__CAPTURE_RESOLUTION)
 } Camsync__V1__CaptureResolution;
 /*
- * Capture outputs a session can have (SPEC §1 "Capture session", R1).
+ * Capture outputs a session can have (SPEC §1 "Capture session", R1). VIDEO_DATA may be listed
+ * once per video data output (C11).
  */
 typedef enum _Camsync__V1__CaptureOutput {
   CAMSYNC__V1__CAPTURE_OUTPUT__CAPTURE_OUTPUT_UNSPECIFIED = 0,
@@ -56,7 +57,11 @@ typedef enum _Camsync__V1__CaptureOutput {
   CAMSYNC__V1__CAPTURE_OUTPUT__CAPTURE_OUTPUT_MOVIE_FILE = 3,
   CAMSYNC__V1__CAPTURE_OUTPUT__CAPTURE_OUTPUT_ASSET_WRITER = 4,
   CAMSYNC__V1__CAPTURE_OUTPUT__CAPTURE_OUTPUT_DEPTH_DATA = 5,
-  CAMSYNC__V1__CAPTURE_OUTPUT__CAPTURE_OUTPUT_METADATA = 6
+  CAMSYNC__V1__CAPTURE_OUTPUT__CAPTURE_OUTPUT_METADATA = 6,
+  /*
+   * AVCaptureAudioDataOutput; needs SessionConfiguration.audio_input (C12).
+   */
+  CAMSYNC__V1__CAPTURE_OUTPUT__CAPTURE_OUTPUT_AUDIO_DATA = 7
     PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(CAMSYNC__V1__CAPTURE_OUTPUT)
 } Camsync__V1__CaptureOutput;
 /*
@@ -103,7 +108,7 @@ typedef enum {
 } Camsync__V1__SessionConfiguration__HardwareCostCase;
 
 /*
- * A capture session's configuration (SPEC §1 "Capture session", C3, C9, R2).
+ * A capture session's configuration (SPEC §1 "Capture session", C3, C9, C11–C14, R2).
  */
 struct  Camsync__V1__SessionConfiguration
 {
@@ -133,6 +138,22 @@ struct  Camsync__V1__SessionConfiguration
    * record / playAndRecord non-mixable audio session holds the microphone).
    */
   protobuf_c_boolean audio_input;
+  /*
+   * C11: the resolution each video data output delivers, in the order of the VIDEO_DATA entries of
+   * `outputs`; empty means every one delivers `resolution`. Otherwise exactly one per VIDEO_DATA
+   * entry, every value specified and none above `resolution`.
+   */
+  size_t n_video_data_resolutions;
+  Camsync__V1__CaptureResolution *video_data_resolutions;
+  /*
+   * C13: the session is run by ARKit; it never has multitasking camera access.
+   */
+  protobuf_c_boolean run_by_arkit;
+  /*
+   * C14: further cameras of the same device camera system used at once (AVCaptureMultiCamSession).
+   */
+  size_t n_additional_cameras;
+  Camsync__V1__CameraRef **additional_cameras;
   Camsync__V1__SessionConfiguration__HardwareCostCase _hardware_cost_case;
   union {
     double hardware_cost;
@@ -140,7 +161,7 @@ struct  Camsync__V1__SessionConfiguration
 };
 #define CAMSYNC__V1__SESSION_CONFIGURATION__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&camsync__v1__session_configuration__descriptor) \
-    , NULL, 0, 0,NULL, CAMSYNC__V1__CAPTURE_RESOLUTION__CAPTURE_RESOLUTION_UNSPECIFIED, 0, 0, 0, 0, CAMSYNC__V1__SESSION_CONFIGURATION___HARDWARE_COST__NOT_SET, {0} }
+    , NULL, 0, 0,NULL, CAMSYNC__V1__CAPTURE_RESOLUTION__CAPTURE_RESOLUTION_UNSPECIFIED, 0, 0, 0, 0, 0,NULL, 0, 0,NULL, CAMSYNC__V1__SESSION_CONFIGURATION___HARDWARE_COST__NOT_SET, {0} }
 
 
 /*

@@ -283,7 +283,7 @@ const ProtobufCMessageDescriptor camsync__v1__camera_spec__descriptor =
   (ProtobufCMessageInit) camsync__v1__camera_spec__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor camsync__v1__device_attributes__field_descriptors[10] =
+static const ProtobufCFieldDescriptor camsync__v1__device_attributes__field_descriptors[12] =
 {
   {
     "model",
@@ -405,12 +405,38 @@ static const ProtobufCFieldDescriptor camsync__v1__device_attributes__field_desc
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "is_multi_cam_supported",
+    11,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BOOL,
+    offsetof(Camsync__V1__DeviceAttributes, _is_multi_cam_supported_case),
+    offsetof(Camsync__V1__DeviceAttributes, is_multi_cam_supported),
+    NULL,
+    NULL,
+    0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "lidar_depth_camera_supported",
+    12,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BOOL,
+    offsetof(Camsync__V1__DeviceAttributes, _lidar_depth_camera_supported_case),
+    offsetof(Camsync__V1__DeviceAttributes, lidar_depth_camera_supported),
+    NULL,
+    NULL,
+    0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned camsync__v1__device_attributes__field_indices_by_name[] = {
   9,   /* field[9] = apps */
   7,   /* field[7] = auto_pip_enabled */
   8,   /* field[8] = cameras */
+  10,   /* field[10] = is_multi_cam_supported */
   6,   /* field[6] = layout_direction */
+  11,   /* field[11] = lidar_depth_camera_supported */
   0,   /* field[0] = model */
   3,   /* field[3] = multitasking_camera_supported */
   1,   /* field[1] = os_major */
@@ -421,7 +447,7 @@ static const unsigned camsync__v1__device_attributes__field_indices_by_name[] = 
 static const ProtobufCIntRange camsync__v1__device_attributes__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 10 }
+  { 0, 12 }
 };
 const ProtobufCMessageDescriptor camsync__v1__device_attributes__descriptor =
 {
@@ -431,7 +457,7 @@ const ProtobufCMessageDescriptor camsync__v1__device_attributes__descriptor =
   "Camsync__V1__DeviceAttributes",
   "camsync.v1",
   sizeof(Camsync__V1__DeviceAttributes),
-  10,
+  12,
   camsync__v1__device_attributes__field_descriptors,
   camsync__v1__device_attributes__field_indices_by_name,
   1,  camsync__v1__device_attributes__number_ranges,
@@ -729,23 +755,27 @@ const ProtobufCEnumDescriptor camsync__v1__layout_direction__descriptor =
   camsync__v1__layout_direction__value_ranges,
   NULL,NULL,NULL,NULL   /* reserved[1234] */
 };
-static const ProtobufCEnumValue camsync__v1__camera_position__enum_values_by_number[5] =
+static const ProtobufCEnumValue camsync__v1__camera_position__enum_values_by_number[7] =
 {
   { "CAMERA_POSITION_UNSPECIFIED", "CAMSYNC__V1__CAMERA_POSITION__CAMERA_POSITION_UNSPECIFIED", 0 },
   { "CAMERA_POSITION_FRONT", "CAMSYNC__V1__CAMERA_POSITION__CAMERA_POSITION_FRONT", 1 },
   { "CAMERA_POSITION_BACK", "CAMSYNC__V1__CAMERA_POSITION__CAMERA_POSITION_BACK", 2 },
   { "CAMERA_POSITION_LIDAR_DEPTH", "CAMSYNC__V1__CAMERA_POSITION__CAMERA_POSITION_LIDAR_DEPTH", 3 },
   { "CAMERA_POSITION_EXTERNAL", "CAMSYNC__V1__CAMERA_POSITION__CAMERA_POSITION_EXTERNAL", 4 },
+  { "CAMERA_POSITION_TELEPHOTO", "CAMSYNC__V1__CAMERA_POSITION__CAMERA_POSITION_TELEPHOTO", 5 },
+  { "CAMERA_POSITION_ULTRA_WIDE", "CAMSYNC__V1__CAMERA_POSITION__CAMERA_POSITION_ULTRA_WIDE", 6 },
 };
 static const ProtobufCIntRange camsync__v1__camera_position__value_ranges[] = {
-{0, 0},{0, 5}
+{0, 0},{0, 7}
 };
-static const ProtobufCEnumValueIndex camsync__v1__camera_position__enum_values_by_name[5] =
+static const ProtobufCEnumValueIndex camsync__v1__camera_position__enum_values_by_name[7] =
 {
   { "CAMERA_POSITION_BACK", 2 },
   { "CAMERA_POSITION_EXTERNAL", 4 },
   { "CAMERA_POSITION_FRONT", 1 },
   { "CAMERA_POSITION_LIDAR_DEPTH", 3 },
+  { "CAMERA_POSITION_TELEPHOTO", 5 },
+  { "CAMERA_POSITION_ULTRA_WIDE", 6 },
   { "CAMERA_POSITION_UNSPECIFIED", 0 },
 };
 const ProtobufCEnumDescriptor camsync__v1__camera_position__descriptor =
@@ -755,9 +785,9 @@ const ProtobufCEnumDescriptor camsync__v1__camera_position__descriptor =
   "CameraPosition",
   "Camsync__V1__CameraPosition",
   "camsync.v1",
-  5,
+  7,
   camsync__v1__camera_position__enum_values_by_number,
-  5,
+  7,
   camsync__v1__camera_position__enum_values_by_name,
   1,
   camsync__v1__camera_position__value_ranges,

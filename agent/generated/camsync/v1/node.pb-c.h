@@ -53,7 +53,13 @@ typedef enum _Camsync__V1__CameraPosition {
   CAMSYNC__V1__CAMERA_POSITION__CAMERA_POSITION_FRONT = 1,
   CAMSYNC__V1__CAMERA_POSITION__CAMERA_POSITION_BACK = 2,
   CAMSYNC__V1__CAMERA_POSITION__CAMERA_POSITION_LIDAR_DEPTH = 3,
-  CAMSYNC__V1__CAMERA_POSITION__CAMERA_POSITION_EXTERNAL = 4
+  CAMSYNC__V1__CAMERA_POSITION__CAMERA_POSITION_EXTERNAL = 4,
+  /*
+   * The back Telephoto and Ultra Wide cameras (C14). BACK is the back wide-angle camera, which
+   * LIDAR_DEPTH is a virtual camera over.
+   */
+  CAMSYNC__V1__CAMERA_POSITION__CAMERA_POSITION_TELEPHOTO = 5,
+  CAMSYNC__V1__CAMERA_POSITION__CAMERA_POSITION_ULTRA_WIDE = 6
     PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(CAMSYNC__V1__CAMERA_POSITION)
 } Camsync__V1__CameraPosition;
 
@@ -78,6 +84,18 @@ struct  Camsync__V1__CameraSpec
  { PROTOBUF_C_MESSAGE_INIT (&camsync__v1__camera_spec__descriptor) \
     , (char *)protobuf_c_empty_string, CAMSYNC__V1__CAMERA_POSITION__CAMERA_POSITION_UNSPECIFIED }
 
+
+typedef enum {
+  CAMSYNC__V1__DEVICE_ATTRIBUTES___IS_MULTI_CAM_SUPPORTED__NOT_SET = 0,
+  CAMSYNC__V1__DEVICE_ATTRIBUTES___IS_MULTI_CAM_SUPPORTED_IS_MULTI_CAM_SUPPORTED = 11
+    PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(CAMSYNC__V1__DEVICE_ATTRIBUTES___IS_MULTI_CAM_SUPPORTED__CASE)
+} Camsync__V1__DeviceAttributes__IsMultiCamSupportedCase;
+
+typedef enum {
+  CAMSYNC__V1__DEVICE_ATTRIBUTES___LIDAR_DEPTH_CAMERA_SUPPORTED__NOT_SET = 0,
+  CAMSYNC__V1__DEVICE_ATTRIBUTES___LIDAR_DEPTH_CAMERA_SUPPORTED_LIDAR_DEPTH_CAMERA_SUPPORTED = 12
+    PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(CAMSYNC__V1__DEVICE_ATTRIBUTES___LIDAR_DEPTH_CAMERA_SUPPORTED__CASE)
+} Camsync__V1__DeviceAttributes__LidarDepthCameraSupportedCase;
 
 /*
  * What an iPad declares about itself (SPEC §1 "Device node"; C3, L3, P1, P3).
@@ -127,10 +145,18 @@ struct  Camsync__V1__DeviceAttributes
    */
   size_t n_apps;
   Camsync__V1__AppSpec **apps;
+  Camsync__V1__DeviceAttributes__IsMultiCamSupportedCase _is_multi_cam_supported_case;
+  union {
+    protobuf_c_boolean is_multi_cam_supported;
+  };
+  Camsync__V1__DeviceAttributes__LidarDepthCameraSupportedCase _lidar_depth_camera_supported_case;
+  union {
+    protobuf_c_boolean lidar_depth_camera_supported;
+  };
 };
 #define CAMSYNC__V1__DEVICE_ATTRIBUTES__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&camsync__v1__device_attributes__descriptor) \
-    , (char *)protobuf_c_empty_string, 0, 0, 0, 0, 0, CAMSYNC__V1__LAYOUT_DIRECTION__LAYOUT_DIRECTION_UNSPECIFIED, 0, 0,NULL, 0,NULL }
+    , (char *)protobuf_c_empty_string, 0, 0, 0, 0, 0, CAMSYNC__V1__LAYOUT_DIRECTION__LAYOUT_DIRECTION_UNSPECIFIED, 0, 0,NULL, 0,NULL, CAMSYNC__V1__DEVICE_ATTRIBUTES___IS_MULTI_CAM_SUPPORTED__NOT_SET, {0}, CAMSYNC__V1__DEVICE_ATTRIBUTES___LIDAR_DEPTH_CAMERA_SUPPORTED__NOT_SET, {0} }
 
 
 typedef enum {

@@ -273,7 +273,7 @@ const ProtobufCEnumDescriptor camsync__v1__error_code__descriptor =
   camsync__v1__error_code__value_ranges,
   NULL,NULL,NULL,NULL   /* reserved[1234] */
 };
-static const ProtobufCEnumValue camsync__v1__rejection_code__enum_values_by_number[25] =
+static const ProtobufCEnumValue camsync__v1__rejection_code__enum_values_by_number[27] =
 {
   { "REJECTION_CODE_UNSPECIFIED", "CAMSYNC__V1__REJECTION_CODE__REJECTION_CODE_UNSPECIFIED", 0 },
   { "REJECTION_CODE_UNKNOWN_NODE", "CAMSYNC__V1__REJECTION_CODE__REJECTION_CODE_UNKNOWN_NODE", 1 },
@@ -300,22 +300,26 @@ static const ProtobufCEnumValue camsync__v1__rejection_code__enum_values_by_numb
   { "REJECTION_CODE_INCOMPATIBLE_CATEGORY_OPTIONS", "CAMSYNC__V1__REJECTION_CODE__REJECTION_CODE_INCOMPATIBLE_CATEGORY_OPTIONS", 22 },
   { "REJECTION_CODE_CANNOT_INTERRUPT_OTHERS", "CAMSYNC__V1__REJECTION_CODE__REJECTION_CODE_CANNOT_INTERRUPT_OTHERS", 23 },
   { "REJECTION_CODE_CANNOT_START_PLAYING", "CAMSYNC__V1__REJECTION_CODE__REJECTION_CODE_CANNOT_START_PLAYING", 24 },
+  { "REJECTION_CODE_CAPTURE_GRAPH_UNSUPPORTED", "CAMSYNC__V1__REJECTION_CODE__REJECTION_CODE_CAPTURE_GRAPH_UNSUPPORTED", 25 },
+  { "REJECTION_CODE_MULTI_CAM_UNSUPPORTED", "CAMSYNC__V1__REJECTION_CODE__REJECTION_CODE_MULTI_CAM_UNSUPPORTED", 26 },
 };
 static const ProtobufCIntRange camsync__v1__rejection_code__value_ranges[] = {
-{0, 0},{0, 25}
+{0, 0},{0, 27}
 };
-static const ProtobufCEnumValueIndex camsync__v1__rejection_code__enum_values_by_name[25] =
+static const ProtobufCEnumValueIndex camsync__v1__rejection_code__enum_values_by_name[27] =
 {
   { "REJECTION_CODE_ALREADY_EXISTS", 6 },
   { "REJECTION_CODE_CAMERA_NOT_USABLE", 15 },
   { "REJECTION_CODE_CANNOT_INTERRUPT_OTHERS", 23 },
   { "REJECTION_CODE_CANNOT_START_PLAYING", 24 },
+  { "REJECTION_CODE_CAPTURE_GRAPH_UNSUPPORTED", 25 },
   { "REJECTION_CODE_DISPLAY_NOT_ATTACHED", 10 },
   { "REJECTION_CODE_HARDWARE_COST_EXCEEDED", 12 },
   { "REJECTION_CODE_ILLEGAL_STATE", 21 },
   { "REJECTION_CODE_INCOMPATIBLE_CATEGORY_OPTIONS", 22 },
   { "REJECTION_CODE_INVALID_ARGUMENT", 20 },
   { "REJECTION_CODE_MULTITASKING_CAMERA_ACCESS_UNSUPPORTED", 11 },
+  { "REJECTION_CODE_MULTI_CAM_UNSUPPORTED", 26 },
   { "REJECTION_CODE_NODE_NOT_ALIVE", 4 },
   { "REJECTION_CODE_NO_PIP_CONTROLLER", 18 },
   { "REJECTION_CODE_NO_SESSION", 13 },
@@ -339,9 +343,9 @@ const ProtobufCEnumDescriptor camsync__v1__rejection_code__descriptor =
   "RejectionCode",
   "Camsync__V1__RejectionCode",
   "camsync.v1",
-  25,
+  27,
   camsync__v1__rejection_code__enum_values_by_number,
-  25,
+  27,
   camsync__v1__rejection_code__enum_values_by_name,
   1,
   camsync__v1__rejection_code__value_ranges,

@@ -132,7 +132,17 @@ typedef enum _Camsync__V1__RejectionCode {
    * A8: audio from background without the audio background mode and a playback /
    * playAndRecord category.
    */
-  CAMSYNC__V1__REJECTION_CODE__REJECTION_CODE_CANNOT_START_PLAYING = 24
+  CAMSYNC__V1__REJECTION_CODE__REJECTION_CODE_CANNOT_START_PLAYING = 24,
+  /*
+   * C11, C12: several video data outputs, or a movie file output with video / audio data
+   * outputs, before iPadOS 16.
+   */
+  CAMSYNC__V1__REJECTION_CODE__REJECTION_CODE_CAPTURE_GRAPH_UNSUPPORTED = 25,
+  /*
+   * C14: a MultiCam session the device cannot run (no MultiCam on the model, a camera of another
+   * camera system, the LiDAR Depth Camera with the back wide-angle camera).
+   */
+  CAMSYNC__V1__REJECTION_CODE__REJECTION_CODE_MULTI_CAM_UNSUPPORTED = 26
     PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(CAMSYNC__V1__REJECTION_CODE)
 } Camsync__V1__RejectionCode;
 
