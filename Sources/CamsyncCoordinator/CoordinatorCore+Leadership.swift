@@ -73,7 +73,7 @@ extension CoordinatorCore {
         ha!.awaitingRead = false
         var actions: [CoordinatorAction] = []
         for entry in entries {
-            guard let bytes = entry.batch, let batch = try? Camsync_V1_EventBatch(serializedBytes: bytes),
+            guard let batch = try? Camsync_V1_EventBatch(serializedBytes: entry.batch),
                   follow(batch) == .applied else {
                 actions.append(.log(.init(.info, "catching up: the log does not continue this state; rebuilding",
                                           ["sequence": "\(sequence)", "entry": "\(entry.sequence)"])))

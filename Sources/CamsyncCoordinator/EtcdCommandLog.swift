@@ -38,7 +38,8 @@ public struct EtcdCommandLog: Sendable {
         var turn = Camsync_V1_Replay()
         var bytes = 0
         for entry in entries {
-            guard let batch = entry.batch else { throw EtcdCommandLogError("entry \(entry.sequence) has no batch") }
+            let batch = entry.batch
+            guard !batch.isEmpty else { throw EtcdCommandLogError("entry \(entry.sequence) has no batch") }
             if bytes + batch.count > Self.maximumPutBytes, !turn.batches.isEmpty {
                 try await put(turn, ifLeading: leadership)
                 turn = Camsync_V1_Replay()

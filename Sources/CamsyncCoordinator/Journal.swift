@@ -90,7 +90,7 @@ public final class Journal {
             for entry in entries {
                 try statement.execute(arguments: [
                     Int64(entry.sequence), Int64(entry.term), entry.timeMilliseconds, entry.node,
-                    Int64(bitPattern: entry.requestID), Data(entry.command), entry.batch.map { Data($0) },
+                    Int64(bitPattern: entry.requestID), Data(entry.command), Data(entry.batch),
                 ])
             }
         }
@@ -125,7 +125,7 @@ public final class Journal {
     public func entries(after sequence: UInt64, limit: Int? = nil) throws -> [JournalEntry] {
         guard let database else { return [] }
         return try database.read { db in
-            var sql = "SELECT sequence, term, timeMs, node, requestID, command FROM command WHERE sequence > ? ORDER BY sequence"
+            var sql = "SELECT sequence, term, timeMs, node, requestID, command, batch FROM command WHERE sequence > ? ORDER BY sequence"
             if let limit { sql += " LIMIT \(limit)" }
             return try Row.fetchAll(db, sql: sql, arguments: [Int64(sequence)]).map(Self.entry)
         }
@@ -146,7 +146,7 @@ public final class Journal {
         guard let database else { return [] }
         return try database.read { db in
             try Row.fetchAll(db, sql: """
-                SELECT * FROM (SELECT sequence, term, timeMs, node, requestID, command FROM command
+                SELECT * FROM (SELECT sequence, term, timeMs, node, requestID, command, batch FROM command
                 ORDER BY sequence DESC LIMIT ?) ORDER BY sequence
                 """, arguments: [count]).map(Self.entry)
         }
@@ -167,6 +167,7 @@ public final class Journal {
         return JournalEntry(
             sequence: UInt64(row["sequence"] as Int64), term: UInt64(row["term"] as Int64),
             timeMilliseconds: row["timeMs"], node: row["node"],
-            requestID: UInt64(bitPattern: row["requestID"] as Int64), command: [UInt8](command))
+            requestID: UInt64(bitPattern: row["requestID"] as Int64), command: [UInt8](command),
+            batch: (row["batch"] as Data?).map { [UInt8]($0) } ?? [])
     }
 }

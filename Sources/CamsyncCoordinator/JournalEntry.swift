@@ -7,12 +7,12 @@ public struct JournalEntry: Equatable, Sendable {
     public var node: String
     public var requestID: UInt64
     public var command: [UInt8]
-    /// The `Camsync_V1_EventBatch` as published (served to replay requests); nil in journals
-    /// written before replays existed.
-    public var batch: [UInt8]?
+    /// The `Camsync_V1_EventBatch` as published (served to replay requests, and what the etcd log
+    /// keeps); empty only in rows of a journal written before replays existed (schema v1).
+    public var batch: [UInt8]
 
     public init(sequence: UInt64, term: UInt64, timeMilliseconds: Int64, node: String, requestID: UInt64, command: [UInt8],
-                batch: [UInt8]? = nil) {
+                batch: [UInt8]) {
         self.sequence = sequence
         self.term = term
         self.timeMilliseconds = timeMilliseconds

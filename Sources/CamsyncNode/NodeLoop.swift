@@ -110,13 +110,17 @@ final class NodeLoop {
                 guard let socket = item.socket else { continue }
                 if socket === wake { _ = try wake.receive(dontWait: true) }
                 if socket === subscriber {
-                    try drain(subscriber, until: turnEnds) { try perform(session.receivePublication($0.frames, now: Self.now())) }
+                    try drain(subscriber, still: { $0 === subscriber }, until: turnEnds) {
+                        try perform(session.receivePublication($0.frames, now: Self.now()))
+                    }
                 }
                 if socket === dealer {
-                    try drain(dealer, until: turnEnds) { try perform(session.receiveReply($0.frames, now: Self.now())) }
+                    try drain(dealer, still: { $0 === dealer }, until: turnEnds) {
+                        try perform(session.receiveReply($0.frames, now: Self.now()))
+                    }
                 }
                 if socket === control {
-                    try drain(control, until: turnEnds) { message in
+                    try drain(control, still: { $0 === control }, until: turnEnds) { message in
                         guard message.frames.count == 2, let identity = message.frames.first else { return }
                         try perform(session.receiveControl(identity: identity, frame: message.frames[1], now: Self.now()))
                     }
@@ -128,9 +132,12 @@ final class NodeLoop {
     }
 
     /// Takes what `socket` has queued, up to `messagesPerTurn` and not past `turnEnds` (monotonic ms);
-    /// at least one message when there is one, so every socket makes progress each turn.
-    func drain(_ socket: ZMQSocket, until turnEnds: Int64, _ handle: (ZMQMessage) throws -> Void) throws {
+    /// at least one message when there is one, so every socket makes progress each turn. Stops when
+    /// handling a message replaced the socket (`still` is false: a reconnect closed it).
+    func drain(_ socket: ZMQSocket, still: (ZMQSocket) -> Bool, until turnEnds: Int64,
+               _ handle: (ZMQMessage) throws -> Void) throws {
         for taken in 0..<Self.messagesPerTurn {
+            guard still(socket) else { return }
             if taken > 0, Clock.monotonicMilliseconds() >= turnEnds { return }
             guard let message = try socket.receive(dontWait: true) else { return }
             try handle(message)

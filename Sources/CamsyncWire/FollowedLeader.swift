@@ -62,11 +62,8 @@ public struct FollowedLeader: Sendable, Equatable {
     /// The coordinator just left because it fell silent, with the term known when it was left; nil
     /// once a higher term is known or it speaks again itself.
     public private(set) var leftForSilence: Coordinator?
-    /// The coordinators that named the one left for silence, in its term, since it was left. When
-    /// every other coordinator has, it is alive after all (they see its lease renewed on etcd):
-    /// follow it again. Without this a client that hears no heartbeats would never go back to a
-    /// leader it left over a lost reply (found by `camsync sim --seed 4`).
-    public private(set) var confirmedBy: Set<String> = []
+    /// When it was left (the caller's monotonic ms), if the caller keeps time (`fellSilent(at:)`).
+    public private(set) var leftAt: Int64?
 
     /// Follows the first endpoint of `endpoints`, in no known term.
     public init(endpoints: [String]) {
@@ -85,7 +82,7 @@ public struct FollowedLeader: Sendable, Equatable {
     public mutating func noteTerm(_ term: UInt64) -> Bool {
         guard term > highestTerm else { return false }
         highestTerm = term
-        if let left = leftForSilence, term > left.term { forgetLeft() }
+        if let left = leftForSilence, term > left.term { leftForSilence = nil }
         return true
     }
 
@@ -95,22 +92,22 @@ public struct FollowedLeader: Sendable, Equatable {
 
     /// A coordinator named leader, at `commandEndpoint` in `term`, by itself or another: follow it
     /// or not (K7). The term named is not a term heard: whoever hears the leader calls `noteTerm`.
-    public mutating func named(commandEndpoint: String, term: UInt64, by source: Source) -> Decision {
+    /// `now` (the caller's monotonic ms, with `fellSilent(at:)`): a client that hears no heartbeats
+    /// lets the memory of the one left for silence lapse after `hearsayMemoryMilliseconds`.
+    public mutating func named(commandEndpoint: String, term: UInt64, by source: Source, at now: Int64? = nil) -> Decision {
+        if let now, let leftAt, leftForSilence != nil, now - leftAt >= Self.hearsayMemoryMilliseconds {
+            leftForSilence = nil
+            self.leftAt = nil
+        }
         guard !commandEndpoint.isEmpty else { return .ignored(.noEndpoint) }
         guard term >= termFollowed else { return .ignored(.lowerTerm) }
         if let left = leftForSilence {
             if left.commandEndpoint == commandEndpoint, left.term == term {
-                // Hearsay names the dead leader in the term it died in; its own heartbeat proves it
-                // speaks, and so does every other coordinator naming it.
-                if source == .another {
-                    confirmedBy.insert(followed.commandEndpoint)
-                    guard Set(endpoints).subtracting([left.commandEndpoint]).isSubset(of: confirmedBy) else {
-                        return .ignored(.leftForSilence)
-                    }
-                }
-                forgetLeft()
+                // Hearsay names the dead leader in the term it died in; its own heartbeat proves it speaks.
+                guard source == .itself else { return .ignored(.leftForSilence) }
+                leftForSilence = nil
             } else if term > left.term {
-                forgetLeft()
+                leftForSilence = nil
             }
         }
         guard commandEndpoint != followed.commandEndpoint else {
@@ -124,10 +121,10 @@ public struct FollowedLeader: Sendable, Equatable {
     /// The coordinator followed fell silent: remember it (in the term known now) and move to the
     /// next endpoint of the list. Returns false with a list of one, which stays where it is.
     @discardableResult
-    public mutating func fellSilent() -> Bool {
+    public mutating func fellSilent(at now: Int64? = nil) -> Bool {
         guard endpoints.count > 1 else { return false }
+        leftAt = now
         leftForSilence = Coordinator(commandEndpoint: followed.commandEndpoint, term: termFollowed)
-        confirmedBy = []
         followed = Coordinator(commandEndpoint: next(after: followed.commandEndpoint, skipping: nil), term: 0)
         return true
     }
@@ -143,10 +140,14 @@ public struct FollowedLeader: Sendable, Equatable {
         return true
     }
 
-    private mutating func forgetLeft() {
-        leftForSilence = nil
-        confirmedBy = []
-    }
+    /// How long a client that hears no heartbeats keeps ignoring hearsay about the coordinator it
+    /// left for silence: long enough for a dead leader's lease to expire on etcd (its TTL, 2 s by
+    /// default, and etcd's 500 ms lessor tick) and for the standbys to see it. A standby that still
+    /// names it in the same term after that shows it lives (its lease is renewed). Nodes hear
+    /// heartbeats, which end the memory at once, and need no such lapse. (Found by `camsync sim`:
+    /// a client that left a live leader over a lost reply never went back to it.)
+    public static let hearsayMemoryMilliseconds: Int64 = 5_000
+
 
     /// The endpoint after `endpoint` in the list (the first when it is not in the list), past `skipped`
     /// unless that is the only other choice.

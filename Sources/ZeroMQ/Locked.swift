@@ -4,8 +4,8 @@ import Glibc
 import Darwin
 #endif
 
-/// A value guarded by a pthread mutex. (`Synchronization.Mutex` would do, but needs macOS 15
-/// while the package supports macOS 14.)
+/// A value guarded by a pthread mutex, as a class so that threads, tasks and `@Sendable` closures
+/// can share one by reference (`Synchronization.Mutex` is a non-copyable value, owned in one place).
 public final class Locked<Value: Sendable>: @unchecked Sendable {
     private var value: Value
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>

@@ -186,7 +186,7 @@ struct CoordinatorReceiveTests {
         actions = core.receiveTurn(Self.frame(request(0)), at: Self.at(3))
         #expect(actions == [.serveReplay(routingID: Self.ipad1, requestID: 3, after: 0, limit: CoordinatorCore.replayBatchLimit)])
         let served = core.runTurn(at: Self.at(4)) {
-            $0.replayReply(to: Self.ipad1, after: 0, requestID: 3, stored: .success(logged.compactMap(\.batch)))
+            $0.replayReply(to: Self.ipad1, after: 0, requestID: 3, stored: .success(logged.map(\.batch)))
         }
         guard case .replay(let replay)? = Self.replies(served).first?.body else { Issue.record("\(served)"); return }
         #expect(replay.batches.map(\.sequence) == [1])

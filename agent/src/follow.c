@@ -22,30 +22,10 @@ uint64_t follower_term_followed(const leader_follower *f) {
 
 int follower_is_stale(const leader_follower *f, uint64_t term) { return term < f->highest_term; }
 
-static void forget_left(leader_follower *f) {
-    f->has_left = 0;
-    f->confirmed_by = 0;
-}
-
-static size_t endpoint_index(const leader_follower *f, const char *endpoint) {
-    for (size_t i = 0; i < f->n_endpoints; i++)
-        if (strcmp(f->endpoints[i], endpoint) == 0) return i;
-    return f->n_endpoints;
-}
-
-// Whether every endpoint but the one left has named it.
-static int confirmed_by_all_others(const leader_follower *f) {
-    for (size_t i = 0; i < f->n_endpoints && i < 64; i++) {
-        if (strcmp(f->endpoints[i], f->left.endpoint) == 0) continue;
-        if (!(f->confirmed_by & (UINT64_C(1) << i))) return 0;
-    }
-    return 1;
-}
-
 int follower_note_term(leader_follower *f, uint64_t term) {
     if (term <= f->highest_term) return 0;
     f->highest_term = term;
-    if (f->has_left && term > f->left.term) forget_left(f);
+    if (f->has_left && term > f->left.term) f->has_left = 0;
     return 1;
 }
 
@@ -54,16 +34,11 @@ follow_decision follower_named(leader_follower *f, const char *endpoint, uint64_
     if (term < follower_term_followed(f)) return FOLLOW_LOWER_TERM;
     if (f->has_left) {
         if (strcmp(f->left.endpoint, endpoint) == 0 && f->left.term == term) {
-            // Hearsay names the dead leader in the term it died in; its own heartbeat proves it
-            // speaks, and so does every other coordinator naming it.
-            if (by != NAMED_BY_ITSELF) {
-                size_t i = endpoint_index(f, f->followed.endpoint);
-                if (i < 64) f->confirmed_by |= UINT64_C(1) << i;
-                if (!confirmed_by_all_others(f)) return FOLLOW_LEFT_FOR_SILENCE;
-            }
-            forget_left(f);
+            // Hearsay names the dead leader in the term it died in; its own heartbeat proves it speaks.
+            if (by != NAMED_BY_ITSELF) return FOLLOW_LEFT_FOR_SILENCE;
+            f->has_left = 0;
         } else if (term > f->left.term) {
-            forget_left(f);
+            f->has_left = 0;
         }
     }
     if (strcmp(f->followed.endpoint, endpoint) == 0) {
@@ -94,7 +69,6 @@ int follower_fell_silent(leader_follower *f) {
     if (f->n_endpoints < 2) return 0;
     set(&f->left, f->followed.endpoint, follower_term_followed(f));
     f->has_left = 1;
-    f->confirmed_by = 0;
     char from[FOLLOW_ENDPOINT_MAX];
     snprintf(from, sizeof from, "%s", f->followed.endpoint);
     set(&f->followed, next_endpoint(f, from, NULL), 0);

@@ -5,7 +5,7 @@
 //
 // K7: a coordinator named leader is followed only in a term higher than the one followed, or in
 // the same term if it is not the one just left because it fell silent; a leader's own heartbeat
-// is that coordinator speaking again, and is followed, and so is one every other coordinator names.
+// is that coordinator speaking again, and is followed.
 #ifndef CAMSYNC_AGENT_FOLLOW_H
 #define CAMSYNC_AGENT_FOLLOW_H
 
@@ -39,7 +39,6 @@ typedef struct {
     uint64_t highest_term; // the highest term heard (heartbeats, batches, a leader's replies)
     int has_left;
     followed_coordinator left; // the one just left for silence, in the term followed then
-    uint64_t confirmed_by;     // bit i: endpoint i named the one left, in its term, since it was left
 } leader_follower;
 
 void follower_init(leader_follower *f, const char *const *endpoints, size_t n_endpoints);

@@ -68,7 +68,7 @@ final class LeaderFollowingClient {
             if let due = resendAt, now >= due {
                 try attempt(now)
             } else if resendAt == nil, now >= attemptSentAt + retryNanoseconds {
-                leader.fellSilent()
+                leader.fellSilent(at: Int64(now / 1_000_000))
                 try attempt(now)
             }
         }
@@ -82,7 +82,8 @@ final class LeaderFollowingClient {
                 if case .error(let error)? = reply.body, error.code == .notLeader {
                     // A leader at an endpoint this client has no dealer for is no leader to follow.
                     let named = error.hasLeader && endpoints.contains(error.leader.commandEndpoint)
-                        ? leader.named(commandEndpoint: error.leader.commandEndpoint, term: error.leader.term, by: .another)
+                        ? leader.named(commandEndpoint: error.leader.commandEndpoint, term: error.leader.term, by: .another,
+                                       at: Int64(now / 1_000_000))
                         : .ignored(.noEndpoint)
                     if named != .follow { leader.tryNext() }
                     resendAt = now + 2_000_000

@@ -177,7 +177,7 @@ public enum HostileInput {
             throw Failure("the logged command \(entry.sequence) does not decode: \(error)", bytes: bytes)
         }
         try checkJournalEncoding(command, bytes)
-        guard let batchBytes = entry.batch, let batch = try? Camsync_V1_EventBatch(serializedBytes: batchBytes) else {
+        guard let batch = try? Camsync_V1_EventBatch(serializedBytes: entry.batch) else {
             throw Failure("the logged batch \(entry.sequence) does not decode", bytes: bytes)
         }
         switch replica.apply(command, at: Instant(milliseconds: entry.timeMilliseconds)) {

@@ -56,7 +56,7 @@ extension Simulation {
             operations += 1
         } else if clients[k].awaiting {
             // No answer within 400 ms: that coordinator may be gone (K7: do not go back to it on hearsay).
-            clients[k].leader.fellSilent()
+            clients[k].leader.fellSilent(at: nowMilliseconds)
         }
         send(k)
     }
@@ -89,7 +89,8 @@ extension Simulation {
         switch reply.body {
         case .error(let error)? where error.code == .notLeader:
             let decision = error.hasLeader
-                ? clients[k].leader.named(commandEndpoint: error.leader.commandEndpoint, term: error.leader.term, by: .another)
+                ? clients[k].leader.named(commandEndpoint: error.leader.commandEndpoint, term: error.leader.term, by: .another,
+                                          at: nowMilliseconds)
                 : .ignored(.noEndpoint)
             if case .ignored(let why) = decision {
                 trace.note(now, "\(clients[k].id) does not follow \(error.leader.commandEndpoint)@\(error.leader.term): \(why)")

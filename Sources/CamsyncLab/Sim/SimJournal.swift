@@ -16,6 +16,6 @@ struct SimJournal {
     }
 
     func batches(after: UInt64, limit: Int) -> [[UInt8]] {
-        Array(entries.lazy.filter { $0.sequence > after }.compactMap(\.batch).prefix(limit))
+        Array(entries.lazy.filter { $0.sequence > after }.map(\.batch).prefix(limit))
     }
 }

@@ -94,7 +94,7 @@ struct SimStore {
         guard let leadership, holds(leadership) else { throw StoreFailure(.notLeader, "the leader key is gone") }
         var turn = Camsync_V1_Replay()
         for entry in entries {
-            guard let bytes = entry.batch, let batch = try? Camsync_V1_EventBatch(serializedBytes: bytes) else {
+            guard let batch = try? Camsync_V1_EventBatch(serializedBytes: entry.batch) else {
                 throw StoreFailure(.unavailable, "entry \(entry.sequence) has no batch")
             }
             turn.batches.append(batch)
