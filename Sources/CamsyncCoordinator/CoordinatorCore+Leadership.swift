@@ -14,6 +14,9 @@ extension CoordinatorCore {
         var actions: [CoordinatorAction] = []
         switch event {
         case .won(let leadership):
+            if leadership == role.leadership || leadership == ha!.pendingWin {
+                break   // the same win reported twice (the campaign's answer and the observed leader)
+            }
             if leadership.term <= ha!.resignedTerm || role.leadership.map({ $0.term >= leadership.term }) == true {
                 actions.append(.log(.init(.info, "a stale win ignored", [
                     "term": "\(leadership.term)", "resignedTerm": "\(ha!.resignedTerm)"])))

@@ -110,11 +110,19 @@ struct LeadershipSupervisor: Sendable {
         }
     }
 
+    /// The leader as etcd shows it. When that is this candidacy's own key, it is a win, whether or
+    /// not the Campaign call has returned yet: a Campaign call whose stream stalled must not leave
+    /// a leader key that nobody acts for (what `camsync sim` found in its model; the core ignores
+    /// the second report of one win).
     private func observeLeader() async throws {
         try await client.observe(settings.election) { leader in
             var address = try Camsync_V1_CoordinatorAddress(serializedBytes: leader.value)
             address.term = UInt64(leader.term)
             mailbox.post(.leaderObserved(address))
+            if lease.withLock({ $0?.id }) == leader.lease {
+                mailbox.post(.won(EtcdLeadership(election: settings.election, key: leader.key, term: leader.term,
+                                                 lease: leader.lease)))
+            }
             return true
         }
     }

@@ -188,6 +188,17 @@ struct CoordinatorLeadershipTests {
         #expect(core.role == .leading(Self.leadership(42)) && core.sequence == 3 && core.term == 42)
     }
 
+    @Test("the same win reported twice (the campaign's answer and the observed leader) is one win")
+    func sameWinTwice() {
+        var core = Self.standby()
+        _ = core.observe(.leaseRenewed(lease: 7, validUntil: 2_000), at: R.at(3))
+        #expect(core.observe(.won(Self.leadership(42)), at: R.at(3)) == [.readLog(after: 0)])
+        #expect(core.observe(.won(Self.leadership(42)), at: R.at(4)).isEmpty, "no second read, no log line")
+        _ = core.logRead([], at: R.at(5))
+        #expect(core.observe(.won(Self.leadership(42)), at: R.at(6)).isEmpty)
+        #expect(core.role == .leading(Self.leadership(42)))
+    }
+
     @Test("catching up finds a log that does not continue the state: rebuild, then lead with the same win")
     func catchUpGap() {
         var core = Self.standby()
