@@ -164,7 +164,6 @@ extension Envelope {
         if case .registerNode(let registration)? = try? domainCommand() { registration } else { nil }
     }
     var isSnapshotRequest: Bool { if case .snapshotRequest? = body { true } else { false } }
-    var isNodeHeartbeat: Bool { if case .nodeHeartbeat? = body { true } else { false } }
 }
 
 extension Array where Element == NodeAction {
