@@ -3,7 +3,7 @@ import CamsyncPolicy
 /// Claim→grant latency in engine time: a claim is an accepted `startSession`; its grant is the first
 /// `cameraGranted` for that app afterwards (in the same batch: 0 ms). A session that stops, or an app
 /// that terminates, before its grant drops its claim. Kept by the core, exported by the shell as
-/// `camsync_claim_grant_latency_seconds`.
+/// `camsync_camera_wait_seconds`.
 struct ClaimLatency: Sendable {
     private var claimedAt: [AppID: Int64] = [:]
 

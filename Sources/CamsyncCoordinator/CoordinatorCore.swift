@@ -67,11 +67,16 @@ public struct CoordinatorCore: Sendable {
         ha = HighAvailabilityState(address: address)
     }
 
-    /// Starts serving at `time`: liveness grace and the first heartbeat count from here.
-    public mutating func beginServing(at time: CoordinatorTime) {
+    /// Starts serving at `time`: liveness grace and the first heartbeat count from here. An embedded
+    /// coordinator leads from now on, in its journal's term, and says so (`camsync_coordinator_leading`
+    /// 1 and its term: a single coordinator is a healthy leader, not a cluster without one); an HA
+    /// core says so when etcd elects it.
+    @discardableResult
+    public mutating func beginServing(at time: CoordinatorTime) -> [CoordinatorAction] {
         graceStart = time.monotonicMilliseconds
         committedSequence = sequence
         nextStatsLog = time.monotonicMilliseconds + Self.statsInterval
+        return ha == nil ? counted([.count(.role(leading: true, term: term))]) : []
     }
 
     public var state: ClusterState { engine.state }

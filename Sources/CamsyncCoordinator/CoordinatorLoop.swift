@@ -88,12 +88,13 @@ final class CoordinatorLoop {
         poller.register(wake, for: .readable)
         if let address = settings.advertisedAddress(bound: endpoints) { core.ha?.address = address }
         if let mailbox { poller.register(fileDescriptor: mailbox.wakeDescriptor, for: .readable) }
-        core.beginServing(at: Self.now())
+        let serving = core.beginServing(at: Self.now())
         logger.info(mailbox == nil ? "coordinator serving" : "coordinator serving as a standby", metadata: [
             "term": "\(core.term)", "sequence": "\(core.sequence)", "commands": "\(endpoints.command)",
             "events": "\(endpoints.event)", "curve": "\(settings.security != nil)",
             "log": "\(mailbox == nil ? "journal, \(settings.durability.rawValue)" : "etcd")",
         ])
+        try execute(serving)
     }
 
     func close() {

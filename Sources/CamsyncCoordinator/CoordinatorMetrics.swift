@@ -10,7 +10,7 @@ struct CoordinatorMetrics {
     private let replayCounter = Counter(label: "camsync_replays_served_total")
     private let batchSize = Recorder(label: "camsync_group_commit_size")
     private let snapshotCounter = Counter(label: "camsync_snapshots_served_total")
-    private let claimLatency = Metrics.Timer(label: "camsync_claim_grant_latency_seconds")
+    private let claimLatency = Metrics.Timer(label: "camsync_camera_wait_seconds")
     private let leading = Gauge(label: "camsync_coordinator_leading")
     private let term = Gauge(label: "camsync_coordinator_term")
 

@@ -10,7 +10,7 @@ public enum MetricsExport {
     public static func bootstrap() -> PrometheusCollectorRegistry {
         let registry = PrometheusCollectorRegistry()
         var factory = PrometheusMetricsFactory(registry: registry)
-        factory.durationHistogramBuckets["camsync_claim_grant_latency_seconds"] = [
+        factory.durationHistogramBuckets["camsync_camera_wait_seconds"] = [
             .zero, .milliseconds(1), .milliseconds(10), .milliseconds(100), .milliseconds(500),
             .seconds(1), .seconds(5), .seconds(30), .seconds(120),
         ]

@@ -20,6 +20,7 @@ struct ScenarioRunTests {
         let report = try await Self.run(scenario)
         #expect(report.passed, "\(report)")
         #expect(report.steps.count == scenario.steps.count)
+        #expect(report.runDirectory == nil, "a passed run in a temporary directory is removed, and its report names none")
         #expect(Date().timeIntervalSince(started) < 120, "\(file) took \(Date().timeIntervalSince(started)) s")
     }
 
@@ -49,6 +50,9 @@ struct ScenarioRunTests {
         let report = try await Self.run(scenario)
         #expect(!report.passed)
         #expect(report.steps.map(\.status) == [.passed, .failed, .notRun])
+        let kept = try #require(report.runDirectory, "a failed run keeps its logs")
+        #expect(FileManager.default.fileExists(atPath: kept), "the directory the report names exists")
+        defer { try? FileManager.default.removeItem(atPath: kept) }
         let text = report.failureText
         #expect(text.contains("step 2 (line 14): ipad-1: open com.apple.camera — FAILED"), "\(text)")
         #expect(text.contains("✗ session of ipad-1/com.example.videocall is running"), "\(text)")

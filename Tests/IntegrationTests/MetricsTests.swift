@@ -39,11 +39,14 @@ struct MetricsTests {
             #expect(after.sum("camsync_commands_refused_total") - before.sum("camsync_commands_refused_total") == 1)
             #expect(after.sum("camsync_bad_frames_total") == 0)
             // The call's startSession was granted at once (0 ms); Camera.app's grant needs no claim of its own.
-            #expect(after["camsync_claim_grant_latency_seconds_count"] == 1)
-            #expect(after["camsync_claim_grant_latency_seconds_bucket{le=\"0.0\"}"] == 1)
+            #expect(after["camsync_camera_wait_seconds_count"] == 1)
+            #expect(after["camsync_camera_wait_seconds_bucket{le=\"0.0\"}"] == 1)
             #expect(after["camsync_snapshots_served_total"]! >= 4, "three nodes and the web follower took a snapshot")
             #expect(after["camsync_group_commit_size_count"]! >= 1)
             #expect(after["camsync_nodes_alive"] == 3)
+            // A single coordinator is a healthy leader, not a cluster without one.
+            #expect(after["camsync_coordinator_leading"] == 1)
+            #expect(after["camsync_coordinator_term"] == Double(try cluster.coordinatorState().term))
             #expect(after["camsync_nodes_dead"] == 0)
             #expect(after["camsync_camera_systems_held"] == 1, "the call holds ipad-1's cameras again")
             #expect(after["camsync_sessions{state=\"running\",reason=\"\"}"] == 1)

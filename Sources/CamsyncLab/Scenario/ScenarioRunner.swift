@@ -138,15 +138,20 @@ public final class ScenarioRunner {
                 return report
             }
         }
-        defer {
-            if let cluster {
-                cluster.stop(grace: 3)
-                if report.passed, let runDirectory, case .local(_, nil) = mode {
-                    try? FileManager.default.removeItem(atPath: runDirectory)
-                    report.runDirectory = nil
-                }
+        runSteps(scenario, access: access, cluster: cluster, into: &report)
+        // Stopped and cleaned up before the report is returned: a passed run in a temporary
+        // directory leaves nothing, and its report names no directory (with `--json` too).
+        if let cluster {
+            cluster.stop(grace: 3)
+            if report.passed, let runDirectory, case .local(_, nil) = mode {
+                try? FileManager.default.removeItem(atPath: runDirectory)
+                report.runDirectory = nil
             }
         }
+        return report
+    }
+
+    private func runSteps(_ scenario: Scenario, access: ClusterAccess, cluster: LocalCluster?, into report: inout ScenarioReport) {
         var baseline = (try? access.snapshot().sequence) ?? 0
         var failed = false
         for step in scenario.steps {
@@ -165,7 +170,6 @@ public final class ScenarioRunner {
                                            failure: failure, milliseconds: ms))
             if failure != nil { failed = true }
         }
-        return report
     }
 
     /// The scenario's nodes with ipc endpoints under the run directory.
