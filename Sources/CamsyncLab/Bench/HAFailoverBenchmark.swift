@@ -79,7 +79,8 @@ public enum HAFailoverBenchmark {
             let settle = Clock.monotonicNanoseconds() + 20_000_000_000
             while client.lastAnswer.map({ !$0.accepted || Clock.monotonicNanoseconds() - $0.at > 100_000_000 }) ?? true {
                 guard Clock.monotonicNanoseconds() < settle else {
-                    throw BenchError("trial \(trial + 1): no leader answers the client within 20 s before the kill")
+                    throw BenchError("trial \(trial + 1): no leader answers the client within 20 s before the kill "
+                        + "(coordinator logs kept in \(dir))")
                 }
                 try pump(client, milliseconds: 20)
             }
@@ -97,7 +98,8 @@ public enum HAFailoverBenchmark {
             while ackAt == nil || followed.contains(where: { $0 == nil }) || watch.firstLeader(after: oldTerm) == nil {
                 guard Clock.monotonicNanoseconds() < deadline else {
                     throw BenchError("trial \(trial + 1): no new leader within 30 s of the kill (ack \(ackAt != nil), "
-                        + "heartbeats \(followed.compactMap { $0 }.count)/\(subscribers), etcd \(watch.firstLeader(after: oldTerm) != nil))")
+                        + "heartbeats \(followed.compactMap { $0 }.count)/\(subscribers), etcd \(watch.firstLeader(after: oldTerm) != nil)); "
+                        + "coordinator logs kept in \(dir)")
                 }
                 for answer in try client.pump(milliseconds: 1) where ackAt == nil && answer.term > oldTerm {
                     ackAt = answer.at
@@ -118,7 +120,9 @@ public enum HAFailoverBenchmark {
             try cluster.restart(victim)
             let back = Clock.monotonicNanoseconds() + 30_000_000_000
             while try cluster.leads(victim, timeoutMilliseconds: 20) == nil {
-                guard Clock.monotonicNanoseconds() < back else { throw BenchError("c\(victim) did not come back") }
+                guard Clock.monotonicNanoseconds() < back else {
+                    throw BenchError("c\(victim) did not come back (coordinator logs kept in \(dir))")
+                }
                 try pump(client, milliseconds: 20)
             }
         }

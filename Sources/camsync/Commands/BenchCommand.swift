@@ -85,15 +85,21 @@ struct BenchRunCommand: ParsableCommand {
     func run() throws {
         let directory = workDir ?? "\(NSTemporaryDirectory())camsync-bench-\(getpid())"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        defer { if !keep && workDir == nil { try? FileManager.default.removeItem(atPath: directory) } }
+        // A benchmark that failed keeps the run's directory (its processes' logs) for the post-mortem.
+        var failed = false
+        defer { if !keep && workDir == nil && !failed { try? FileManager.default.removeItem(atPath: directory) } }
         ChildProcesses.installSignalHandlers()
         let settings = settings(executable: BenchSystem.currentExecutable(), workDirectory: directory)
         let command = (["camsync"] + CommandLine.arguments.dropFirst()).joined(separator: " ")
         let report = BenchSuite.run(selected, settings: settings, command: command)
+        failed = report.results.contains(where: { $0.error != nil })
         let json = try report.json()
         if let jsonFile { try (json + "\n").write(toFile: jsonFile, atomically: true, encoding: .utf8) }
         print(self.json ? json : ReportFormatter.render(report))
-        if report.results.contains(where: { $0.error != nil }) { throw ExitCode(2) }
+        if failed {
+            FileHandle.standardError.write(Data("camsync bench: a benchmark failed; its processes' logs are kept in \(directory)\n".utf8))
+            throw ExitCode(2)
+        }
     }
 }
 
