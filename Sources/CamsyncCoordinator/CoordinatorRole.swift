@@ -7,7 +7,7 @@ public import CamsyncWire
 ///     rebuilding ──(snapshot + log read)──▶ standby ──(won)──▶ catchingUp ──(log's tail read)──▶ leading
 ///          ▲                                   │                                                 │
 ///          └──── gap in the log, step-down ◀───┴────── lease lost or expired, commit refused ◀───┘
-public enum CoordinatorRole: Sendable, Equatable {
+public enum CoordinatorRole: Sendable, Equatable, CustomStringConvertible {
     /// The state must be read from etcd (snapshot + log) before anything else: at start, after a
     /// gap in the watched log, and after every step-down (the engine may hold an uncommitted turn).
     case rebuilding
@@ -18,6 +18,17 @@ public enum CoordinatorRole: Sendable, Equatable {
     /// Deciding. `leadership` is the etcd leadership every write is conditional on; nil for an
     /// embedded coordinator (its journal is its own).
     case leading(EtcdLeadership?)
+
+    /// As logs and status lines say it.
+    public var description: String {
+        switch self {
+        case .rebuilding: "rebuilding from etcd"
+        case .standby: "standby"
+        case .catchingUp(let leadership): "catching up to lead in term \(leadership.term)"
+        case .leading(let leadership?): "leading in term \(leadership.term)"
+        case .leading(nil): "leading"
+        }
+    }
 
     public var isLeading: Bool {
         if case .leading = self { true } else { false }

@@ -48,7 +48,7 @@ public struct LeaseValidity: Sendable, Equatable {
 }
 
 /// What the `LeadershipSupervisor` learns from etcd, handed to `CoordinatorCore.observe(_:at:)`.
-public enum LeadershipEvent: Sendable, Equatable {
+public enum LeadershipEvent: Sendable, Equatable, CustomStringConvertible {
     /// This coordinator won the election: catch up with the log, then lead in `leadership.term`.
     case won(EtcdLeadership)
     /// The leader as etcd shows it now (nil: none).
@@ -61,6 +61,20 @@ public enum LeadershipEvent: Sendable, Equatable {
     case logTurn(Camsync_V1_Replay)
     /// etcd cannot be reached or has no quorum.
     case storeTrouble(String)
+
+    /// As logs and the simulator's trace say it.
+    public var description: String {
+        switch self {
+        case .won(let leadership): "won the election in term \(leadership.term)"
+        case .leaderObserved(let leader?): "etcd shows \(leader.name) leading in term \(leader.term)"
+        case .leaderObserved(nil): "etcd shows no leader"
+        case .leaseRenewed(let lease, let validUntil):
+            "lease \(String(UInt64(bitPattern: lease), radix: 16)) known to live until \(validUntil) ms"
+        case .leaseLost(let reason): "lease lost: \(reason)"
+        case .logTurn(let turn): "a log turn through sequence \(turn.lastSequence)"
+        case .storeTrouble(let reason): "etcd trouble: \(reason)"
+        }
+    }
 }
 
 /// Why the command log (etcd, or the SQLite journal) did not do what an action asked, as the shell

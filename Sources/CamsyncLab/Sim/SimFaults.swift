@@ -2,7 +2,7 @@ import CamsyncPolicy
 import CamsyncWire
 
 /// What the seed does to the cluster while the workload runs, and how each fault ends.
-enum Heal {
+enum Heal: CustomStringConvertible {
     case restartCoordinator(Int)
     case resumeCoordinator(Int)
     case restartNode(Int)
@@ -10,6 +10,18 @@ enum Heal {
     case reconnect([SimNetwork.Link])
     case messages
     case store
+
+    var description: String {
+        switch self {
+        case .restartCoordinator(let c): "restart c\(c + 1)"
+        case .resumeCoordinator(let c): "resume c\(c + 1)"
+        case .restartNode(let n): "restart node \(n + 1)"
+        case .resumeNode(let n): "resume node \(n + 1)"
+        case .reconnect(let links): "partition healed (\(links.count / 2) link(s))"
+        case .messages: "message faults end"
+        case .store: "etcd healthy again"
+        }
+    }
 }
 
 extension Simulation {
