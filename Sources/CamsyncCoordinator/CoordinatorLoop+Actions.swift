@@ -54,6 +54,20 @@ extension CoordinatorLoop {
             }
         case .resign(let leadership):
             mailbox?.resign(leadership)
+        case .listen(let leader):
+            guard let leaderPulse else { return }
+            if let previous = listeningTo { try? leaderPulse.disconnect(previous) }
+            listeningTo = nil
+            if let endpoint = leader?.eventEndpoint, !endpoint.isEmpty {
+                do {
+                    try leaderPulse.connect(endpoint)
+                    listeningTo = endpoint
+                } catch {
+                    logger.warning("cannot listen to the leader's pulse", metadata: ["endpoint": "\(endpoint)", "error": "\(error)"])
+                }
+            }
+        case .revokeLease(let lease):
+            revoke?(lease)
         case .dropConnection(let connection):
             ZMQConnection.drop(descriptor: connection.descriptor)
         case .suspendKey(let key, let milliseconds):

@@ -32,6 +32,7 @@ extension NodeSession {
         // command once it is (the device may join later).
         attachRequested = false
         log(.info, "joining", ["reason": "\(reason)", "assertions": "\(assertions.count)"])
+        emit(.count(.registrationSent))
         send(.request(.registerNode(registration), sender: id.rawValue, requestID: takeRequestID(), term: knownTerm),
              origin: .register)
         if resync { requestSnapshot() }

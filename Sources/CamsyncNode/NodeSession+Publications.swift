@@ -31,11 +31,11 @@ extension NodeSession {
             }
             let batch = PublishedBatch(sequence: wire.sequence, term: wire.term, time: wire.time,
                                        command: command, events: events)
-            // A new leader's batches continue the sequence under its (higher) term: rejoin, then apply.
+            // A new leader's batches continue the sequence under its (higher) term (K7).
             noteTerm(wire.term)
             handle(replica.receive(batch))
         case .coordinatorHeartbeat(let heartbeat)?:
-            if noteTerm(heartbeat.term) { break }
+            noteTerm(heartbeat.term)
             if replica.phase == .synced {
                 emit(.count(.replicaLag(heartbeat.lastSequence > replica.sequence ? heartbeat.lastSequence - replica.sequence : 0)))
             }
@@ -60,17 +60,18 @@ extension NodeSession {
         }
     }
 
-    /// A new coordinator term means the coordinator restarted or another one leads (K6): rejoin (K2).
-    /// Returns true if it rejoined.
-    @discardableResult
-    mutating func noteTerm(_ term: UInt64) -> Bool {
+    /// A new coordinator term: another coordinator leads, or the coordinator restarted from its
+    /// journal. Neither is a restart of the cluster (K7): the new leader holds every registration and
+    /// every acknowledged command, so the replica and the registration stay, and pending requests
+    /// are re-sent with their ids. What cannot continue shows by itself: a gap in the batches or a
+    /// heartbeat ahead of the replica (snapshot), a replica ahead of a coordinator that lost its
+    /// journal (snapshot, which then shows this node unknown: rejoin), a declared death (rejoin).
+    mutating func noteTerm(_ term: UInt64) {
         let first = knownTerm == 0
-        guard leader.noteTerm(term) else { return false }
-        if !first {
-            join(reason: "coordinator term \(term)", resync: false)
-            return true
-        }
-        return false
+        guard leader.noteTerm(term), !first else { return }
+        emit(.count(.termChanged))
+        log(.info, "new coordinator term: the replica and the registration carry over (K7)", [
+            "term": "\(term)", "sequence": "\(replica.sequence)"])
     }
 
     mutating func handle(_ outcome: ReplicaSync.Outcome) {
@@ -139,10 +140,12 @@ extension NodeSession {
     mutating func heardFromCoordinator() {
         lastHeardFromCoordinator = now.monotonic
         if coordinatorSilent {
+            // Back (K7): the replica continues if it can. What this node missed while it could not
+            // hear shows in the next heartbeat (snapshot), and a death declared meanwhile in a batch
+            // or in that snapshot (rejoin, K2).
             coordinatorSilent = false
             reconnectDelay = settings.heartbeatIntervalMilliseconds
             log(.info, "coordinator is back")
-            join(reason: "coordinator back")
         }
     }
 }
