@@ -140,6 +140,7 @@ extension CoordinatorCore {
         term = UInt64(leadership.term)
         role = .leading(leadership)
         ha!.trouble = nil
+        let republished = republish()
         let listening = observeLeader(nil, lease: 0)
         ha!.lastPulse = time.monotonicMilliseconds
         nextHeartbeat = 0
@@ -147,7 +148,7 @@ extension CoordinatorCore {
         if settings.plantedBug != .skipLivenessReset { restartLivenessClocks(at: time.monotonicMilliseconds) }
         return [.count(.role(leading: true, term: term)),
                 .log(.init(.info, "leading", ["term": "\(term)", "sequence": "\(sequence)"]))]
-            + listening + republish()
+            + listening + republished
     }
 
     /// Stops deciding at once. The engine may hold commands of a turn that was never made durable,

@@ -227,7 +227,8 @@ extension Simulation {
                     }
                 }
             }
-            if case .eventBatch(let batch)? = envelope.body {
+            // A new leader's first publications may repeat the old leader's tail (K7): judged when made.
+            if case .eventBatch(let batch)? = envelope.body, batch.term == coordinators[c].core?.term {
                 checkInvariants(c, after: batch.sequence)
                 if batch.originNode.isEmpty, case .declareNodeDead(let node)? = try? Command(wire: batch.command) {
                     checkDeclaration(by: c, of: node)
