@@ -153,7 +153,7 @@ struct DisplayAgentTests {
         try cluster.waitUntil(timeout: 15, what: "the agent to follow the new term") {
             let after = try cluster.coordinatorState()
             let status = try cluster.status("display-1")
-            return after.term > before.term && status.registered && status.synced && status.term == after.term
+            return after.term > before.term && status.registered && status.synced
         }
         try cluster.waitForAgreement(timeout: 15)
         #expect(try Self.fenceHolder(cluster)?.1 == holder?.1, "K3/C8: the grant and its token survive")
@@ -163,6 +163,7 @@ struct DisplayAgentTests {
         try cluster.act("display-1", [.setPressure(Self.displaySystem, .serious)])
         try cluster.waitForAgreement()
         #expect(try cluster.coordinatorState().state.cameraSystems[Self.displaySystem]?.pressure == .serious)
+        #expect(try cluster.status("display-1").term == cluster.coordinatorState().term, "its view continues in the new term")
     }
 
     @Test("coordinator kill -9 and restart: the agent carries its registration into the new term (K7) and keeps its fence")

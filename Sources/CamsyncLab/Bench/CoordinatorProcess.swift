@@ -15,11 +15,17 @@ public final class CoordinatorProcess {
         public var name: String
         public var prefix: String
         public var leaseSeconds: Int64
-        public init(etcd: String, name: String, prefix: String, leaseSeconds: Int64) {
+        /// `--leader-pulse-ms`, `--suspect-leader-after-ms` (nil: the defaults).
+        public var pulseMilliseconds: Int64?
+        public var suspicionMilliseconds: Int64?
+        public init(etcd: String, name: String, prefix: String, leaseSeconds: Int64, pulseMilliseconds: Int64? = nil,
+                    suspicionMilliseconds: Int64? = nil) {
             self.etcd = etcd
             self.name = name
             self.prefix = prefix
             self.leaseSeconds = leaseSeconds
+            self.pulseMilliseconds = pulseMilliseconds
+            self.suspicionMilliseconds = suspicionMilliseconds
         }
     }
 
@@ -89,8 +95,11 @@ public final class CoordinatorProcess {
             heartbeatIntervalMilliseconds: options.heartbeatMs, liveness: options.liveness,
             snapshotEvery: options.snapshotEvery ?? defaults.snapshotEvery)
         if let ha = options.highAvailability {
+            let defaults = HighAvailabilitySettings(etcd: [], name: "")
             settings.highAvailability = HighAvailabilitySettings(
-                etcd: try EtcdEndpoint.list(parsing: ha.etcd), name: ha.name, prefix: ha.prefix, leaseSeconds: ha.leaseSeconds)
+                etcd: try EtcdEndpoint.list(parsing: ha.etcd), name: ha.name, prefix: ha.prefix, leaseSeconds: ha.leaseSeconds,
+                pulseMilliseconds: ha.pulseMilliseconds ?? defaults.pulseMilliseconds,
+                suspicionMilliseconds: ha.suspicionMilliseconds ?? defaults.suspicionMilliseconds)
         }
         return CoordinatorLaunch(settings: settings, http: options.http, logLevel: "warning")
     }
