@@ -111,8 +111,9 @@ extension NodeSession {
     /// K2: remember what this node runs, from states in which it is alive.
     mutating func refreshAssertions() {
         guard replica.phase == .synced, replica.state.nodes[id]?.alive == true else { return }
-        assertions = replica.state.apps.values.filter { $0.id.device == id && $0.scene.isRunning }
-            .sorted { $0.id < $1.id }
+        // The engine's index: in proportion to this device's apps, not the cluster's (each batch runs this).
+        assertions = replica.engine.installedApps(of: id).compactMap { replica.state.apps[$0] }
+            .filter(\.scene.isRunning)
             .map { app in
                 AppAssertion(bundleID: app.id.bundleID, scene: app.scene, session: app.session?.configuration,
                              sessionWantsToRun: app.session?.wantsToRun ?? false, pip: app.pip?.setup)

@@ -59,6 +59,14 @@ final class NodeFleet {
         members.allSatisfy { $0.session.registered && $0.session.replica.phase == .synced && $0.session.followed.commandEndpoint == endpoint }
     }
 
+    /// How far joining got (for a benchmark's error).
+    var progress: String {
+        let registered = members.filter(\.session.registered).count
+        let synced = members.filter { $0.session.replica.phase == .synced }.count
+        let followed = Dictionary(grouping: members, by: \.session.followed.commandEndpoint).mapValues(\.count)
+        return "\(registered) registered, \(synced) synced, following \(followed)"
+    }
+
     /// Every node follows `endpoint`.
     func allFollow(_ endpoint: String) -> Bool { members.allSatisfy { $0.session.followed.commandEndpoint == endpoint } }
 
