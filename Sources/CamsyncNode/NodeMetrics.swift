@@ -17,6 +17,8 @@ public enum NodeMetric: Sendable, Equatable {
     case termChanged
     /// A registration sent (joining: start, declared dead, unknown to the coordinator).
     case registrationSent
+    /// A replay of the log asked for after a gap (instead of a snapshot).
+    case replayRequested
 }
 
 /// The shell's export of `NodeMetric`s.
@@ -28,6 +30,7 @@ struct NodeMetrics {
     private let leaderSwitches = Counter(label: "camsync_node_leader_switches_total")
     private let termChanges = Counter(label: "camsync_node_term_changes_total")
     private let registrations = Counter(label: "camsync_node_registrations_total")
+    private let replays = Counter(label: "camsync_node_replay_requests_total")
 
     func record(_ metric: NodeMetric) {
         switch metric {
@@ -38,6 +41,7 @@ struct NodeMetrics {
         case .leaderFollowed: leaderSwitches.increment()
         case .termChanged: termChanges.increment()
         case .registrationSent: registrations.increment()
+        case .replayRequested: replays.increment()
         }
     }
 }

@@ -33,14 +33,16 @@ extension NodeSession {
                                        command: command, events: events)
             // A new leader's batches continue the sequence under its (higher) term (K7).
             noteTerm(wire.term)
-            handle(replica.receive(batch))
+            if !holdForReplay(batch) { handle(replica.receive(batch)) }
         case .coordinatorHeartbeat(let heartbeat)?:
             noteTerm(heartbeat.term)
             if replica.phase == .synced {
                 emit(.count(.replicaLag(heartbeat.lastSequence > replica.sequence ? heartbeat.lastSequence - replica.sequence : 0)))
             }
-            if replica.isBehind(coordinatorTerm: heartbeat.term, lastSequence: heartbeat.lastSequence) {
-                log(.info, "behind the coordinator: resync", [
+            if replica.phase == .synced, heartbeat.lastSequence > replica.sequence {
+                if !replayRequested { requestReplay("behind the coordinator: have \(replica.sequence), it has \(heartbeat.lastSequence)") }
+            } else if replica.isBehind(coordinatorTerm: heartbeat.term, lastSequence: heartbeat.lastSequence) {
+                log(.info, "ahead of a coordinator of another term (it lost its journal): resync", [
                     "have": "\(replica.sequence)", "coordinator": "\(heartbeat.lastSequence)"])
                 replica.resync()
                 requestSnapshot()

@@ -119,17 +119,17 @@ import Testing
         #expect(session.registered && session.replica.phase == .synced)
     }
 
-    @Test("K1/K2: back after a silence in which batches were published → snapshot; declared dead meanwhile → rejoin")
+    @Test("K1/K2: back after a silence in which batches were published → replay; declared dead meanwhile → rejoin")
     func backAfterMissedBatches() throws {
         var (session, coordinator) = try H.joined()   // last heard at 300
         for t in stride(from: Int64(350), through: 3000, by: 50) { _ = session.tick(now: H.at(t)) }
         #expect(session.coordinatorSilent)
         _ = try coordinator.publish(.declareNodeDead(H.node))   // lost: the SUB was cut
         let back = session.receivePublication(coordinator.heartbeat(), now: H.at(3100))
-        #expect(back.registrations.isEmpty)
-        let request = try #require(back.snapshotRequests.first, "the heartbeat shows a batch was missed")
-        let synced = session.receiveReply(try coordinator.answer(request).reply, now: H.at(3110))
-        #expect(synced.registrations.count == 1, "the snapshot shows this node declared dead: rejoin")
+        #expect(back.registrations.isEmpty && back.snapshotRequests.isEmpty)
+        let request = try #require(back.requests.first, "the heartbeat shows a batch was missed: replay")
+        let replayed = session.receiveReply(try coordinator.answer(request).reply, now: H.at(3110))
+        #expect(replayed.registrations.count == 1, "the replayed batch declares this node dead: rejoin")
     }
 
     @Test("the shell's poll deadline: the next heartbeat or retry, whichever is first",
