@@ -65,7 +65,8 @@ public enum HAFailoverBenchmark {
                                          pulseMs: setting.pulseMs, suspicionMs: setting.suspicionMs)
         defer { cluster.stop() }
         let leader = try cluster.waitForLeader()
-        let context = try ZMQContext(ioThreads: 2, maxSockets: 2 * nodes + 64)
+        // Two sockets per node, and as many again closed by a failover's reconnects, not reaped yet.
+        let context = try ZMQContext(ioThreads: 2, maxSockets: 4 * nodes + 256)
         let commandEndpoints = cluster.coordinators.map(\.commandEndpoint)
         settings.progress("ha-failover: \(nodes) nodes joining")
         let fleet = try NodeFleet(context: context, count: nodes, commandEndpoints: commandEndpoints,

@@ -4,6 +4,9 @@ import CamsyncPolicy
 import CamsyncRuntime
 import CamsyncWire
 import ZeroMQ
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Many real nodes in one thread of the benchmark: each is a `NodeSession` (the protocol logic
 /// `camsync node` runs) with its own DEALER and SUB opened as `camsync node` opens them
@@ -34,6 +37,7 @@ final class NodeFleet {
     init(context: ZMQContext, count: Int, commandEndpoints: [String], eventEndpoints: [String], heartbeatMilliseconds: Int64,
          apps: Int = 3) throws {
         self.context = context
+        Self.allowOpenFiles(count * 8 + 1024)
         let now = Self.now()
         for index in 0..<count {
             let node = SimulatedNode.id(index)
@@ -153,6 +157,15 @@ final class NodeFleet {
             owners.append((index, true))
         }
         socketsChanged = false
+    }
+
+    /// Each node holds two sockets and four connections (and libzmq an eventfd per socket): raise
+    /// the soft limit on open files towards the hard one when it is lower than `needed`.
+    private static func allowOpenFiles(_ needed: Int) {
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur < rlim_t(needed) else { return }
+        limit.rlim_cur = min(limit.rlim_max, rlim_t(needed))
+        _ = setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
     }
 
     private static func now() -> NodeTime {
