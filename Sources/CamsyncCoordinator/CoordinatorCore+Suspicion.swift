@@ -64,12 +64,21 @@ extension CoordinatorCore {
                 .revokeLease(lease)]
     }
 
-    /// The leader's side: a pulse when one is due. (`checkPause` runs before, at every event.)
+    /// The leader's side: a pulse when one is due (`checkPause` runs before, at every event). It
+    /// announces the last sequence published, which the new leader's `republish` starts after.
     mutating func pulse(at time: CoordinatorTime) -> [CoordinatorAction] {
         guard let ha = settings.highAvailability, case .leading(_?) = role,
               time.monotonicMilliseconds >= self.ha!.lastPulse + ha.pulseMilliseconds else { return [] }
         self.ha!.lastPulse = time.monotonicMilliseconds
-        return [.publish(topic: Self.pulseTopic, heartbeatEnvelope(at: time))]
+        return [.publish(topic: Self.pulseTopic, heartbeatEnvelope(at: time, lastSequence: committedSequence))]
+    }
+
+    /// The shell waits for etcd to take a turn: the pulse goes on meanwhile (the shell publishes it
+    /// at once; it is not part of the turn), so a slow etcd (an fsync stall, its own election) is
+    /// not taken for a dead leader. A leader whose process stalls still falls silent.
+    public mutating func pulseWhileCommitting(at time: CoordinatorTime) -> [CoordinatorAction] {
+        guard turn.committing else { return [] }
+        return pulse(at: time)
     }
 
     /// A leader that has not published its pulse for the suspicion window (it was paused, or its loop

@@ -75,8 +75,8 @@ extension CoordinatorCore {
 
     /// The leader's heartbeat (and pulse): its term, the last sequence it published, the liveness
     /// settings, and in HA its own address.
-    func heartbeatEnvelope(at time: CoordinatorTime) -> Envelope {
-        var heartbeat = Envelope.coordinatorHeartbeat(term: term, lastSequence: sequence,
+    func heartbeatEnvelope(at time: CoordinatorTime, lastSequence: UInt64? = nil) -> Envelope {
+        var heartbeat = Envelope.coordinatorHeartbeat(term: term, lastSequence: lastSequence ?? sequence,
                                                       time: Instant(milliseconds: time.wallMilliseconds))
         if case .coordinatorHeartbeat(var body)? = heartbeat.body {
             body.heartbeatIntervalMs = livenessSettings.heartbeatIntervalMs

@@ -26,7 +26,8 @@ public enum HALatencyBenchmark {
         settings.progress("ha-latency: ZeroMQ floor, \(startBytes.count)-byte round trips")
         let floor = try Floor.measure(executable: settings.executable, directory: dir, size: startBytes.count,
                                       count: settings.pick(20_000, quick: 800), warmup: settings.pick(1000, quick: 200))
-        let cluster = try HACoordinators(settings, directory: dir, count: coordinatorCount)
+        // Steady state: a suspicion window of 2 s, so that a loaded machine does not fail over mid-run (ha-failover measures failover).
+        let cluster = try HACoordinators(settings, directory: dir, count: coordinatorCount, suspicionMs: 2_000)
         defer { cluster.stop() }
         let leader = try cluster.waitForLeader()
         settings.progress("ha-latency: c\(leader) leads; etcd floor, conditional txn round trips")
