@@ -25,7 +25,8 @@ final class HACoordinators {
     }
 
     init(_ settings: BenchSettings, directory: String, count: Int = 3, timing: EtcdCluster.Timing = .init(),
-         leaseSeconds: Int64 = 2, heartbeatMs: Int64 = 500, pulseMs: Int64? = nil, suspicionMs: Int64? = nil) throws {
+         leaseSeconds: Int64 = 2, heartbeatMs: Int64 = 500, liveness: Int64 = 3, pulseMs: Int64? = nil,
+         suspicionMs: Int64? = nil) throws {
         try Self.available()
         self.leaseSeconds = leaseSeconds
         settings.progress("etcd: starting 3 members (heartbeat \(timing.heartbeatMilliseconds) ms, election "
@@ -37,7 +38,7 @@ final class HACoordinators {
         let prefix = self.prefix
         coordinators = try (0..<count).map { index in
             try CoordinatorProcess(executable: settings.executable, directory: "\(directory)/c\(index)",
-                options: .init(heartbeatMs: heartbeatMs, liveness: 3, prefix: settings.coordinatorPrefix,
+                options: .init(heartbeatMs: heartbeatMs, liveness: liveness, prefix: settings.coordinatorPrefix,
                                highAvailability: .init(etcd: urls, name: "c\(index)", prefix: prefix, leaseSeconds: leaseSeconds,
                                                        pulseMilliseconds: pulseMs, suspicionMilliseconds: suspicionMs)))
         }

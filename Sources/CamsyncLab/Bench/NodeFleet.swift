@@ -30,12 +30,13 @@ final class NodeFleet {
     /// Counted since the last `resetCounts()`.
     private(set) var registrations = 0
     private(set) var snapshotRequests = 0
+    private(set) var replayRequests = 0
     /// When (monotonic ns) each node first followed another coordinator than `leaving`.
     private(set) var followedAt: [UInt64?] = []
     private var leaving: String?
 
     init(context: ZMQContext, count: Int, commandEndpoints: [String], eventEndpoints: [String], heartbeatMilliseconds: Int64,
-         apps: Int = 3) throws {
+         liveness: Int64 = 3, apps: Int = 3) throws {
         self.context = context
         Self.allowOpenFiles(count * 8 + 1024)
         let now = Self.now()
@@ -44,7 +45,8 @@ final class NodeFleet {
             let settings = NodeSettings(config: NodeConfig(registration: SimulatedNode.registration(node, apps: apps)),
                                         coordinatorCommandEndpoint: commandEndpoints.joined(separator: ","),
                                         coordinatorEventEndpoint: eventEndpoints.joined(separator: ","),
-                                        controlEndpoint: "", heartbeatIntervalMilliseconds: heartbeatMilliseconds)
+                                        controlEndpoint: "", heartbeatIntervalMilliseconds: heartbeatMilliseconds,
+                                        liveness: liveness)
             var session = NodeSession(settings: settings, now: now)
             let dealer = try NodeSockets.dealer(context, settings, endpoint: session.followed.commandEndpoint)
             let subscriber = try NodeSockets.subscriber(context, settings)
@@ -68,7 +70,8 @@ final class NodeFleet {
         let registered = members.filter(\.session.registered).count
         let synced = members.filter { $0.session.replica.phase == .synced }.count
         let followed = Dictionary(grouping: members, by: \.session.followed.commandEndpoint).mapValues(\.count)
-        return "\(registered) registered, \(synced) synced, following \(followed)"
+        return "\(registered) registered, \(synced) synced, following \(followed); \(registrations) registrations, "
+            + "\(snapshotRequests) snapshot requests, \(replayRequests) replay requests sent"
     }
 
     /// Every node follows `endpoint`.
@@ -138,6 +141,7 @@ final class NodeFleet {
                 socketsChanged = true
             case .count(.registrationSent): registrations += 1
             case .count(.snapshotRequested): snapshotRequests += 1
+            case .count(.replayRequested): replayRequests += 1
             case .count, .replyToControl, .appendHistory, .log: break
             }
         }
