@@ -1,4 +1,5 @@
 public import CamsyncClient
+import CamsyncPolicy
 import Foundation
 import Hummingbird
 public import Logging
@@ -64,6 +65,15 @@ public final class ObservationServer: Sendable {
             Response(status: .ok, headers: [.contentType: "application/json"],
                      body: ResponseBody(byteBuffer: ByteBuffer(string: feed.wholeJSON())))
         }
+        router.get("why.json") { request, _ -> Response in
+            let text = request.uri.queryParameters.get("app") ?? ""
+            guard let slash = text.firstIndex(of: "/"), slash != text.startIndex, text.index(after: slash) != text.endIndex else {
+                return Self.error(.badRequest, "give the app as ?app=NODE/BUNDLE-ID, e.g. ?app=ipad-1/com.example.videocall")
+            }
+            let app = AppID(device: NodeID(String(text[..<slash])), bundleID: String(text[text.index(after: slash)...]))
+            guard let json = feed.whyJSON(app: app) else { return Self.error(.notFound, "no app \(app) in the cluster") }
+            return Response(status: .ok, headers: [.contentType: "application/json"], body: ResponseBody(byteBuffer: ByteBuffer(string: json)))
+        }
         router.get("events") { _, _ -> Response in
             let stream = feed.subscribe()
             return Response(
@@ -77,6 +87,15 @@ public final class ObservationServer: Sendable {
                 })
         }
         return router
+    }
+
+    /// Bad input is an answer: a JSON error with a code and a message.
+    static func error(_ status: HTTPResponse.Status, _ message: String) -> Response {
+        struct Body: Encodable { var code: Int; var error: String }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.withoutEscapingSlashes]
+        let body = (try? encoder.encode(Body(code: status.code, error: message))) ?? Data()
+        return Response(status: status, headers: [.contentType: "application/json"], body: ResponseBody(byteBuffer: ByteBuffer(bytes: body)))
     }
 }
 

@@ -1,3 +1,5 @@
+import CamsyncClient
+import CamsyncPolicy
 import Foundation
 
 /// The web view's state and its subscribers. The follower `publish`es a new view per applied batch;
@@ -16,6 +18,8 @@ final class WebFeed: @unchecked Sendable {
     private var version: UInt64 = 0
     private var following = false
     private var subscribers: [UUID: AsyncStream<String>.Continuation] = [:]
+    /// The replica with the decision behind each app's state, for the why panel (`/why.json`).
+    private var replay: LogReplay?
 
     struct TimelineEntry: Codable, Equatable, Sendable {
         var sequence: UInt64
@@ -45,9 +49,10 @@ final class WebFeed: @unchecked Sendable {
     }
 
     /// A new view after `entries` were applied (empty after a snapshot).
-    func publish(_ next: WebView, entries: [TimelineEntry]) {
+    func publish(_ next: WebView, entries: [TimelineEntry], replay: LogReplay? = nil) {
         lock.lock()
         defer { lock.unlock() }
+        if let replay { self.replay = replay }
         version += 1
         let previousScreens = Dictionary(uniqueKeysWithValues: view.screens.map { ($0.id, $0) })
         let previousCameras = Dictionary(uniqueKeysWithValues: view.cameras.map { ($0.id, $0) })
@@ -98,6 +103,14 @@ final class WebFeed: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         return Self.json(Whole(version: version, following: following, view: view, timeline: timeline))
+    }
+
+    /// `ctl why` for one app as JSON (`/why.json?app=NODE/APP`): nil when the follower has no such app.
+    func whyJSON(app: AppID) -> String? {
+        lock.lock()
+        let replay = self.replay
+        lock.unlock()
+        return replay.flatMap { WhyReport(app: app, replay: $0) }.map { Self.json($0) }
     }
 
     /// Ends every page stream (shutdown).

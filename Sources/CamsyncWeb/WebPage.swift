@@ -4,8 +4,9 @@
 /// from a whole view again. Stable hooks for tests: `body[data-sequence]`, `.screen[data-id]`,
 /// `.window[data-app][data-frame]`, `.pip[data-app][data-frame][data-state]`, `.camera[data-id] .holder`,
 /// `.window .graph[data-cameras][data-outputs][data-arkit]` (C11–C14), `.waiting[data-reason]`,
-/// `.audio-session[data-app][data-state]`, `#timeline li[data-sequence]`. `/?until=N` stops
-/// following at sequence N.
+/// `.audio-session[data-app][data-state]`, `#timeline li[data-sequence]`, the why panel `#why[data-app][data-sequence]`
+/// (`.why-session[data-state] .rule[data-rule]`, `.why-camera[data-holder] .waiters li`). `/?until=N` stops
+/// following at sequence N; `/?why=NODE/APP` opens the why panel (clicking an app's window, PiP or audio session does).
 enum WebPage {
     static let html = #"""
 <!doctype html>
@@ -55,6 +56,12 @@ enum WebPage {
   #timeline li { border-bottom: 1px solid #eee; padding: 3px 0; font-size: 11px; }
   #timeline li .events { color: #666; display: block; }
   h2 { font-size: 14px; margin: 0 0 6px; }
+  [data-why] { cursor: pointer; }
+  #why { background: #fff; border-radius: 10px; padding: 8px 10px; font-size: 12px; overflow-wrap: anywhere; }
+  #why[hidden] { display: none; }
+  #why .rule { font-weight: bold; color: #0a84ff; }
+  #why .cause { color: #555; display: block; margin-left: 10px; }
+  #why ol { margin: 2px 0 0; padding-left: 22px; }
 </style>
 </head>
 <body data-sequence="0">
@@ -62,6 +69,7 @@ enum WebPage {
 <main>
   <section><div id="screens"></div></section>
   <aside>
+    <div id="why" hidden><h2>Why <button id="why-close" title="close">×</button></h2><div class="body"></div></div>
     <div><h2>Camera systems</h2><div id="cameras"></div></div>
     <div id="timeline"><h2>Timeline</h2><ol></ol></div>
   </aside>
@@ -92,6 +100,7 @@ function drawScreen(v) {
   for (const w of v.windows) {
     const kind = w.scene.startsWith("stageWindow") ? "stage" : w.scene;
     screen.append(el("div", { class: `window ${kind}`, "data-app": w.app, "data-device": w.device, "data-scene": w.scene,
+      "data-why": `${w.device}/${w.app}`,
       "data-frame": frameText(w.frame), style: place(w.frame, s), title: `${w.device}/${w.app} ${w.scene}` },
       `${w.app}`, el("span", { class: "session" }, w.session ? `session: ${w.session}` : (w.role || "")),
       ...(w.graph ? [el("span", { class: "graph", "data-cameras": w.graph.cameras.join(","), "data-outputs": w.graph.outputs.join(","),
@@ -99,14 +108,16 @@ function drawScreen(v) {
         `${w.graph.cameras.join("+")} → ${w.graph.outputs.join(", ")}` + (w.graph.arKit ? " (ARKit)" : ""))] : [])));
   }
   const suspended = [];
+  const device = v.kind === "device" ? v.id : v.attachedTo;
   for (const p of v.pip) {
-    if (p.frame) screen.append(el("div", { class: `pip ${p.state}`, "data-app": p.app, "data-state": p.state,
+    if (p.frame) screen.append(el("div", { class: `pip ${p.state}`, "data-app": p.app, "data-state": p.state, "data-why": `${device}/${p.app}`,
       "data-frame": frameText(p.frame), style: place(p.frame, s) }, `PiP ${p.app}` + (p.state === "stashed" ? " (stashed)" : "")));
-    else suspended.push(el("div", { class: "pip-suspended suspended", "data-app": p.app, "data-state": p.state },
+    else suspended.push(el("div", { class: "pip-suspended suspended", "data-app": p.app, "data-state": p.state, "data-why": `${device}/${p.app}` },
       `PiP ${p.app}: suspended`));
   }
   const attached = v.attachedTo ? ` · attached to ${v.attachedTo}` : "";
   const audio = (v.audio || []).map(a => el("div", { class: `audio-session ${a.state}`, "data-app": a.app, "data-state": a.state,
+      "data-why": `${v.id}/${a.app}`,
       "data-category": a.category, "data-ducked": String(a.ducked), "data-hint": String(a.silenceHint) },
     `♪ ${a.app}: ${a.category}${a.options.length ? " (" + a.options.join(", ") + ")" : ""} ${a.state}`
       + (a.interruptedBy ? ` by ${a.interruptedBy}` : "") + (a.ducked ? " · ducked" : "")
@@ -174,6 +185,7 @@ function whole(message) {
   addTimeline(message.timeline);
   drawScreens(); drawCameras();
   setSequence(message.view.sequence, message.following);
+  if (whyApp) showWhy(whyApp);
 }
 
 function change(message) {
@@ -187,7 +199,57 @@ function change(message) {
   if (message.cameras.length || message.removedCameras.length) drawCameras();
   addTimeline(message.timeline);
   setSequence(message.sequence, message.following);
+  if (whyApp) showWhy(whyApp);
 }
+
+// The why panel (`ctl why`): click an app's window, PiP or audio session; it follows live while open.
+let whyApp = null;
+function decidedText(d) {
+  if (!d) return [];
+  return [el("span", { class: "rule", "data-rule": d.rule }, d.rule),
+    el("span", { class: "cause" }, d.sequence !== undefined && d.sequence !== null
+      ? `#${d.sequence} ${d.command}` + (d.event ? ` → ${d.event}` : "") : "read from the state")];
+}
+function drawWhy(r) {
+  const body = document.querySelector("#why .body");
+  const parts = [el("div", { class: "app", "data-app": r.app }, `${r.app} at #${r.sequence}: ${r.scene}, role ${r.role}`)];
+  if (r.session) {
+    parts.push(el("div", { class: "why-session", "data-state": r.session.state }, `camera session: ${r.session.state} `, ...decidedText(r.session.decided)));
+    const c = r.session.camera;
+    if (c) parts.push(el("div", { class: "why-camera", "data-holder": c.holder || "" },
+      `${c.system}: held by ${c.holder || "nobody"}` + (c.token ? `, token ${c.token}` : ""),
+      c.waiters.length ? el("ol", { class: "waiters" }, ...c.waiters.map(w => el("li", { "data-app": w }, w))) : " · nobody waiting"));
+  } else parts.push(el("div", { class: "why-session" }, "camera session: none"));
+  if (r.pip) parts.push(el("div", { class: "why-pip" }, `PiP: ${r.pip.window} `, ...decidedText(r.pip.decided)));
+  const a = r.audio;
+  parts.push(el("div", { class: "why-audio", "data-active": String(a.active) },
+    `audio: ${a.category}, ${a.active ? "active" : "inactive"}` + (a.interruptedBy ? `, interrupted by ${a.interruptedBy}` : "")
+      + ` · microphone: ${a.microphoneHolder || "free"} `, ...decidedText(a.decided)));
+  body.replaceChildren(...parts);
+}
+async function showWhy(app) {
+  whyApp = app;
+  const panel = document.getElementById("why");
+  panel.hidden = false;
+  panel.dataset.app = app;
+  try {
+    const response = await fetch("why.json?app=" + encodeURIComponent(app));
+    const r = await response.json();
+    if (whyApp !== app) return;
+    if (!response.ok) { document.querySelector("#why .body").replaceChildren(el("div", { class: "error" }, r.error)); return; }
+    drawWhy(r);
+    panel.dataset.sequence = String(r.sequence);
+  } catch (e) { document.querySelector("#why .body").replaceChildren(el("div", { class: "error" }, String(e))); }
+}
+document.addEventListener("click", e => {
+  const target = e.target.closest("[data-why]");
+  if (target) showWhy(target.dataset.why);
+});
+document.getElementById("why-close").addEventListener("click", e => {
+  e.stopPropagation(); whyApp = null; document.getElementById("why").hidden = true;
+});
+// `?why=NODE/APP` opens the panel at load (tests, links).
+if (new URLSearchParams(location.search).has("why")) whyApp = new URLSearchParams(location.search).get("why");
 
 function reconnect() {
   if (source) source.close();

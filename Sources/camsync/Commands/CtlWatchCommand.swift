@@ -1,6 +1,7 @@
 import ArgumentParser
 import CamsyncClient
 import CamsyncPolicy
+import CamsyncVerbs
 import CamsyncWire
 import Foundation
 import ZeroMQ
@@ -114,8 +115,8 @@ struct CtlWatchCommand: ParsableCommand {
     }
 
     private func render(_ batch: Camsync_V1_EventBatch, topic: String) -> String {
-        let command = (try? batch.domainCommand()).map { "\($0)" } ?? "(undecodable command)"
-        let events = ((try? batch.domainEvents()) ?? []).map { "\($0)" }
+        let command = (try? batch.domainCommand()).map { $0.words.description } ?? "(undecodable command)"
+        let events = ((try? batch.domainEvents()) ?? []).map(\.words)
         let origin = batch.originNode.isEmpty ? "coordinator" : batch.originNode
         if json {
             let object: [String: Any] = [
