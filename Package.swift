@@ -95,14 +95,14 @@ let package = Package(
         ),
         .target(
             name: "CamsyncClient",
-            dependencies: ["ZeroMQ", "CamsyncPolicy", "CamsyncWire", "CamsyncVerbs"],
+            dependencies: ["ZeroMQ", "CamsyncPolicy", "CamsyncWire", "CamsyncVerbs", "CamsyncEtcd"],
             swiftSettings: swiftSettings
         ),
         // The read-only HTTP side of a daemon: /metrics (swift-prometheus) and the live web view.
         .target(
             name: "CamsyncWeb",
             dependencies: [
-                "ZeroMQ", "CamsyncPolicy", "CamsyncWire", "CamsyncClient", "CamsyncNode", "CamsyncVerbs",
+                "ZeroMQ", "CamsyncPolicy", "CamsyncWire", "CamsyncClient", "CamsyncNode", "CamsyncVerbs", "CamsyncEtcd",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),

@@ -1,5 +1,6 @@
 public import CamsyncClient
 import CamsyncPolicy
+public import CamsyncEtcd
 import Foundation
 import Hummingbird
 public import Logging
@@ -15,12 +16,13 @@ public final class ObservationServer: Sendable {
     let logger: Logger
     let feed: WebFeed?
     let follower: ClusterFollower?
+    let watcher: HighAvailabilityWatcher?
 
     /// `follow`: the coordinator's endpoints once bound (nil until then), to serve the web view and the
     /// cluster gauges; nil on a node. `curve`: the follower's keys at a CURVE coordinator.
     public init(address: HTTPAddress, registry: PrometheusCollectorRegistry,
                 follow: (@Sendable () -> (commandEndpoint: String, eventEndpoint: String)?)? = nil,
-                curve: ClientCurve? = nil, logger: Logger) {
+                curve: ClientCurve? = nil, highAvailability: (etcd: [EtcdEndpoint], election: String)? = nil, logger: Logger) {
         self.address = address
         self.registry = registry
         self.logger = logger
@@ -28,9 +30,12 @@ public final class ObservationServer: Sendable {
             let feed = WebFeed()
             self.feed = feed
             follower = ClusterFollower(endpoints: follow, feed: feed, curve: curve, logger: logger)
+            watcher = HighAvailabilityWatcher(own: follow, election: highAvailability.map { .init(etcd: $0.etcd, prefix: $0.election) },
+                                              feed: feed, curve: curve)
         } else {
             feed = nil
             follower = nil
+            watcher = nil
         }
     }
 
@@ -46,7 +51,7 @@ public final class ObservationServer: Sendable {
                 onBound(HTTPAddress(host: host, port: channel.localAddress?.port ?? 0))
             },
             logger: serverLogger)
-        return ObservationService(app: app, follower: follower, feed: feed)
+        return ObservationService(app: app, follower: follower, watcher: watcher, feed: feed)
     }
 
     func makeRouter() -> Router<BasicRequestContext> {
@@ -104,16 +109,20 @@ public final class ObservationServer: Sendable {
 struct ObservationService<App: ApplicationProtocol>: Service {
     let app: App
     let follower: ClusterFollower?
+    let watcher: HighAvailabilityWatcher?
     let feed: WebFeed?
 
     func run() async throws {
         follower?.start()
+        watcher?.start()
         try await withGracefulShutdownHandler {
             try await app.run()
         } onGracefulShutdown: {
             feed?.finishAll()
             follower?.stop()
+            watcher?.stop()
         }
         follower?.stop()
+        watcher?.stop()
     }
 }

@@ -5,7 +5,8 @@
 /// `.window[data-app][data-frame]`, `.pip[data-app][data-frame][data-state]`, `.camera[data-id] .holder`,
 /// `.window .graph[data-cameras][data-outputs][data-arkit]` (C11–C14), `.waiting[data-reason]`,
 /// `.audio-session[data-app][data-state]`, `#timeline li[data-sequence]`, the why panel `#why[data-app][data-sequence]`
-/// (`.why-session[data-state] .rule[data-rule]`, `.why-camera[data-holder] .waiters li`). `/?until=N` stops
+/// (`.why-session[data-state] .rule[data-rule]`, `.why-camera[data-holder] .waiters li`), the HA panel `#ha[data-leader]`
+/// (`.coordinator[data-name][data-role]`, `.etcd-member[data-endpoint][data-leader][data-reachable]`). `/?until=N` stops
 /// following at sequence N; `/?why=NODE/APP` opens the why panel (clicking an app's window, PiP or audio session does).
 enum WebPage {
     static let html = #"""
@@ -57,6 +58,11 @@ enum WebPage {
   #timeline li .events { color: #666; display: block; }
   h2 { font-size: 14px; margin: 0 0 6px; }
   [data-why] { cursor: pointer; }
+  #ha { background: #fff; border-radius: 10px; padding: 8px 10px; font-size: 12px; }
+  #ha[hidden] { display: none; }
+  #ha .coordinator, #ha .etcd-member { overflow-wrap: anywhere; padding: 1px 0; }
+  #ha .coordinator[data-role="leading"], #ha .etcd-member[data-leader="true"] { font-weight: bold; color: #248a3d; }
+  #ha .coordinator[data-role="unreachable"], #ha .etcd-member[data-reachable="false"] { color: #ff453a; }
   #why { background: #fff; border-radius: 10px; padding: 8px 10px; font-size: 12px; overflow-wrap: anywhere; }
   #why[hidden] { display: none; }
   #why .rule { font-weight: bold; color: #0a84ff; }
@@ -69,6 +75,7 @@ enum WebPage {
 <main>
   <section><div id="screens"></div></section>
   <aside>
+    <div id="ha" hidden><h2>High availability</h2><div class="headline"></div><div class="coordinators"></div><div class="etcd"></div></div>
     <div id="why" hidden><h2>Why <button id="why-close" title="close">×</button></h2><div class="body"></div></div>
     <div><h2>Camera systems</h2><div id="cameras"></div></div>
     <div id="timeline"><h2>Timeline</h2><ol></ol></div>
@@ -183,7 +190,7 @@ function whole(message) {
   for (const c of message.view.cameras) cameras.set(c.id, c);
   document.querySelector("#timeline ol").replaceChildren();
   addTimeline(message.timeline);
-  drawScreens(); drawCameras();
+  drawScreens(); drawCameras(); drawHA(message.highAvailability);
   setSequence(message.view.sequence, message.following);
   if (whyApp) showWhy(whyApp);
 }
@@ -251,12 +258,33 @@ document.getElementById("why-close").addEventListener("click", e => {
 // `?why=NODE/APP` opens the panel at load (tests, links).
 if (new URLSearchParams(location.search).has("why")) whyApp = new URLSearchParams(location.search).get("why");
 
+// The HA panel: every coordinator and etcd member, refreshed about once a second by the server.
+function drawHA(h) {
+  if (!h) return;
+  const r = h.report, panel = document.getElementById("ha");
+  panel.hidden = false;
+  panel.dataset.leader = r.leader || "";
+  panel.querySelector(".headline").textContent = r.leader ? `leader ${r.leader}` : "no coordinator leads";
+  panel.querySelector(".coordinators").replaceChildren(...r.coordinators.map(c =>
+    el("div", { class: "coordinator", "data-name": c.name, "data-role": c.role, "data-term": String(c.term) },
+      c.answeredInMilliseconds === undefined || c.answeredInMilliseconds === null
+        ? `${c.name}: unreachable` + (c.error ? ` (${c.error})` : "")
+        : `${c.name}: ${c.role} · term ${c.term} · #${c.appliedSequence}` + (c.lag !== undefined && c.lag !== null ? ` · lag ${c.lag}` : "")
+          + ` · ${c.answeredInMilliseconds} ms` + (c.error ? ` · ${c.error}` : ""))));
+  panel.querySelector(".etcd").replaceChildren(...r.etcd.map(m =>
+    el("div", { class: "etcd-member", "data-endpoint": m.endpoint, "data-leader": String(m.isLeader), "data-reachable": String(m.reachable) },
+      m.reachable ? `etcd ${m.endpoint}${m.isLeader ? " (raft leader)" : ""} · index ${m.raftIndex} · ${Math.round(m.databaseSizeBytes / 1024)} kB`
+        + (m.errors.length ? ` · ${m.errors.join("; ")}` : "")
+        : `etcd ${m.endpoint}: ${m.errors.join("; ")}`)));
+}
+
 function reconnect() {
   if (source) source.close();
   version = null;
   source = new EventSource("events");
   source.addEventListener("whole", e => whole(JSON.parse(e.data)));
   source.addEventListener("change", e => change(JSON.parse(e.data)));
+  source.addEventListener("ha", e => drawHA(JSON.parse(e.data)));
   source.onerror = () => { document.getElementById("status").textContent = "reconnecting…"; };
 }
 reconnect();
