@@ -11,12 +11,16 @@ public struct LogReplay: Sendable {
     /// 0 when the whole log was replayed; otherwise the snapshot the replay started from, because the
     /// log before it was compacted (decisions before it are unknown).
     public var startedAt: UInt64
+    /// The commands replayed, from the state at `startedAt` (the history slider's).
+    public var history: CommandHistory
 
-    public init(engine: PolicyEngine, ledger: DecisionLedger = DecisionLedger(), sequence: UInt64, startedAt: UInt64) {
+    public init(engine: PolicyEngine, ledger: DecisionLedger = DecisionLedger(), sequence: UInt64, startedAt: UInt64,
+                history: CommandHistory? = nil) {
         self.engine = engine
         self.ledger = ledger
         self.sequence = sequence
         self.startedAt = startedAt
+        self.history = history ?? CommandHistory(settings: engine.settings, base: engine.state, baseSequence: sequence)
     }
 
     /// Replays one batch of the log; throws when the engine does not reproduce the published events.
@@ -24,6 +28,7 @@ public struct LogReplay: Sendable {
         switch engine.decide(command, at: time) {
         case .success(let decisions) where decisions.map(\.event) == events:
             ledger.record(sequence: sequence, command: command, decisions: decisions)
+            history.append(sequence: sequence, time: time, command: command, stateAfter: engine.state)
             self.sequence = sequence
         case .success:
             throw ClientError.unexpectedReply("replaying the log diverged at sequence \(sequence): the events differ")

@@ -141,10 +141,14 @@ struct FollowState {
     var pendingEntries: [UInt64: WebFeed.TimelineEntry] = [:]
     /// Where the ledger's decisions start: 0 when the whole log was replayed (see `LogReplay.startedAt`).
     var ledgerStartsAt: UInt64 = 0
+    /// The commands since the ledger's start, for the history slider.
+    var history = CommandHistory(settings: PolicySettings())
 
     mutating func adopt(_ snapshot: CoordinatorClient.Snapshot, replayed: LogReplay?, feed: WebFeed) {
         replica.ledger = replayed?.ledger ?? DecisionLedger()
         ledgerStartsAt = replayed?.startedAt ?? snapshot.sequence
+        history = replayed?.history
+            ?? CommandHistory(settings: snapshot.settings, base: snapshot.state, baseSequence: snapshot.sequence)
         let outcome = replica.receiveSnapshot(sequence: snapshot.sequence, term: snapshot.term, state: snapshot.state,
                                               settings: snapshot.settings)
         wantsSnapshot = false
@@ -180,12 +184,16 @@ struct FollowState {
         case .needSnapshot:
             wantsSnapshot = true
         case .applied(let batches):
+            for batch in batches {
+                history.append(sequence: batch.sequence, time: batch.time, command: batch.command,
+                               stateAfter: batch.sequence == replica.sequence ? replica.state : nil)
+            }
             let entries = covered + batches.compactMap { pendingEntries[$0.sequence] }
             pendingEntries = pendingEntries.filter { $0.key > replica.sequence }
             gauges.update(replica.state, sequence: replica.sequence)
             feed.publish(WebView(replica.state, sequence: replica.sequence, term: replica.term), entries: entries,
                          replay: LogReplay(engine: replica.engine, ledger: replica.ledger ?? DecisionLedger(),
-                                           sequence: replica.sequence, startedAt: ledgerStartsAt))
+                                           sequence: replica.sequence, startedAt: ledgerStartsAt, history: history))
         }
     }
 }

@@ -79,6 +79,15 @@ public final class ObservationServer: Sendable {
             guard let json = feed.whyJSON(app: app) else { return Self.error(.notFound, "no app \(app) in the cluster") }
             return Response(status: .ok, headers: [.contentType: "application/json"], body: ResponseBody(byteBuffer: ByteBuffer(string: json)))
         }
+        router.get("history.json") { request, _ -> Response in
+            guard let text = request.uri.queryParameters.get("sequence"), let sequence = UInt64(text) else {
+                return Self.error(.badRequest, "give the sequence as ?sequence=N, a whole number")
+            }
+            guard let json = feed.historyJSON(sequence: sequence) else {
+                return Self.error(.notFound, "sequence \(sequence) is not in the history this web view holds")
+            }
+            return Response(status: .ok, headers: [.contentType: "application/json"], body: ResponseBody(byteBuffer: ByteBuffer(string: json)))
+        }
         router.get("events") { _, _ -> Response in
             let stream = feed.subscribe()
             return Response(

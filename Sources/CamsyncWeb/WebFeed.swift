@@ -132,6 +132,22 @@ final class WebFeed: @unchecked Sendable {
         return replay.flatMap { WhyReport(app: app, replay: $0) }.map { Self.json($0) }
     }
 
+    /// The cluster at a past `sequence`, replayed from the log (`/history.json?sequence=N`, the page's
+    /// history slider): nil when the follower's history does not reach it.
+    func historyJSON(sequence: UInt64) -> String? {
+        lock.lock()
+        let replay = self.replay
+        lock.unlock()
+        guard let replay, let state = replay.history.state(at: sequence) else { return nil }
+        struct Past: Encodable {
+            var view: WebView
+            var first: UInt64
+            var last: UInt64
+        }
+        return Self.json(Past(view: WebView(state, sequence: sequence, term: 0), first: replay.history.baseSequence,
+                              last: replay.history.lastSequence))
+    }
+
     /// Ends every page stream (shutdown).
     func finishAll() {
         lock.lock()

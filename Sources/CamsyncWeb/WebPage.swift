@@ -4,7 +4,8 @@
 /// from a whole view again. Stable hooks for tests: `body[data-sequence]`, `.screen[data-id]`,
 /// `.window[data-app][data-frame]`, `.pip[data-app][data-frame][data-state]`, `.camera[data-id] .holder`,
 /// `.window .graph[data-cameras][data-outputs][data-arkit]` (C11–C14), `.waiting[data-reason]`,
-/// `.audio-session[data-app][data-state]`, `#timeline li[data-sequence]`, the why panel `#why[data-app][data-sequence]`
+/// `.audio-session[data-app][data-state]`, `.microphone[data-device][data-holder]`, `#timeline li[data-sequence]`,
+/// the history slider `#history` (`body[data-history]` while showing a past sequence; `/?history=N` opens there), the why panel `#why[data-app][data-sequence]`
 /// (`.why-session[data-state] .rule[data-rule]`, `.why-camera[data-holder] .waiters li`), the HA panel `#ha[data-leader]`
 /// (`.coordinator[data-name][data-role]`, `.etcd-member[data-endpoint][data-leader][data-reachable]`). `/?until=N` stops
 /// following at sequence N; `/?why=NODE/APP` opens the why panel (clicking an app's window, PiP or audio session does).
@@ -21,7 +22,8 @@ enum WebPage {
   header { padding: 8px 16px; background: #1d1d1f; color: #fff; display: flex; gap: 16px; align-items: baseline; }
   header h1 { font-size: 16px; margin: 0; }
   header .status.lost { color: #ff453a; }
-  main { display: grid; grid-template-columns: 1fr 360px; gap: 12px; padding: 12px; }
+  main { display: grid; grid-template-columns: minmax(0, 1fr) 340px; gap: 12px; padding: 12px; }
+  main > section, aside { min-width: 0; }
   #screens { display: flex; flex-wrap: wrap; gap: 16px; align-items: flex-start; }
   .group { display: flex; gap: 10px; align-items: flex-start; padding: 8px; background: #fff; border-radius: 10px; }
   .screen-box { display: flex; flex-direction: column; gap: 4px; }
@@ -35,16 +37,22 @@ enum WebPage {
     border-radius: 4px; overflow: hidden; font-size: 10px; padding: 2px 4px; }
   .window.slideOver { background: #e8f5e9; border-color: #34c759; box-shadow: 0 2px 6px rgba(0,0,0,.4); }
   .window.stage { background: #fff4e0; border-color: #ff9f0a; }
-  .window .session { display: block; color: #555; }
+  .window .session { display: block; color: #555; overflow-wrap: anywhere; }
   .window .graph { display: block; color: #555; font-size: 11px; }
   .pip { position: absolute; box-sizing: border-box; background: #000; color: #fff; border: 2px solid #bf5af2;
-    border-radius: 6px; font-size: 10px; padding: 2px 4px; z-index: 5; overflow: hidden; white-space: nowrap; }
+    border-radius: 6px; font-size: 9px; line-height: 1.15; padding: 1px 3px; z-index: 5; overflow: hidden; overflow-wrap: anywhere; }
   .pip.stashed { opacity: .6; border-style: dashed; }
   .suspended { font-size: 11px; color: #bf5af2; }
   aside { display: flex; flex-direction: column; gap: 12px; }
-  .audio-session { font-size: 12px; margin-top: 3px; color: #1c1c1e; }
+  .audio-session { font-size: 12px; margin-top: 3px; color: #1c1c1e; overflow-wrap: anywhere; max-width: 100%; }
+  .microphone { font-size: 12px; margin-top: 3px; color: #555; }
+  .microphone.held { color: #b25000; }
+  .screen-box { max-width: 100%; }
+  header .history { display: flex; gap: 6px; align-items: center; margin-left: auto; }
+  header .history input { width: 260px; }
+  body[data-history] .screen, body[data-history] .camera { outline: 2px dashed #ff9f0a; }
   .audio-session.interrupted { color: #b25000; }
-  .camera { background: #fff; border-radius: 10px; padding: 8px 10px; border-left: 5px solid #8e8e93; }
+  .camera { background: #fff; border-radius: 10px; padding: 8px 10px; border-left: 5px solid #8e8e93; overflow-wrap: anywhere; }
   .camera.held { border-left-color: #34c759; }
   .camera.unavailable { opacity: .5; }
   .camera h3 { margin: 0 0 4px; font-size: 13px; }
@@ -71,7 +79,9 @@ enum WebPage {
 </style>
 </head>
 <body data-sequence="0">
-<header><h1>camsync</h1><span id="sequence">sequence 0</span><span class="status" id="status">connecting…</span></header>
+<header><h1>camsync</h1><span id="sequence">sequence 0</span><span class="status" id="status">connecting…</span>
+  <span class="history"><label for="history">history</label><input type="range" id="history" min="0" max="0" value="0">
+  <span id="history-label">live</span><button id="live" hidden>back to live</button></span></header>
 <main>
   <section><div id="screens"></div></section>
   <aside>
@@ -99,6 +109,8 @@ function el(tag, attrs, ...children) {
 }
 const place = (f, s) => ({ left: f.x * s + "px", top: f.y * s + "px", width: f.width * s + "px", height: f.height * s + "px" });
 const frameText = f => `${f.x},${f.y},${f.width},${f.height}`;
+// `interrupted(videoDeviceInUseByAnotherClient 3)` → `interrupted, reason 3` (the title keeps the words).
+const shortSession = s => { const m = /^interrupted\(\S+ (\d)\)$/.exec(s); return m ? `interrupted, reason ${m[1]}` : s; };
 
 function drawScreen(v) {
   const s = scale();
@@ -109,7 +121,7 @@ function drawScreen(v) {
     screen.append(el("div", { class: `window ${kind}`, "data-app": w.app, "data-device": w.device, "data-scene": w.scene,
       "data-why": `${w.device}/${w.app}`,
       "data-frame": frameText(w.frame), style: place(w.frame, s), title: `${w.device}/${w.app} ${w.scene}` },
-      `${w.app}`, el("span", { class: "session" }, w.session ? `session: ${w.session}` : (w.role || "")),
+      `${w.app}`, el("span", { class: "session", title: w.session || "" }, w.session ? `session: ${shortSession(w.session)}` : (w.role || "")),
       ...(w.graph ? [el("span", { class: "graph", "data-cameras": w.graph.cameras.join(","), "data-outputs": w.graph.outputs.join(","),
         "data-arkit": String(w.graph.arKit) },
         `${w.graph.cameras.join("+")} → ${w.graph.outputs.join(", ")}` + (w.graph.arKit ? " (ARKit)" : ""))] : [])));
@@ -129,15 +141,17 @@ function drawScreen(v) {
     `♪ ${a.app}: ${a.category}${a.options.length ? " (" + a.options.join(", ") + ")" : ""} ${a.state}`
       + (a.interruptedBy ? ` by ${a.interruptedBy}` : "") + (a.ducked ? " · ducked" : "")
       + (a.silenceHint ? " · silence secondary audio" : "")));
+  const microphone = v.kind === "device" ? [el("div", { class: "microphone" + (v.microphone ? " held" : ""), "data-device": v.id,
+      "data-holder": v.microphone || "" }, `microphone: ${v.microphone ? "held by " + v.microphone : "free"}`)] : [];
   return el("div", { class: "screen-box", id: `screen-${v.id}` },
     el("div", { class: "caption" }, `${v.id} — ${v.title}${v.stageManager ? " · Stage Manager" : ""}${attached}${v.alive ? "" : " · dead"}`),
-    screen, ...suspended, ...audio);
+    screen, ...suspended, ...audio, ...microphone);
 }
 
 function drawScreens() {
   const root = document.getElementById("screens");
   root.replaceChildren();
-  const all = [...screens.values()].sort((a, b) => a.id.localeCompare(b.id));
+  const all = (past ? past.screens : [...screens.values()]).slice().sort((a, b) => a.id.localeCompare(b.id));
   const placed = new Set();
   for (const device of all.filter(v => v.kind === "device")) {
     const group = el("div", { class: "group", "data-device": device.id }, drawScreen(device));
@@ -152,7 +166,7 @@ function drawScreens() {
 
 function drawCameras() {
   const root = document.getElementById("cameras");
-  root.replaceChildren(...[...cameras.values()].sort((a, b) => a.id.localeCompare(b.id)).map(c =>
+  root.replaceChildren(...(past ? past.cameras : [...cameras.values()]).slice().sort((a, b) => a.id.localeCompare(b.id)).map(c =>
     el("div", { class: "camera" + (c.holder ? " held" : "") + (c.available ? "" : " unavailable"), "data-id": c.id, "data-host": c.host },
       el("h3", {}, `${c.id} (${c.cameras.join(", ")})`),
       el("div", {}, "holder: ", el("span", { class: "holder" }, c.holder || "—"), `  · token #${c.token}`),
@@ -165,7 +179,9 @@ function addTimeline(entries) {
   const list = document.querySelector("#timeline ol");
   for (const t of entries) {
     const time = new Date(t.timeMs).toISOString().slice(11, 23);
-    list.prepend(el("li", { "data-sequence": String(t.sequence) }, `#${t.sequence} ${time} ${t.node}: ${t.command}`,
+    // The command's words start with the node it acted through; say the origin only when it differs.
+    const said = t.command.startsWith(t.node + " ") ? t.command : `${t.node}: ${t.command}`;
+    list.prepend(el("li", { "data-sequence": String(t.sequence) }, `#${t.sequence} ${time} ${said}`,
       el("span", { class: "events" }, t.events.join(" · "))));
   }
   while (list.children.length > 200) list.lastChild.remove();
@@ -174,14 +190,63 @@ function addTimeline(entries) {
 // `?until=N`: stop following once sequence N is applied (headless browsers dump the DOM when idle).
 const until = new URLSearchParams(location.search).has("until") ? Number(new URLSearchParams(location.search).get("until")) : null;
 
+// `?check-layout`: after every drawing, say whether everything fits the window's width
+// (`body[data-layout="fits"]`, or `"overflow"` with the first offenders in `data-overflowing`).
+const checksLayout = new URLSearchParams(location.search).has("check-layout");
+function checkLayout() {
+  if (!checksLayout) return;
+  const width = document.documentElement.clientWidth;
+  const offenders = [...document.querySelectorAll("body *")].filter(e => {
+    const r = e.getBoundingClientRect();
+    return r.width > 0 && (r.right > width + 0.5 || r.width > width + 0.5);
+  }).map(e => e.tagName.toLowerCase() + (e.id ? "#" + e.id : "") + (e.className ? "." + String(e.className).split(" ").join(".") : ""));
+  const scrolls = document.documentElement.scrollWidth > width;
+  document.body.dataset.layout = offenders.length || scrolls ? "overflow" : "fits";
+  document.body.dataset.viewport = String(width);
+  document.body.dataset.overflowing = offenders.slice(0, 5).join(" ");
+}
+
 function setSequence(sequence, following) {
+  setTimeout(checkLayout, 0);
   document.body.dataset.sequence = String(sequence);
+  liveSequence = sequence;
+  slider.max = String(sequence);
+  if (past === null) slider.value = String(sequence);
   if (until !== null && sequence >= until && source) { source.close(); document.body.dataset.stopped = "true"; }
   document.getElementById("sequence").textContent = `sequence ${sequence}`;
   const status = document.getElementById("status");
   status.textContent = following ? "live" : "coordinator unreachable";
   status.className = "status" + (following ? "" : " lost");
 }
+
+// The history slider: any past sequence the server's history holds, replayed from the log; the live
+// view keeps following underneath and comes back with "back to live" (or the slider at its end).
+let past = null, liveSequence = 0;
+const slider = document.getElementById("history");
+function showLive() {
+  past = null;
+  delete document.body.dataset.history;
+  document.getElementById("live").hidden = true;
+  document.getElementById("history-label").textContent = "live";
+  slider.value = String(liveSequence);
+  drawScreens(); drawCameras();
+}
+async function showPast(sequence) {
+  if (sequence >= liveSequence) { showLive(); return; }
+  const response = await fetch("history.json?sequence=" + sequence);
+  const r = await response.json();
+  if (!response.ok) { document.getElementById("history-label").textContent = r.error; return; }
+  past = r.view;
+  document.body.dataset.history = String(sequence);
+  setTimeout(checkLayout, 0);
+  document.getElementById("history-label").textContent = `#${sequence} (history)`;
+  document.getElementById("live").hidden = false;
+  slider.min = String(r.first);
+  drawScreens(); drawCameras();
+}
+slider.addEventListener("input", () => showPast(Number(slider.value)));
+document.getElementById("live").addEventListener("click", showLive);
+const askedHistory = new URLSearchParams(location.search).has("history") ? Number(new URLSearchParams(location.search).get("history")) : null;
 
 function whole(message) {
   version = message.version;
@@ -192,6 +257,7 @@ function whole(message) {
   addTimeline(message.timeline);
   drawScreens(); drawCameras(); drawHA(message.highAvailability);
   setSequence(message.view.sequence, message.following);
+  if (askedHistory !== null && past === null) showPast(askedHistory);
   if (whyApp) showWhy(whyApp);
 }
 

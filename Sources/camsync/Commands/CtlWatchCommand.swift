@@ -129,7 +129,9 @@ struct CtlWatchCommand: ParsableCommand {
         let time = Date(timeIntervalSince1970: Double(batch.timeMs) / 1000)
         let formatter = DateFormatter()
         formatter.dateFormat = "HH:mm:ss.SSS"
-        var lines = ["#\(batch.sequence) \(formatter.string(from: time)) \(origin): \(command)"]
+        // The command's words start with the node it acted through; the origin is said only when it differs.
+        let said = command.hasPrefix(origin + " ") ? command : "\(origin): \(command)"
+        var lines = ["#\(batch.sequence) \(formatter.string(from: time)) \(said)"]
         lines += events.map { "    → \($0)" }
         return lines.joined(separator: "\n")
     }
