@@ -11,7 +11,7 @@ PROTOS := $(shell find proto -path proto/etcd -prune -o -name '*.proto' -print |
 # types need `public import SwiftProtobuf`.
 SWIFT_OPTS := --swift_opt=Visibility=Public --swift_opt=FileNaming=PathToUnderscores --swift_opt=UseAccessLevelOnImports=true
 
-.PHONY: web-screenshot deps build test package-check alerts-test run proto proto-check proto-c bench clean plugin multihost-test soak sim \
+.PHONY: web-screenshot deps build test package-check alerts-test run run-ha proto proto-check proto-c bench clean plugin multihost-test soak sim \
   fuzz flood agent-asan leader-following-test fuzz-agent grpc-plugin etcd-proto etcd-swift etcd-proto-check
 
 # The etcd v3 client (Sources/CamsyncEtcd): etcd's API protos, copied from Debian's
@@ -79,6 +79,10 @@ soak: build
 # The main job: the narrated demo on a local multi-process cluster.
 run: build
 	"$$($(SWIFT) build --show-bin-path)/camsync" demo
+
+# The story on three coordinators over etcd; the leader is killed mid-story (SPEC K6).
+run-ha: build
+	"$$($(SWIFT) build --show-bin-path)/camsync" demo --ha
 
 # Build protoc-gen-swift once from the pinned swift-protobuf (no SwiftPM build plugin: see BUILD-NOTES).
 $(PLUGIN):
