@@ -38,7 +38,8 @@ struct WhyTests {
             #expect(session.camera?.holder == "ipad-1/com.apple.camera")
             #expect(session.camera?.waiters == ["ipad-1/com.example.videocall"])
             #expect(call.pip?.window.hasPrefix("active on ipad-1 at ") == true)
-            #expect(call.pip?.decided?.rule == "P1")
+            #expect(call.pip?.decided?.rule == "P2", "the user started the call's PiP")
+            #expect(call.pip?.decided?.command == "ipad-1 pip start com.example.videocall")
 
             try cluster.act("ipad-1", [.stopSession(Apps.camera1)])
             try cluster.waitForAgreement()
