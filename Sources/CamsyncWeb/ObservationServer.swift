@@ -67,8 +67,7 @@ public final class ObservationServer: Sendable {
                      body: ResponseBody(byteBuffer: ByteBuffer(string: WebPage.html)))
         }
         router.get("state.json") { _, _ -> Response in
-            Response(status: .ok, headers: [.contentType: "application/json"],
-                     body: ResponseBody(byteBuffer: ByteBuffer(string: feed.wholeJSON())))
+            Self.json(feed.wholeJSON())
         }
         router.get("why.json") { request, _ -> Response in
             let text = request.uri.queryParameters.get("app") ?? ""
@@ -77,7 +76,7 @@ public final class ObservationServer: Sendable {
             }
             let app = AppID(device: NodeID(String(text[..<slash])), bundleID: String(text[text.index(after: slash)...]))
             guard let json = feed.whyJSON(app: app) else { return Self.error(.notFound, "no app \(app) in the cluster") }
-            return Response(status: .ok, headers: [.contentType: "application/json"], body: ResponseBody(byteBuffer: ByteBuffer(string: json)))
+            return Self.json(json)
         }
         router.get("history.json") { request, _ -> Response in
             guard let text = request.uri.queryParameters.get("sequence"), let sequence = UInt64(text) else {
@@ -86,7 +85,7 @@ public final class ObservationServer: Sendable {
             guard let json = feed.historyJSON(sequence: sequence) else {
                 return Self.error(.notFound, "sequence \(sequence) is not in the history this web view holds")
             }
-            return Response(status: .ok, headers: [.contentType: "application/json"], body: ResponseBody(byteBuffer: ByteBuffer(string: json)))
+            return Self.json(json)
         }
         router.get("events") { _, _ -> Response in
             let stream = feed.subscribe()
@@ -101,6 +100,11 @@ public final class ObservationServer: Sendable {
                 })
         }
         return router
+    }
+
+    /// A JSON document.
+    static func json(_ text: String) -> Response {
+        Response(status: .ok, headers: [.contentType: "application/json"], body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
     }
 
     /// Bad input is an answer: a JSON error with a code and a message.

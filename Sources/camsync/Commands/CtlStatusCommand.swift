@@ -25,9 +25,7 @@ struct CtlStatusCommand: ParsableCommand {
             }
         } catch {
             if json {
-                let encoder = JSONEncoder()
-                encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-                print(String(decoding: try encoder.encode(["highAvailability": ha]), as: UTF8.self))
+                try Self.printJSON(["highAvailability": ha])
             } else {
                 print(ha.headline + "\n" + Self.renderHighAvailability(ha))
             }
@@ -43,12 +41,16 @@ struct CtlStatusCommand: ParsableCommand {
         report.counters = StatusReport.counterRows(snapshot.counters)
         report.highAvailability = ha
         if json {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-            print(String(decoding: try encoder.encode(report), as: UTF8.self))
+            try Self.printJSON(report)
             return
         }
         print(Self.render(report))
+    }
+
+    static func printJSON(_ value: some Encodable) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        print(String(decoding: try encoder.encode(value), as: UTF8.self))
     }
 
     /// The HA tables: every coordinator, then every etcd member (none for an embedded coordinator).

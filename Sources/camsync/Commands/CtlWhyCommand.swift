@@ -53,9 +53,7 @@ struct CtlWhyCommand: ParsableCommand {
             throw ExitCode(1)
         }
         if json {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-            print(String(decoding: try encoder.encode(report), as: UTF8.self))
+            try CtlStatusCommand.printJSON(report)
             return
         }
         print(Self.render(report), terminator: "")
