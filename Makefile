@@ -2,7 +2,7 @@
 SHELL := /bin/bash
 SWIFT ?= swift
 APT_PACKAGES := libzmq3-dev protobuf-compiler pkg-config libsqlite3-dev iproute2 python3-zmq python3-protobuf \
-  libprotobuf-c-dev protobuf-c-compiler libyaml-dev chromium fonts-dejavu-core curl etcd-server
+  libprotobuf-c-dev protobuf-c-compiler libyaml-dev chromium fonts-dejavu-core curl etcd-server prometheus
 PROTO_OUT := Sources/CamsyncWire/Generated
 PLUGIN_SCRATCH := .build-protoc-gen-swift
 PLUGIN := $(PLUGIN_SCRATCH)/release/protoc-gen-swift
@@ -11,7 +11,7 @@ PROTOS := $(shell find proto -path proto/etcd -prune -o -name '*.proto' -print |
 # types need `public import SwiftProtobuf`.
 SWIFT_OPTS := --swift_opt=Visibility=Public --swift_opt=FileNaming=PathToUnderscores --swift_opt=UseAccessLevelOnImports=true
 
-.PHONY: web-screenshot deps build test package-check run proto proto-check proto-c bench clean plugin multihost-test soak sim \
+.PHONY: web-screenshot deps build test package-check alerts-test run run-ha proto proto-check proto-c bench clean plugin multihost-test soak sim \
   fuzz flood agent-asan leader-following-test fuzz-agent grpc-plugin etcd-proto etcd-swift etcd-proto-check
 
 # The etcd v3 client (Sources/CamsyncEtcd): etcd's API protos, copied from Debian's
@@ -40,8 +40,15 @@ build: deps
 
 # agent-asan first: DisplayAgentTests run one cluster with the sanitizer build of the agent.
 # leader-following-test: the C agent's leader-following rule against the shared table of cases.
-test: deps package-check agent-asan leader-following-test
+test: deps package-check alerts-test agent-asan leader-following-test
 	$(SWIFT) test
+
+# The Prometheus rules in deploy/prometheus: valid, and their unit tests pass (promtool from Debian's
+# prometheus package, which `deps` installs; docs/OPERATIONS.md "Alerts").
+alerts-test: deps
+	promtool check rules deploy/prometheus/camsync-rules.yml
+	promtool check config deploy/prometheus/prometheus.yml
+	cd deploy/prometheus && promtool test rules tests/camsync-rules-test.yml
 
 # Package.swift declares exactly the modules each target imports.
 package-check:
@@ -72,6 +79,10 @@ soak: build
 # The main job: the narrated demo on a local multi-process cluster.
 run: build
 	"$$($(SWIFT) build --show-bin-path)/camsync" demo
+
+# The story on three coordinators over etcd; the leader is killed mid-story (SPEC K6).
+run-ha: build
+	"$$($(SWIFT) build --show-bin-path)/camsync" demo --ha
 
 # Build protoc-gen-swift once from the pinned swift-protobuf (no SwiftPM build plugin: see BUILD-NOTES).
 $(PLUGIN):

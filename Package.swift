@@ -87,7 +87,7 @@ let package = Package(
         .target(
             name: "CamsyncNode",
             dependencies: [
-                "ZeroMQ", "CamsyncRuntime", "CamsyncPolicy", "CamsyncWire", "CamsyncConfig",
+                "ZeroMQ", "CamsyncRuntime", "CamsyncPolicy", "CamsyncWire", "CamsyncConfig", "CamsyncVerbs",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
             ],
@@ -95,14 +95,14 @@ let package = Package(
         ),
         .target(
             name: "CamsyncClient",
-            dependencies: ["ZeroMQ", "CamsyncPolicy", "CamsyncWire"],
+            dependencies: ["ZeroMQ", "CamsyncPolicy", "CamsyncWire", "CamsyncVerbs", "CamsyncEtcd"],
             swiftSettings: swiftSettings
         ),
         // The read-only HTTP side of a daemon: /metrics (swift-prometheus) and the live web view.
         .target(
             name: "CamsyncWeb",
             dependencies: [
-                "ZeroMQ", "CamsyncPolicy", "CamsyncWire", "CamsyncClient", "CamsyncNode",
+                "ZeroMQ", "CamsyncPolicy", "CamsyncWire", "CamsyncClient", "CamsyncNode", "CamsyncVerbs", "CamsyncEtcd",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
@@ -112,7 +112,8 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(name: "CamsyncSoak", dependencies: ["CamsyncPolicy"], swiftSettings: swiftSettings),
-        // The verb table: readable action words → `Command`, shared by `ctl act`, the demo and scenario files.
+        // The verb table: readable action words → `Command`, shared by `ctl act`, the demo and scenario files;
+        // and back (`Command.words`, `Event.words`): what `ctl watch`, the web view, node logs and reports print.
         .target(name: "CamsyncVerbs", dependencies: ["CamsyncPolicy"], swiftSettings: swiftSettings),
         // The lab: everything that runs the product to try it — local clusters (`cluster up`), the scenario
         // runner, the soak, the benchmarks, the fuzzer's checks and the flood. Product modules never import it.

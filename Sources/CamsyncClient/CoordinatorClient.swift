@@ -67,6 +67,18 @@ public final class CoordinatorClient {
         }
     }
 
+    /// The coordinator's own view of its HA state (SPEC K6): any coordinator answers, leading or not.
+    public func coordinatorStatus(timeoutMilliseconds: Int = 2_000) throws -> Camsync_V1_CoordinatorStatus {
+        let envelope = Envelope(sender: sender, requestID: requests.takeRequestID(),
+                                body: .coordinatorStatusRequest(Camsync_V1_CoordinatorStatusRequest()))
+        let reply = try requests.roundTrip(envelope, timeoutMilliseconds: timeoutMilliseconds)
+        switch reply.body {
+        case .coordinatorStatus(let status)?: return status
+        case .error(let error)?: throw ClientError.refused(Refusal(error))
+        default: throw ClientError.unexpectedReply("\(reply.body.map { "\($0)" } ?? "no body") to a coordinator status request")
+        }
+    }
+
     /// Sends a command; a given `requestID` makes it a retry of an earlier send (K5).
     @discardableResult
     public func send(_ command: Command, requestID: UInt64? = nil, timeoutMilliseconds: Int = 5_000) throws -> UInt64 {

@@ -15,6 +15,8 @@ public struct StatusReport: Codable, Sendable, Equatable {
     public var audio: [[String]] = []
     /// The coordinator's counters (commands, retries, bad frames by reason), as name/value rows.
     public var counters: [[String]] = []
+    /// Every coordinator and etcd member (SPEC K6), when asked for (`ctl status`).
+    public var highAvailability: HighAvailabilityReport?
 
     public static let nodeHeader = ["NODE", "KIND", "OS", "ALIVE", "LAST HEARD", "ATTACHED TO"]
     public static let cameraHeader = ["CAMERA SYSTEM", "HOST", "HOLDER", "TOKEN", "PRESSURE", "AVAILABLE"]
@@ -22,6 +24,8 @@ public struct StatusReport: Codable, Sendable, Equatable {
     public static let pipHeader = ["APP", "KIND", "WINDOW", "SCREEN", "FRAME"]
     public static let layoutHeader = ["DEVICE", "APP", "SCENE", "ROLE"]
     public static let counterHeader = ["COORDINATOR COUNTER", "VALUE"]
+    public static let coordinatorHeader = ["COORDINATOR", "ENDPOINT", "ROLE", "TERM", "APPLIED", "LAG", "ANSWERED IN", "ERROR"]
+    public static let etcdHeader = ["ETCD MEMBER", "ID", "LEADER", "RAFT TERM", "RAFT INDEX", "APPLIED INDEX", "DB SIZE", "VERSION", "ERRORS"]
 
     /// The counter rows for `counters`: bad frames as `bad frames (REASON)`.
     public static func counterRows(_ counters: Camsync_V1_CoordinatorCounters) -> [[String]] {

@@ -45,6 +45,9 @@ extension CoordinatorCore {
             }
             return actions
         }
+        if case .coordinatorStatusRequest? = envelope.body {
+            return actions + [coordinatorStatusReply(envelope, to: identity)]
+        }
         guard role.isLeading else {
             return actions + notLeaderActions(envelope, reply: identity)
         }

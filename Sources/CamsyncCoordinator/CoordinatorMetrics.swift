@@ -8,7 +8,7 @@ struct CoordinatorMetrics {
     private let retriesCounter = Counter(label: "camsync_command_retries_total")
     private let deadCounter = Counter(label: "camsync_nodes_declared_dead_total")
     private let replayCounter = Counter(label: "camsync_replays_served_total")
-    private let batchSize = Recorder(label: "camsync_group_commit_size")
+    private let batchSize = Recorder(label: "camsync_group_commit_entries")
     private let snapshotCounter = Counter(label: "camsync_snapshots_served_total")
     private let claimLatency = Metrics.Timer(label: "camsync_camera_wait_seconds")
     private let leading = Gauge(label: "camsync_coordinator_leading")

@@ -37,6 +37,7 @@ public final class EtcdClient: Sendable {
         var lease: Etcdserverpb_Lease.Client<Transport> { .init(wrapping: grpc) }
         var watch: Etcdserverpb_Watch.Client<Transport> { .init(wrapping: grpc) }
         var election: V3electionpb_Election.Client<Transport> { .init(wrapping: grpc) }
+        var maintenance: Etcdserverpb_Maintenance.Client<Transport> { .init(wrapping: grpc) }
     }
 
     public let endpoints: [EtcdEndpoint]

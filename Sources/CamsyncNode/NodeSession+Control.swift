@@ -1,4 +1,5 @@
 import CamsyncPolicy
+import CamsyncVerbs
 import CamsyncWire
 
 /// The local control socket: user/app actions forwarded as this node, and "what do you see".
@@ -42,6 +43,7 @@ extension NodeSession {
                                                             term: knownTerm, sender: id.rawValue)))
             return
         }
+        log(.info, "act", ["command": "\(command.words)"])
         send(Envelope(sender: id.rawValue, requestID: takeRequestID(), term: knownTerm, body: .command(request.command)),
              origin: .control(identity: identity, requestID: request.requestID, command: command))
     }

@@ -52,6 +52,10 @@ public struct ReplicaSync: Sendable {
 
     public var state: ClusterState { engine.state }
 
+    /// The decision behind each app's session, PiP and audio (`ctl why`, the web view), kept only when
+    /// set (the web view's follower does; nodes do not): batches are then applied with `PolicyEngine.decide`.
+    public var ledger: DecisionLedger?
+
     /// Forget the replica's sync point (coordinator changed, reconnect): snapshot again.
     public mutating func resync() {
         phase = .awaitingSnapshot
@@ -111,10 +115,11 @@ public struct ReplicaSync: Sendable {
 
     private mutating func apply(_ batches: [PublishedBatch]) -> Outcome {
         for batch in batches {
-            switch engine.apply(batch.command, at: batch.time) {
-            case .success(let events) where events == batch.events:
+            switch engine.decide(batch.command, at: batch.time) {
+            case .success(let decisions) where decisions.map(\.event) == batch.events:
                 sequence = batch.sequence
                 term = batch.term
+                ledger?.record(sequence: batch.sequence, command: batch.command, decisions: decisions)
             case .success:
                 resync()
                 return .needSnapshot(reason: "replica diverged at sequence \(batch.sequence): events differ")

@@ -47,25 +47,38 @@ extension ClusterState {
     /// C2 steps 1–5, with the apps of the app's device given (in any order) when the caller has
     /// them at hand; nil finds them by scanning all apps.
     func eligibilityReason(app id: AppID, deviceApps: [AppID]?) -> InterruptionReason? {
-        guard let app = apps[id] else { return .videoDeviceNotAvailableInBackground }
+        ineligibility(app: id, deviceApps: deviceApps)?.reason
+    }
+
+    /// C2 steps 1–5 in order, with A7 between 4 and 5: the reason and the rule that gives it
+    /// (`C2.1`…`C2.5`, `C13` for an ARKit session, `A7`), or nil when the app is eligible.
+    public func ineligibility(app id: AppID) -> Ineligibility? {
+        ineligibility(app: id, deviceApps: nil)
+    }
+
+    func ineligibility(app id: AppID, deviceApps: [AppID]?) -> Ineligibility? {
+        guard let app = apps[id] else { return Ineligibility(.videoDeviceNotAvailableInBackground, rule: "C2.1") }
         // 1. not visible and not the owner of an active PiP window
-        if !app.scene.isVisible && !app.hasActivePiP { return .videoDeviceNotAvailableInBackground }
+        if !app.scene.isVisible && !app.hasActivePiP { return Ineligibility(.videoDeviceNotAvailableInBackground, rule: "C2.1") }
         // 2. its PiP window is stashed
-        if app.hasStashedPiP { return .videoDeviceNotAvailableInBackground }
+        if app.hasStashedPiP { return Ineligibility(.videoDeviceNotAvailableInBackground, rule: "C2.2") }
         let effective = multitaskingCameraAccessEffective(app: id)
         // 3. shows only in PiP without effective multitasking camera access [policy: reason]
-        if app.showsOnlyInPiP && !effective { return .videoDeviceNotAvailableInBackground }
-        // 4. the device is multitasking (L6) without effective multitasking camera access
-        if !effective && (deviceApps.map(isMultitasking(among:)) ?? isMultitasking(device: id.device)) { return .videoDeviceNotAvailableWithMultipleForegroundApps }
+        if app.showsOnlyInPiP && !effective { return Ineligibility(.videoDeviceNotAvailableInBackground, rule: "C2.3") }
+        // 4. the device is multitasking (L6) without effective multitasking camera access (C13: never for ARKit)
+        if !effective && (deviceApps.map(isMultitasking(among:)) ?? isMultitasking(device: id.device)) {
+            return Ineligibility(.videoDeviceNotAvailableWithMultipleForegroundApps,
+                                 rule: app.session?.configuration.runByARKit == true ? "C13" : "C2.4")
+        }
         // A7 (between 4 and 5): the session records audio while another app holds the microphone
         if app.session?.configuration.audioInput == true,
            let holder = microphoneHolder(device: id.device, deviceApps: deviceApps), holder != id {
-            return .audioDeviceInUseByAnotherClient
+            return Ineligibility(.audioDeviceInUseByAnotherClient, rule: "A7")
         }
         // 5. the camera system is shut down by pressure
         if let camera = app.session?.configuration.camera, let system = cameraSystem(of: camera),
            cameraSystems[system]?.pressure == .shutdown {
-            return .videoDeviceNotAvailableDueToSystemPressure
+            return Ineligibility(.videoDeviceNotAvailableDueToSystemPressure, rule: "C2.5")
         }
         return nil
     }
@@ -80,5 +93,15 @@ extension ClusterState {
         if let reason = eligibilityReason(app: id, deviceApps: deviceApps) { return .interrupted(reason) }
         if let system = cameraSystem(of: session.configuration.camera), holder(of: system) == id { return .running }
         return .interrupted(.videoDeviceInUseByAnotherClient)
+    }
+}
+
+/// Why a session may not hold its camera (C2 steps 1–5, A7): the interruption reason and the rule.
+public struct Ineligibility: Hashable, Sendable {
+    public var reason: InterruptionReason
+    public var rule: RuleID
+    public init(_ reason: InterruptionReason, rule: RuleID) {
+        self.reason = reason
+        self.rule = rule
     }
 }

@@ -135,14 +135,16 @@ extension PolicyEngine {
             guard let app = state.apps[id], app.scene.isRunning, let session = app.session, session.wantsToRun else { return false }
             return state.cameraSystem(of: session.configuration.camera) == systemID
         }.sorted()
-        var reasons: [AppID: InterruptionReason] = [:]
+        var reasons: [AppID: Ineligibility] = [:]
         for id in wanting {
-            if let reason = state.eligibilityReason(app: id, deviceApps: index.apps(of: id.device)) { reasons[id] = reason }
+            if let why = state.ineligibility(app: id, deviceApps: index.apps(of: id.device)) { reasons[id] = why }
         }
         let eligible = wanting.filter { reasons[$0] == nil && system.available }
         let previous = system.holder
         var holder = previous
         if let current = holder, !eligible.contains(current) { holder = nil }
+        // The rule a new holder gets the camera by: C4 (it claimed it) or C6 (it was returned).
+        var grantRule: RuleID = "C6"
         // C4, C5
         for claimant in tx.claimants where eligible.contains(claimant) && state.apps[claimant]?.scene.isVisible == true {
             if claimant == holder { break }
@@ -151,32 +153,24 @@ extension PolicyEngine {
                 state.apps[current]?.session?.preemptedAt = ordinal
             }
             holder = claimant
+            grantRule = "C4"
             break
         }
         // C6
         if holder == nil {
-            let preempted = eligible.filter { state.apps[$0]?.session?.preemptedAt != nil }
-            if let lifo = preempted.max(by: { a, b in
-                let pa = state.apps[a]!.session!.preemptedAt!, pb = state.apps[b]!.session!.preemptedAt!
-                return pa != pb ? pa < pb : a > b
-            }) {
-                holder = lifo
-            } else {
-                holder = eligible.min(by: { a, b in
-                    let wa = state.apps[a]?.session?.waitingSince ?? UInt64.max
-                    let wb = state.apps[b]?.session?.waitingSince ?? UInt64.max
-                    return wa != wb ? wa < wb : a < b
-                })
-            }
+            holder = state.returnOrder(eligible).first
         }
-        // Publish.
+        // Publish, each event with the rule that decided it.
+        let preempted = grantRule == "C4" && previous.map(wanting.contains) == true
         if let previous, previous != holder {
-            tx.emit(.cameraReleased(systemID, previous))
+            let rule: RuleID = reasons[previous]?.rule ?? (!system.available ? "C10" : preempted ? "C4" : "C6")
+            tx.emit(.cameraReleased(systemID, previous), rule: rule)
         }
-        var running: [Event] = []
+        var running: [Decision] = []
+        let runningRule: RuleID = holder != previous ? grantRule : "C1"
         for id in wanting {
             guard let old = state.apps[id]?.session?.state else { continue }
-            let new: SessionState = id == holder ? .running : .interrupted(reasons[id] ?? .videoDeviceInUseByAnotherClient)
+            let new: SessionState = id == holder ? .running : .interrupted(reasons[id]?.reason ?? .videoDeviceInUseByAnotherClient)
             if id == holder {
                 state.apps[id]?.session?.preemptedAt = nil
                 state.apps[id]?.session?.waitingSince = nil
@@ -187,9 +181,13 @@ extension PolicyEngine {
             guard old != new else { continue }
             state.apps[id]?.session?.state = new
             switch (old, new) {
-            case (.stopped, .running): running.append(.sessionStarted(id))
-            case (_, .running): running.append(.sessionInterruptionEnded(id))
-            case (_, .interrupted(let reason)): tx.emit(.sessionWasInterrupted(id, reason))
+            case (.stopped, .running): running.append(Decision(.sessionStarted(id), rule: runningRule))
+            case (_, .running): running.append(Decision(.sessionInterruptionEnded(id), rule: runningRule))
+            case (_, .interrupted(let reason)):
+                // Not eligible: C2's step; eligible but not the holder: preempted (C4), PiP cannot take it (C5), or waiting (C2.6).
+                let rule: RuleID = reasons[id]?.rule ?? (!system.available ? "C10" : id == previous && preempted ? "C4"
+                    : state.apps[id]?.showsOnlyInPiP == true ? "C5" : "C2.6")
+                tx.emit(.sessionWasInterrupted(id, reason), rule: rule)
             default: break
             }
         }
@@ -197,10 +195,10 @@ extension PolicyEngine {
         let granted = holder != nil && holder != previous
         if let holder, granted {
             system.lastToken = GrantToken(system.lastToken.value + 1)
-            tx.emit(.cameraGranted(systemID, holder, system.lastToken))
+            tx.emit(.cameraGranted(systemID, holder, system.lastToken), rule: grantRule)
         }
         state.cameraSystems[systemID] = system
-        for event in running { tx.emit(event) }
+        for decision in running { tx.emit(decision.event, rule: decision.rule) }
         // S2
         if let holder, granted || tx.pressureChanged.contains(systemID) {
             switch system.pressure {

@@ -90,7 +90,7 @@ extension PolicyEngine {
         guard app.scene.isVisible else { throw Self.rejection(.notVisible, id) }
         leaveSplit(id, layout(of: id.device), &tx)
         setScene(id, .background, &tx)
-        activatePiP(id, &tx)
+        activatePiP(id, rule: "P2", &tx)
     }
 
     /// P3: a visible app going to the background starts PiP by itself when its video fills the
@@ -100,11 +100,12 @@ extension PolicyEngine {
               state.nodes[id.device]?.autoPiPEnabled == true,
               pip.setup.playingVideoFillsWindow || pip.setup.canStartAutomaticallyFromInline,
               pipImpossibility(id) == nil else { return }
-        activatePiP(id, &tx)
+        activatePiP(id, rule: "P3", &tx)
     }
 
     /// P4: the new window becomes the device's active one; the previous active one is suspended.
-    mutating func activatePiP(_ id: AppID, _ tx: inout Transaction) {
+    /// `rule`: what started it (P2 the user's request, P3 automatically).
+    mutating func activatePiP(_ id: AppID, rule: RuleID, _ tx: inout Transaction) {
         for other in index.apps(of: id.device) where other != id && state.apps[other]?.hasActivePiP == true {
             state.apps[other]?.pip?.window = .suspended
             let ordinal = nextOrdinal()
@@ -116,7 +117,7 @@ extension PolicyEngine {
         state.apps[id]?.pip?.window = .active(screen: id.device, frame: Self.defaultPiPFrame, stashed: false)
         state.apps[id]?.pip?.suspendedAt = nil
         tx.affect(id.device)
-        tx.emit(.pipDidStart(id, screen: id.device, frame: Self.defaultPiPFrame))
+        tx.emit(.pipDidStart(id, screen: id.device, frame: Self.defaultPiPFrame), rule: rule)
     }
 
     /// Closes an app's active or suspended window. P4: when an active one stops, the most

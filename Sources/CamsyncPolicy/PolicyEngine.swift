@@ -39,6 +39,11 @@ public struct PolicyEngine: Hashable, Sendable {
     /// Applies one command at `now`. On success returns the events in their deterministic
     /// order; on rejection the state is unchanged.
     public mutating func apply(_ command: Command, at now: Instant) -> Result<[Event], Rejection> {
+        decide(command, at: now).map { $0.map(\.event) }
+    }
+
+    /// `apply`, with the SPEC rule that decided each event (`ctl why`, the web view's why panel).
+    public mutating func decide(_ command: Command, at now: Instant) -> Result<[Decision], Rejection> {
         var tx = Transaction(now: now)
         do {
             try perform(command, &tx)
@@ -46,7 +51,7 @@ public struct PolicyEngine: Hashable, Sendable {
             return .failure(error)
         }
         settle(&tx)
-        return .success(tx.events)
+        return .success(tx.decisions)
     }
 
     private mutating func perform(_ command: Command, _ tx: inout Transaction) throws(Rejection) {
@@ -147,11 +152,11 @@ public struct PolicyEngine: Hashable, Sendable {
     }
 }
 
-/// What one command has done so far: its events, the nodes it touched and the sessions
-/// that claimed their camera (C4).
+/// What one command has done so far: its events (with the rule that decided each), the nodes it
+/// touched and the sessions that claimed their camera (C4).
 struct Transaction {
     let now: Instant
-    private(set) var events: [Event] = []
+    private(set) var decisions: [Decision] = []
     /// Nodes whose apps, windows or cameras the command touched.
     private(set) var affected: Set<NodeID> = []
     /// Sessions that started, or whose app came to the foreground, in this command (C4).
@@ -161,7 +166,8 @@ struct Transaction {
 
     init(now: Instant) { self.now = now }
 
-    mutating func emit(_ event: Event) { events.append(event) }
+    /// Records an event; without `rule`, the rule that governs events of its kind.
+    mutating func emit(_ event: Event, rule: RuleID? = nil) { decisions.append(Decision(event, rule: rule ?? .governing(event))) }
     mutating func affect(_ node: NodeID) { affected.insert(node) }
     mutating func claim(_ app: AppID) {
         affected.insert(app.device)

@@ -1,6 +1,7 @@
 import CamsyncClient
 import CamsyncNode
 import CamsyncPolicy
+import CamsyncVerbs
 import CamsyncWire
 import Foundation
 import Logging
@@ -21,6 +22,8 @@ final class ClusterFollower: @unchecked Sendable {
     private var thread: Thread?
     /// Silence after which the page shows the coordinator as unreachable.
     static let silenceMilliseconds = 3_000
+    /// The longest log the follower replays when it adopts a snapshot (for the why panel's decisions).
+    static let replayLimit: UInt64 = 100_000
 
     init(endpoints: @escaping @Sendable () -> (commandEndpoint: String, eventEndpoint: String)?, feed: WebFeed,
          curve: ClientCurve? = nil, logger: Logger) {
@@ -86,7 +89,11 @@ final class ClusterFollower: @unchecked Sendable {
                     }
                     do {
                         let snapshot = try client!.snapshot(timeoutMilliseconds: 2_000)
-                        state.adopt(snapshot, feed: feed)
+                        // The why panel's decisions: the log replayed up to the snapshot (bounded; without it,
+                        // decisions before the snapshot are read from the state).
+                        let replay = snapshot.sequence <= Self.replayLimit
+                            ? try? client!.replayLog(snapshot: snapshot, timeoutMilliseconds: 5_000) : nil
+                        state.adopt(snapshot, replayed: replay.flatMap { $0.sequence == snapshot.sequence ? $0 : nil }, feed: feed)
                     } catch ClientError.refused(let refusal) where refusal.code == .notLeader {
                         if let leader = refusal.leader, leader.commandEndpoint != target.commandEndpoint {
                             retarget((leader.commandEndpoint, leader.eventEndpoint), why: "the leader, term \(leader.term)")
@@ -132,8 +139,16 @@ struct FollowState {
     var subscriptionLive = false
     /// Timeline entries of batches received but not yet applied, by sequence.
     var pendingEntries: [UInt64: WebFeed.TimelineEntry] = [:]
+    /// Where the ledger's decisions start: 0 when the whole log was replayed (see `LogReplay.startedAt`).
+    var ledgerStartsAt: UInt64 = 0
+    /// The commands since the ledger's start, for the history slider.
+    var history = CommandHistory(settings: PolicySettings())
 
-    mutating func adopt(_ snapshot: CoordinatorClient.Snapshot, feed: WebFeed) {
+    mutating func adopt(_ snapshot: CoordinatorClient.Snapshot, replayed: LogReplay?, feed: WebFeed) {
+        replica.ledger = replayed?.ledger ?? DecisionLedger()
+        ledgerStartsAt = replayed?.startedAt ?? snapshot.sequence
+        history = replayed?.history
+            ?? CommandHistory(settings: snapshot.settings, base: snapshot.state, baseSequence: snapshot.sequence)
         let outcome = replica.receiveSnapshot(sequence: snapshot.sequence, term: snapshot.term, state: snapshot.state,
                                               settings: snapshot.settings)
         wantsSnapshot = false
@@ -148,7 +163,7 @@ struct FollowState {
             pendingEntries[wire.sequence] = WebFeed.TimelineEntry(
                 sequence: wire.sequence, timeMs: Int64(wire.timeMs),
                 node: wire.originNode.isEmpty ? "coordinator" : wire.originNode,
-                command: "\(command)", events: events.map { "\($0)" })
+                command: command.words.description, events: events.map(\.words))
             let batch = PublishedBatch(sequence: wire.sequence, term: wire.term, time: wire.time, command: command, events: events)
             handle(replica.receive(batch), feed: feed)
         case .coordinatorHeartbeat(let heartbeat)?:
@@ -169,10 +184,16 @@ struct FollowState {
         case .needSnapshot:
             wantsSnapshot = true
         case .applied(let batches):
+            for batch in batches {
+                history.append(sequence: batch.sequence, time: batch.time, command: batch.command,
+                               stateAfter: batch.sequence == replica.sequence ? replica.state : nil)
+            }
             let entries = covered + batches.compactMap { pendingEntries[$0.sequence] }
             pendingEntries = pendingEntries.filter { $0.key > replica.sequence }
             gauges.update(replica.state, sequence: replica.sequence)
-            feed.publish(WebView(replica.state, sequence: replica.sequence, term: replica.term), entries: entries)
+            feed.publish(WebView(replica.state, sequence: replica.sequence, term: replica.term), entries: entries,
+                         replay: LogReplay(engine: replica.engine, ledger: replica.ledger ?? DecisionLedger(),
+                                           sequence: replica.sequence, startedAt: ledgerStartsAt, history: history))
         }
     }
 }

@@ -14,7 +14,7 @@ public enum MetricsExport {
             .zero, .milliseconds(1), .milliseconds(10), .milliseconds(100), .milliseconds(500),
             .seconds(1), .seconds(5), .seconds(30), .seconds(120),
         ]
-        factory.valueHistogramBuckets["camsync_group_commit_size"] = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512]
+        factory.valueHistogramBuckets["camsync_group_commit_entries"] = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512]
         MetricsSystem.bootstrap(factory)
         return registry
     }

@@ -1,4 +1,6 @@
 public import CamsyncClient
+import CamsyncPolicy
+public import CamsyncEtcd
 import Foundation
 import Hummingbird
 public import Logging
@@ -14,12 +16,13 @@ public final class ObservationServer: Sendable {
     let logger: Logger
     let feed: WebFeed?
     let follower: ClusterFollower?
+    let watcher: HighAvailabilityWatcher?
 
     /// `follow`: the coordinator's endpoints once bound (nil until then), to serve the web view and the
     /// cluster gauges; nil on a node. `curve`: the follower's keys at a CURVE coordinator.
     public init(address: HTTPAddress, registry: PrometheusCollectorRegistry,
                 follow: (@Sendable () -> (commandEndpoint: String, eventEndpoint: String)?)? = nil,
-                curve: ClientCurve? = nil, logger: Logger) {
+                curve: ClientCurve? = nil, highAvailability: (etcd: [EtcdEndpoint], election: String)? = nil, logger: Logger) {
         self.address = address
         self.registry = registry
         self.logger = logger
@@ -27,9 +30,12 @@ public final class ObservationServer: Sendable {
             let feed = WebFeed()
             self.feed = feed
             follower = ClusterFollower(endpoints: follow, feed: feed, curve: curve, logger: logger)
+            watcher = HighAvailabilityWatcher(own: follow, election: highAvailability.map { .init(etcd: $0.etcd, prefix: $0.election) },
+                                              feed: feed, curve: curve)
         } else {
             feed = nil
             follower = nil
+            watcher = nil
         }
     }
 
@@ -45,7 +51,7 @@ public final class ObservationServer: Sendable {
                 onBound(HTTPAddress(host: host, port: channel.localAddress?.port ?? 0))
             },
             logger: serverLogger)
-        return ObservationService(app: app, follower: follower, feed: feed)
+        return ObservationService(app: app, follower: follower, watcher: watcher, feed: feed)
     }
 
     func makeRouter() -> Router<BasicRequestContext> {
@@ -61,8 +67,25 @@ public final class ObservationServer: Sendable {
                      body: ResponseBody(byteBuffer: ByteBuffer(string: WebPage.html)))
         }
         router.get("state.json") { _, _ -> Response in
-            Response(status: .ok, headers: [.contentType: "application/json"],
-                     body: ResponseBody(byteBuffer: ByteBuffer(string: feed.wholeJSON())))
+            Self.json(feed.wholeJSON())
+        }
+        router.get("why.json") { request, _ -> Response in
+            let text = request.uri.queryParameters.get("app") ?? ""
+            guard let slash = text.firstIndex(of: "/"), slash != text.startIndex, text.index(after: slash) != text.endIndex else {
+                return Self.error(.badRequest, "give the app as ?app=NODE/BUNDLE-ID, e.g. ?app=ipad-1/com.example.videocall")
+            }
+            let app = AppID(device: NodeID(String(text[..<slash])), bundleID: String(text[text.index(after: slash)...]))
+            guard let json = feed.whyJSON(app: app) else { return Self.error(.notFound, "no app \(app) in the cluster") }
+            return Self.json(json)
+        }
+        router.get("history.json") { request, _ -> Response in
+            guard let text = request.uri.queryParameters.get("sequence"), let sequence = UInt64(text) else {
+                return Self.error(.badRequest, "give the sequence as ?sequence=N, a whole number")
+            }
+            guard let json = feed.historyJSON(sequence: sequence) else {
+                return Self.error(.notFound, "sequence \(sequence) is not in the history this web view holds")
+            }
+            return Self.json(json)
         }
         router.get("events") { _, _ -> Response in
             let stream = feed.subscribe()
@@ -78,6 +101,20 @@ public final class ObservationServer: Sendable {
         }
         return router
     }
+
+    /// A JSON document.
+    static func json(_ text: String) -> Response {
+        Response(status: .ok, headers: [.contentType: "application/json"], body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
+    }
+
+    /// Bad input is an answer: a JSON error with a code and a message.
+    static func error(_ status: HTTPResponse.Status, _ message: String) -> Response {
+        struct Body: Encodable { var code: Int; var error: String }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.withoutEscapingSlashes]
+        let body = (try? encoder.encode(Body(code: status.code, error: message))) ?? Data()
+        return Response(status: status, headers: [.contentType: "application/json"], body: ResponseBody(byteBuffer: ByteBuffer(bytes: body)))
+    }
 }
 
 /// Runs the HTTP application; on graceful shutdown ends the page streams (so the server is not left
@@ -85,16 +122,20 @@ public final class ObservationServer: Sendable {
 struct ObservationService<App: ApplicationProtocol>: Service {
     let app: App
     let follower: ClusterFollower?
+    let watcher: HighAvailabilityWatcher?
     let feed: WebFeed?
 
     func run() async throws {
         follower?.start()
+        watcher?.start()
         try await withGracefulShutdownHandler {
             try await app.run()
         } onGracefulShutdown: {
             feed?.finishAll()
             follower?.stop()
+            watcher?.stop()
         }
         follower?.stop()
+        watcher?.stop()
     }
 }

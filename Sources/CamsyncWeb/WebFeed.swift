@@ -1,3 +1,5 @@
+import CamsyncClient
+import CamsyncPolicy
 import Foundation
 
 /// The web view's state and its subscribers. The follower `publish`es a new view per applied batch;
@@ -16,6 +18,16 @@ final class WebFeed: @unchecked Sendable {
     private var version: UInt64 = 0
     private var following = false
     private var subscribers: [UUID: AsyncStream<String>.Continuation] = [:]
+    /// The replica with the decision behind each app's state, for the why panel (`/why.json`).
+    private var replay: LogReplay?
+    /// Every coordinator and etcd member, as the HA watcher last found them (nil: not asked yet).
+    private var highAvailability: HighAvailabilityView?
+
+    /// The HA panel's data and when it was gathered (ms since the epoch: the page says how long ago).
+    struct HighAvailabilityView: Encodable, Equatable {
+        var report: HighAvailabilityReport
+        var checkedAtMs: Int64
+    }
 
     struct TimelineEntry: Codable, Equatable, Sendable {
         var sequence: UInt64
@@ -30,6 +42,7 @@ final class WebFeed: @unchecked Sendable {
         var following: Bool
         var view: WebView
         var timeline: [TimelineEntry]
+        var highAvailability: HighAvailabilityView?
     }
 
     private struct Change: Encodable {
@@ -45,9 +58,10 @@ final class WebFeed: @unchecked Sendable {
     }
 
     /// A new view after `entries` were applied (empty after a snapshot).
-    func publish(_ next: WebView, entries: [TimelineEntry]) {
+    func publish(_ next: WebView, entries: [TimelineEntry], replay: LogReplay? = nil) {
         lock.lock()
         defer { lock.unlock() }
+        if let replay { self.replay = replay }
         version += 1
         let previousScreens = Dictionary(uniqueKeysWithValues: view.screens.map { ($0.id, $0) })
         let previousCameras = Dictionary(uniqueKeysWithValues: view.cameras.map { ($0.id, $0) })
@@ -65,6 +79,16 @@ final class WebFeed: @unchecked Sendable {
         for continuation in subscribers.values { continuation.yield(message) }
     }
 
+    /// A new HA panel (`ha` event; not versioned: each one is whole, and a page may miss one).
+    func publish(highAvailability report: HighAvailabilityReport, checkedAtMs: Int64) {
+        lock.lock()
+        defer { lock.unlock() }
+        let view = HighAvailabilityView(report: report, checkedAtMs: checkedAtMs)
+        highAvailability = view
+        let message = Self.event("ha", view)
+        for continuation in subscribers.values { continuation.yield(message) }
+    }
+
     /// Whether the follower hears the coordinator (the page greys out when it does not).
     func setFollowing(_ value: Bool) {
         lock.lock()
@@ -72,7 +96,7 @@ final class WebFeed: @unchecked Sendable {
         guard following != value else { return }
         following = value
         version += 1
-        let message = Self.event("whole", Whole(version: version, following: following, view: view, timeline: timeline))
+        let message = Self.event("whole", Whole(version: version, following: following, view: view, timeline: timeline, highAvailability: highAvailability))
         for continuation in subscribers.values { continuation.yield(message) }
     }
 
@@ -81,7 +105,7 @@ final class WebFeed: @unchecked Sendable {
         let (stream, continuation) = AsyncStream<String>.makeStream(bufferingPolicy: .bufferingNewest(Self.bufferLimit))
         let id = UUID()
         lock.lock()
-        continuation.yield(Self.event("whole", Whole(version: version, following: following, view: view, timeline: timeline)))
+        continuation.yield(Self.event("whole", Whole(version: version, following: following, view: view, timeline: timeline, highAvailability: highAvailability)))
         subscribers[id] = continuation
         lock.unlock()
         continuation.onTermination = { [weak self] _ in
@@ -97,7 +121,31 @@ final class WebFeed: @unchecked Sendable {
     func wholeJSON() -> String {
         lock.lock()
         defer { lock.unlock() }
-        return Self.json(Whole(version: version, following: following, view: view, timeline: timeline))
+        return Self.json(Whole(version: version, following: following, view: view, timeline: timeline, highAvailability: highAvailability))
+    }
+
+    /// `ctl why` for one app as JSON (`/why.json?app=NODE/APP`): nil when the follower has no such app.
+    func whyJSON(app: AppID) -> String? {
+        lock.lock()
+        let replay = self.replay
+        lock.unlock()
+        return replay.flatMap { WhyReport(app: app, replay: $0) }.map { Self.json($0) }
+    }
+
+    /// The cluster at a past `sequence`, replayed from the log (`/history.json?sequence=N`, the page's
+    /// history slider): nil when the follower's history does not reach it.
+    func historyJSON(sequence: UInt64) -> String? {
+        lock.lock()
+        let replay = self.replay
+        lock.unlock()
+        guard let replay, let state = replay.history.state(at: sequence) else { return nil }
+        struct Past: Encodable {
+            var view: WebView
+            var first: UInt64
+            var last: UInt64
+        }
+        return Self.json(Past(view: WebView(state, sequence: sequence, term: 0), first: replay.history.baseSequence,
+                              last: replay.history.lastSequence))
     }
 
     /// Ends every page stream (shutdown).

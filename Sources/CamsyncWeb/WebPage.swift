@@ -4,8 +4,11 @@
 /// from a whole view again. Stable hooks for tests: `body[data-sequence]`, `.screen[data-id]`,
 /// `.window[data-app][data-frame]`, `.pip[data-app][data-frame][data-state]`, `.camera[data-id] .holder`,
 /// `.window .graph[data-cameras][data-outputs][data-arkit]` (C11–C14), `.waiting[data-reason]`,
-/// `.audio-session[data-app][data-state]`, `#timeline li[data-sequence]`. `/?until=N` stops
-/// following at sequence N.
+/// `.audio-session[data-app][data-state]`, `.microphone[data-device][data-holder]`, `#timeline li[data-sequence]`,
+/// the history slider `#history` (`body[data-history]` while showing a past sequence; `/?history=N` opens there), the why panel `#why[data-app][data-sequence]`
+/// (`.why-session[data-state] .rule[data-rule]`, `.why-camera[data-holder] .waiters li`), the HA panel `#ha[data-leader]`
+/// (`.coordinator[data-name][data-role]`, `.etcd-member[data-endpoint][data-leader][data-reachable]`). `/?until=N` stops
+/// following at sequence N; `/?why=NODE/APP` opens the why panel (clicking an app's window, PiP or audio session does).
 enum WebPage {
     static let html = #"""
 <!doctype html>
@@ -19,7 +22,8 @@ enum WebPage {
   header { padding: 8px 16px; background: #1d1d1f; color: #fff; display: flex; gap: 16px; align-items: baseline; }
   header h1 { font-size: 16px; margin: 0; }
   header .status.lost { color: #ff453a; }
-  main { display: grid; grid-template-columns: 1fr 360px; gap: 12px; padding: 12px; }
+  main { display: grid; grid-template-columns: minmax(0, 1fr) 340px; gap: 12px; padding: 12px; }
+  main > section, aside { min-width: 0; }
   #screens { display: flex; flex-wrap: wrap; gap: 16px; align-items: flex-start; }
   .group { display: flex; gap: 10px; align-items: flex-start; padding: 8px; background: #fff; border-radius: 10px; }
   .screen-box { display: flex; flex-direction: column; gap: 4px; }
@@ -33,16 +37,22 @@ enum WebPage {
     border-radius: 4px; overflow: hidden; font-size: 10px; padding: 2px 4px; }
   .window.slideOver { background: #e8f5e9; border-color: #34c759; box-shadow: 0 2px 6px rgba(0,0,0,.4); }
   .window.stage { background: #fff4e0; border-color: #ff9f0a; }
-  .window .session { display: block; color: #555; }
+  .window .session { display: block; color: #555; overflow-wrap: anywhere; }
   .window .graph { display: block; color: #555; font-size: 11px; }
   .pip { position: absolute; box-sizing: border-box; background: #000; color: #fff; border: 2px solid #bf5af2;
-    border-radius: 6px; font-size: 10px; padding: 2px 4px; z-index: 5; overflow: hidden; white-space: nowrap; }
+    border-radius: 6px; font-size: 9px; line-height: 1.15; padding: 1px 3px; z-index: 5; overflow: hidden; overflow-wrap: anywhere; }
   .pip.stashed { opacity: .6; border-style: dashed; }
   .suspended { font-size: 11px; color: #bf5af2; }
   aside { display: flex; flex-direction: column; gap: 12px; }
-  .audio-session { font-size: 12px; margin-top: 3px; color: #1c1c1e; }
+  .audio-session { font-size: 12px; margin-top: 3px; color: #1c1c1e; overflow-wrap: anywhere; max-width: 100%; }
+  .microphone { font-size: 12px; margin-top: 3px; color: #555; }
+  .microphone.held { color: #b25000; }
+  .screen-box { max-width: 100%; }
+  header .history { display: flex; gap: 6px; align-items: center; margin-left: auto; }
+  header .history input { width: 260px; }
+  body[data-history] .screen, body[data-history] .camera { outline: 2px dashed #ff9f0a; }
   .audio-session.interrupted { color: #b25000; }
-  .camera { background: #fff; border-radius: 10px; padding: 8px 10px; border-left: 5px solid #8e8e93; }
+  .camera { background: #fff; border-radius: 10px; padding: 8px 10px; border-left: 5px solid #8e8e93; overflow-wrap: anywhere; }
   .camera.held { border-left-color: #34c759; }
   .camera.unavailable { opacity: .5; }
   .camera h3 { margin: 0 0 4px; font-size: 13px; }
@@ -55,13 +65,28 @@ enum WebPage {
   #timeline li { border-bottom: 1px solid #eee; padding: 3px 0; font-size: 11px; }
   #timeline li .events { color: #666; display: block; }
   h2 { font-size: 14px; margin: 0 0 6px; }
+  [data-why] { cursor: pointer; }
+  #ha { background: #fff; border-radius: 10px; padding: 8px 10px; font-size: 12px; }
+  #ha[hidden] { display: none; }
+  #ha .coordinator, #ha .etcd-member { overflow-wrap: anywhere; padding: 1px 0; }
+  #ha .coordinator[data-role="leading"], #ha .etcd-member[data-leader="true"] { font-weight: bold; color: #248a3d; }
+  #ha .coordinator[data-role="unreachable"], #ha .etcd-member[data-reachable="false"] { color: #ff453a; }
+  #why { background: #fff; border-radius: 10px; padding: 8px 10px; font-size: 12px; overflow-wrap: anywhere; }
+  #why[hidden] { display: none; }
+  #why .rule { font-weight: bold; color: #0a84ff; }
+  #why .cause { color: #555; display: block; margin-left: 10px; }
+  #why ol { margin: 2px 0 0; padding-left: 22px; }
 </style>
 </head>
 <body data-sequence="0">
-<header><h1>camsync</h1><span id="sequence">sequence 0</span><span class="status" id="status">connecting…</span></header>
+<header><h1>camsync</h1><span id="sequence">sequence 0</span><span class="status" id="status">connecting…</span>
+  <span class="history"><label for="history">history</label><input type="range" id="history" min="0" max="0" value="0">
+  <span id="history-label">live</span><button id="live" hidden>back to live</button></span></header>
 <main>
   <section><div id="screens"></div></section>
   <aside>
+    <div id="ha" hidden><h2>High availability</h2><div class="headline"></div><div class="coordinators"></div><div class="etcd"></div></div>
+    <div id="why" hidden><h2>Why <button id="why-close" title="close">×</button></h2><div class="body"></div></div>
     <div><h2>Camera systems</h2><div id="cameras"></div></div>
     <div id="timeline"><h2>Timeline</h2><ol></ol></div>
   </aside>
@@ -84,6 +109,8 @@ function el(tag, attrs, ...children) {
 }
 const place = (f, s) => ({ left: f.x * s + "px", top: f.y * s + "px", width: f.width * s + "px", height: f.height * s + "px" });
 const frameText = f => `${f.x},${f.y},${f.width},${f.height}`;
+// `interrupted(videoDeviceInUseByAnotherClient 3)` → `interrupted, reason 3` (the title keeps the words).
+const shortSession = s => { const m = /^interrupted\(\S+ (\d)\)$/.exec(s); return m ? `interrupted, reason ${m[1]}` : s; };
 
 function drawScreen(v) {
   const s = scale();
@@ -92,34 +119,39 @@ function drawScreen(v) {
   for (const w of v.windows) {
     const kind = w.scene.startsWith("stageWindow") ? "stage" : w.scene;
     screen.append(el("div", { class: `window ${kind}`, "data-app": w.app, "data-device": w.device, "data-scene": w.scene,
+      "data-why": `${w.device}/${w.app}`,
       "data-frame": frameText(w.frame), style: place(w.frame, s), title: `${w.device}/${w.app} ${w.scene}` },
-      `${w.app}`, el("span", { class: "session" }, w.session ? `session: ${w.session}` : (w.role || "")),
+      `${w.app}`, el("span", { class: "session", title: w.session || "" }, w.session ? `session: ${shortSession(w.session)}` : (w.role || "")),
       ...(w.graph ? [el("span", { class: "graph", "data-cameras": w.graph.cameras.join(","), "data-outputs": w.graph.outputs.join(","),
         "data-arkit": String(w.graph.arKit) },
         `${w.graph.cameras.join("+")} → ${w.graph.outputs.join(", ")}` + (w.graph.arKit ? " (ARKit)" : ""))] : [])));
   }
   const suspended = [];
+  const device = v.kind === "device" ? v.id : v.attachedTo;
   for (const p of v.pip) {
-    if (p.frame) screen.append(el("div", { class: `pip ${p.state}`, "data-app": p.app, "data-state": p.state,
+    if (p.frame) screen.append(el("div", { class: `pip ${p.state}`, "data-app": p.app, "data-state": p.state, "data-why": `${device}/${p.app}`,
       "data-frame": frameText(p.frame), style: place(p.frame, s) }, `PiP ${p.app}` + (p.state === "stashed" ? " (stashed)" : "")));
-    else suspended.push(el("div", { class: "pip-suspended suspended", "data-app": p.app, "data-state": p.state },
+    else suspended.push(el("div", { class: "pip-suspended suspended", "data-app": p.app, "data-state": p.state, "data-why": `${device}/${p.app}` },
       `PiP ${p.app}: suspended`));
   }
   const attached = v.attachedTo ? ` · attached to ${v.attachedTo}` : "";
   const audio = (v.audio || []).map(a => el("div", { class: `audio-session ${a.state}`, "data-app": a.app, "data-state": a.state,
+      "data-why": `${v.id}/${a.app}`,
       "data-category": a.category, "data-ducked": String(a.ducked), "data-hint": String(a.silenceHint) },
     `♪ ${a.app}: ${a.category}${a.options.length ? " (" + a.options.join(", ") + ")" : ""} ${a.state}`
       + (a.interruptedBy ? ` by ${a.interruptedBy}` : "") + (a.ducked ? " · ducked" : "")
       + (a.silenceHint ? " · silence secondary audio" : "")));
+  const microphone = v.kind === "device" ? [el("div", { class: "microphone" + (v.microphone ? " held" : ""), "data-device": v.id,
+      "data-holder": v.microphone || "" }, `microphone: ${v.microphone ? "held by " + v.microphone : "free"}`)] : [];
   return el("div", { class: "screen-box", id: `screen-${v.id}` },
     el("div", { class: "caption" }, `${v.id} — ${v.title}${v.stageManager ? " · Stage Manager" : ""}${attached}${v.alive ? "" : " · dead"}`),
-    screen, ...suspended, ...audio);
+    screen, ...suspended, ...audio, ...microphone);
 }
 
 function drawScreens() {
   const root = document.getElementById("screens");
   root.replaceChildren();
-  const all = [...screens.values()].sort((a, b) => a.id.localeCompare(b.id));
+  const all = (past ? past.screens : [...screens.values()]).slice().sort((a, b) => a.id.localeCompare(b.id));
   const placed = new Set();
   for (const device of all.filter(v => v.kind === "device")) {
     const group = el("div", { class: "group", "data-device": device.id }, drawScreen(device));
@@ -134,7 +166,7 @@ function drawScreens() {
 
 function drawCameras() {
   const root = document.getElementById("cameras");
-  root.replaceChildren(...[...cameras.values()].sort((a, b) => a.id.localeCompare(b.id)).map(c =>
+  root.replaceChildren(...(past ? past.cameras : [...cameras.values()]).slice().sort((a, b) => a.id.localeCompare(b.id)).map(c =>
     el("div", { class: "camera" + (c.holder ? " held" : "") + (c.available ? "" : " unavailable"), "data-id": c.id, "data-host": c.host },
       el("h3", {}, `${c.id} (${c.cameras.join(", ")})`),
       el("div", {}, "holder: ", el("span", { class: "holder" }, c.holder || "—"), `  · token #${c.token}`),
@@ -147,7 +179,9 @@ function addTimeline(entries) {
   const list = document.querySelector("#timeline ol");
   for (const t of entries) {
     const time = new Date(t.timeMs).toISOString().slice(11, 23);
-    list.prepend(el("li", { "data-sequence": String(t.sequence) }, `#${t.sequence} ${time} ${t.node}: ${t.command}`,
+    // The command's words start with the node it acted through; say the origin only when it differs.
+    const said = t.command.startsWith(t.node + " ") ? t.command : `${t.node}: ${t.command}`;
+    list.prepend(el("li", { "data-sequence": String(t.sequence) }, `#${t.sequence} ${time} ${said}`,
       el("span", { class: "events" }, t.events.join(" · "))));
   }
   while (list.children.length > 200) list.lastChild.remove();
@@ -156,14 +190,63 @@ function addTimeline(entries) {
 // `?until=N`: stop following once sequence N is applied (headless browsers dump the DOM when idle).
 const until = new URLSearchParams(location.search).has("until") ? Number(new URLSearchParams(location.search).get("until")) : null;
 
+// `?check-layout`: after every drawing, say whether everything fits the window's width
+// (`body[data-layout="fits"]`, or `"overflow"` with the first offenders in `data-overflowing`).
+const checksLayout = new URLSearchParams(location.search).has("check-layout");
+function checkLayout() {
+  if (!checksLayout) return;
+  const width = document.documentElement.clientWidth;
+  const offenders = [...document.querySelectorAll("body *")].filter(e => {
+    const r = e.getBoundingClientRect();
+    return r.width > 0 && (r.right > width + 0.5 || r.width > width + 0.5);
+  }).map(e => e.tagName.toLowerCase() + (e.id ? "#" + e.id : "") + (e.className ? "." + String(e.className).split(" ").join(".") : ""));
+  const scrolls = document.documentElement.scrollWidth > width;
+  document.body.dataset.layout = offenders.length || scrolls ? "overflow" : "fits";
+  document.body.dataset.viewport = String(width);
+  document.body.dataset.overflowing = offenders.slice(0, 5).join(" ");
+}
+
 function setSequence(sequence, following) {
+  setTimeout(checkLayout, 0);
   document.body.dataset.sequence = String(sequence);
+  liveSequence = sequence;
+  slider.max = String(sequence);
+  if (past === null) slider.value = String(sequence);
   if (until !== null && sequence >= until && source) { source.close(); document.body.dataset.stopped = "true"; }
   document.getElementById("sequence").textContent = `sequence ${sequence}`;
   const status = document.getElementById("status");
   status.textContent = following ? "live" : "coordinator unreachable";
   status.className = "status" + (following ? "" : " lost");
 }
+
+// The history slider: any past sequence the server's history holds, replayed from the log; the live
+// view keeps following underneath and comes back with "back to live" (or the slider at its end).
+let past = null, liveSequence = 0;
+const slider = document.getElementById("history");
+function showLive() {
+  past = null;
+  delete document.body.dataset.history;
+  document.getElementById("live").hidden = true;
+  document.getElementById("history-label").textContent = "live";
+  slider.value = String(liveSequence);
+  drawScreens(); drawCameras();
+}
+async function showPast(sequence) {
+  if (sequence >= liveSequence) { showLive(); return; }
+  const response = await fetch("history.json?sequence=" + sequence);
+  const r = await response.json();
+  if (!response.ok) { document.getElementById("history-label").textContent = r.error; return; }
+  past = r.view;
+  document.body.dataset.history = String(sequence);
+  setTimeout(checkLayout, 0);
+  document.getElementById("history-label").textContent = `#${sequence} (history)`;
+  document.getElementById("live").hidden = false;
+  slider.min = String(r.first);
+  drawScreens(); drawCameras();
+}
+slider.addEventListener("input", () => showPast(Number(slider.value)));
+document.getElementById("live").addEventListener("click", showLive);
+const askedHistory = new URLSearchParams(location.search).has("history") ? Number(new URLSearchParams(location.search).get("history")) : null;
 
 function whole(message) {
   version = message.version;
@@ -172,8 +255,10 @@ function whole(message) {
   for (const c of message.view.cameras) cameras.set(c.id, c);
   document.querySelector("#timeline ol").replaceChildren();
   addTimeline(message.timeline);
-  drawScreens(); drawCameras();
+  drawScreens(); drawCameras(); drawHA(message.highAvailability);
   setSequence(message.view.sequence, message.following);
+  if (askedHistory !== null && past === null) showPast(askedHistory);
+  if (whyApp) showWhy(whyApp);
 }
 
 function change(message) {
@@ -187,6 +272,76 @@ function change(message) {
   if (message.cameras.length || message.removedCameras.length) drawCameras();
   addTimeline(message.timeline);
   setSequence(message.sequence, message.following);
+  if (whyApp) showWhy(whyApp);
+}
+
+// The why panel (`ctl why`): click an app's window, PiP or audio session; it follows live while open.
+let whyApp = null;
+function decidedText(d) {
+  if (!d) return [];
+  return [el("span", { class: "rule", "data-rule": d.rule }, d.rule),
+    el("span", { class: "cause" }, d.sequence !== undefined && d.sequence !== null
+      ? `#${d.sequence} ${d.command}` + (d.event ? ` → ${d.event}` : "") : "read from the state")];
+}
+function drawWhy(r) {
+  const body = document.querySelector("#why .body");
+  const parts = [el("div", { class: "app", "data-app": r.app }, `${r.app} at #${r.sequence}: ${r.scene}, role ${r.role}`)];
+  if (r.session) {
+    parts.push(el("div", { class: "why-session", "data-state": r.session.state }, `camera session: ${r.session.state} `, ...decidedText(r.session.decided)));
+    const c = r.session.camera;
+    if (c) parts.push(el("div", { class: "why-camera", "data-holder": c.holder || "" },
+      `${c.system}: held by ${c.holder || "nobody"}` + (c.token ? `, token ${c.token}` : ""),
+      c.waiters.length ? el("ol", { class: "waiters" }, ...c.waiters.map(w => el("li", { "data-app": w }, w))) : " · nobody waiting"));
+  } else parts.push(el("div", { class: "why-session" }, "camera session: none"));
+  if (r.pip) parts.push(el("div", { class: "why-pip" }, `PiP: ${r.pip.window} `, ...decidedText(r.pip.decided)));
+  const a = r.audio;
+  parts.push(el("div", { class: "why-audio", "data-active": String(a.active) },
+    `audio: ${a.category}, ${a.active ? "active" : "inactive"}` + (a.interruptedBy ? `, interrupted by ${a.interruptedBy}` : "")
+      + ` · microphone: ${a.microphoneHolder || "free"} `, ...decidedText(a.decided)));
+  body.replaceChildren(...parts);
+}
+async function showWhy(app) {
+  whyApp = app;
+  const panel = document.getElementById("why");
+  panel.hidden = false;
+  panel.dataset.app = app;
+  try {
+    const response = await fetch("why.json?app=" + encodeURIComponent(app));
+    const r = await response.json();
+    if (whyApp !== app) return;
+    if (!response.ok) { document.querySelector("#why .body").replaceChildren(el("div", { class: "error" }, r.error)); return; }
+    drawWhy(r);
+    panel.dataset.sequence = String(r.sequence);
+  } catch (e) { document.querySelector("#why .body").replaceChildren(el("div", { class: "error" }, String(e))); }
+}
+document.addEventListener("click", e => {
+  const target = e.target.closest("[data-why]");
+  if (target) showWhy(target.dataset.why);
+});
+document.getElementById("why-close").addEventListener("click", e => {
+  e.stopPropagation(); whyApp = null; document.getElementById("why").hidden = true;
+});
+// `?why=NODE/APP` opens the panel at load (tests, links).
+if (new URLSearchParams(location.search).has("why")) whyApp = new URLSearchParams(location.search).get("why");
+
+// The HA panel: every coordinator and etcd member, refreshed about once a second by the server.
+function drawHA(h) {
+  if (!h) return;
+  const r = h.report, panel = document.getElementById("ha");
+  panel.hidden = false;
+  panel.dataset.leader = r.leader || "";
+  panel.querySelector(".headline").textContent = r.leader ? `leader ${r.leader}` : "no coordinator leads";
+  panel.querySelector(".coordinators").replaceChildren(...r.coordinators.map(c =>
+    el("div", { class: "coordinator", "data-name": c.name, "data-role": c.role, "data-term": String(c.term) },
+      c.answeredInMilliseconds === undefined || c.answeredInMilliseconds === null
+        ? `${c.name}: unreachable` + (c.error ? ` (${c.error})` : "")
+        : `${c.name}: ${c.role} · term ${c.term} · #${c.appliedSequence}` + (c.lag !== undefined && c.lag !== null ? ` · lag ${c.lag}` : "")
+          + ` · ${c.answeredInMilliseconds} ms` + (c.error ? ` · ${c.error}` : ""))));
+  panel.querySelector(".etcd").replaceChildren(...r.etcd.map(m =>
+    el("div", { class: "etcd-member", "data-endpoint": m.endpoint, "data-leader": String(m.isLeader), "data-reachable": String(m.reachable) },
+      m.reachable ? `etcd ${m.endpoint}${m.isLeader ? " (raft leader)" : ""} · index ${m.raftIndex} · ${Math.round(m.databaseSizeBytes / 1024)} kB`
+        + (m.errors.length ? ` · ${m.errors.join("; ")}` : "")
+        : `etcd ${m.endpoint}: ${m.errors.join("; ")}`)));
 }
 
 function reconnect() {
@@ -195,6 +350,7 @@ function reconnect() {
   source = new EventSource("events");
   source.addEventListener("whole", e => whole(JSON.parse(e.data)));
   source.addEventListener("change", e => change(JSON.parse(e.data)));
+  source.addEventListener("ha", e => drawHA(JSON.parse(e.data)));
   source.onerror = () => { document.getElementById("status").textContent = "reconnecting…"; };
 }
 reconnect();

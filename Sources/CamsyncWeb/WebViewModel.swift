@@ -30,6 +30,8 @@ struct ScreenView: Codable, Equatable, Sendable {
     var pip: [PiPView]
     /// The device's apps whose audio session is active or interrupted (SPEC §8).
     var audio: [AudioView]
+    /// A device's microphone (A7): the app holding it, nil when free (and for a display).
+    var microphone: String?
 }
 
 struct WindowView: Codable, Equatable, Sendable {
@@ -147,6 +149,7 @@ extension ScreenView {
             .map(\.element.window)
         self.pip = pip
         audio = apps.filter { $0.id.device == screen }.compactMap(AudioView.init)
+        microphone = node.kind == .device ? state.microphoneHolder(device: node.id)?.bundleID : nil
     }
 }
 

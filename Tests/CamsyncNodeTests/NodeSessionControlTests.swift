@@ -20,6 +20,11 @@ import Testing
         #expect(forwarded.sender == H.node.rawValue)
         #expect(forwarded.term == session.knownTerm)
         #expect(forwarded.requestID != 42, "the node's own request id (K5 windows are per sender)")
+        let logged = actions.compactMap { action -> String? in
+            guard case .log(_, "act", let metadata) = action else { return nil }
+            return metadata["command"].map { "\($0)" }
+        }
+        #expect(logged == ["\(H.node) open \(H.app.bundleID)"], "the node's log says the action in the verb table's words")
 
         let answer = try coordinator.answer(forwarded)
         let relayed = session.receiveReply(answer.reply, now: H.at(1100))

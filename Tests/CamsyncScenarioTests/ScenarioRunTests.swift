@@ -54,7 +54,7 @@ struct ScenarioRunTests {
         #expect(FileManager.default.fileExists(atPath: kept), "the directory the report names exists")
         defer { try? FileManager.default.removeItem(atPath: kept) }
         let text = report.failureText
-        #expect(text.contains("step 2 (line 14): ipad-1: open com.apple.camera — FAILED"), "\(text)")
+        #expect(text.contains("step 2 (line 14): ipad-1 open com.apple.camera — FAILED"), "\(text)")
         #expect(text.contains("✗ session of ipad-1/com.example.videocall is running"), "\(text)")
         #expect(text.contains("expected: running"), "\(text)")
         // An effective state (seed 001): Camera.app preempted the call (reason 3); the session is set to run again by the user.

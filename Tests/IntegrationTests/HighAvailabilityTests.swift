@@ -43,7 +43,7 @@ struct HighAvailabilityTests {
 
     /// An HA cluster on loopback: etcd members and coordinators on free ports; nodes record their
     /// fence decisions. Always stopped (etcd included) when `body` ends.
-    static func withHACluster<T>(_ body: (LocalCluster) async throws -> T) async throws -> T {
+    static func withHACluster<T>(prepare: (LocalCluster) -> Void = { _ in }, _ body: (LocalCluster) async throws -> T) async throws -> T {
         let dir = EtcdCluster.scratchParent + "/camsync-ha-\(UUID().uuidString.prefix(8))"
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: dir) }
@@ -62,6 +62,7 @@ struct HighAvailabilityTests {
             """
         let cluster = try LocalCluster(topology: try Topology(yaml: yaml), runDirectory: dir, executable: try camsyncBinary())
         cluster.recordsNodeHistory = true
+        prepare(cluster)
         defer { cluster.stop(grace: 3) }
         do {
             try cluster.start(timeout: 60)

@@ -42,7 +42,7 @@ struct MetricsTests {
             #expect(after["camsync_camera_wait_seconds_count"] == 1)
             #expect(after["camsync_camera_wait_seconds_bucket{le=\"0.0\"}"] == 1)
             #expect(after["camsync_snapshots_served_total"]! >= 4, "three nodes and the web follower took a snapshot")
-            #expect(after["camsync_group_commit_size_count"]! >= 1)
+            #expect(after["camsync_group_commit_entries_count"]! >= 1)
             #expect(after["camsync_nodes_alive"] == 3)
             // A single coordinator is a healthy leader, not a cluster without one.
             #expect(after["camsync_coordinator_leading"] == 1)

@@ -23,7 +23,7 @@ struct WebViewTests {
             // The page is open before the story: what it shows it learnt from the stream's changes.
             let start = try cluster.coordinatorState().sequence
             let story = UInt64(7)
-            let browser = try Browser(url: "http://\(http)/?until=\(start + story)", directory: directory)
+            let browser = try Browser(url: "http://\(http)/?until=\(start + story)&check-layout", directory: directory)
             defer { browser.reap() }
             Thread.sleep(forTimeInterval: 1)
             try cluster.act("ipad-1", [
@@ -64,6 +64,29 @@ struct WebViewTests {
                                                   value: Apps.call1.bundleID), "the call's audio session is listed under ipad-1")
             #expect(audio.contains("data-category=\"playAndRecord\""), "\(audio)")
             #expect(FileManager.default.fileExists(atPath: screenshot))
+
+            // A7: the call's active playAndRecord session holds ipad-1's microphone; ipad-2's is free.
+            #expect(dom.contains("class=\"microphone held\" data-device=\"ipad-1\" data-holder=\"com.example.videocall\""), "ipad-1's microphone")
+            #expect(dom.contains("class=\"microphone\" data-device=\"ipad-2\" data-holder=\"\""), "ipad-2's microphone is free")
+            // Nothing is wider than a 1,280-pixel window (no horizontal scroll bar).
+            #expect(dom.contains("data-viewport=\"\(Browser.viewportWidth)\""), "the layout was checked at \(Browser.viewportWidth) px")
+            #expect(dom.contains("data-layout=\"fits\""),
+                    "elements wider than the window: \(dom.range(of: "data-overflowing=\"[^\"]*\"", options: .regularExpression).map { String(dom[$0]) } ?? "?")")
+
+            // The history slider: the cluster before Camera.app opened, replayed from the log.
+            let history = try Browser(url: "http://\(http)/?until=\(snapshot.sequence)&history=\(start + story - 1)&check-layout",
+                                      directory: directory, profile: "history")
+            defer { history.reap() }
+            let pastDOM = try history.dom(timeout: 60)
+            #expect(pastDOM.contains("data-history=\"\(start + story - 1)\""),
+                    "the page shows sequence \(start + story - 1): \(pastDOM.range(of: "<span id=\"history-label\">[^<]*", options: .regularExpression).map { String(pastDOM[$0]) } ?? "?"); served: \((try? HTTPScrape.get("http://\(http)/history.json?sequence=\(start + story - 1)").body.prefix(200)) ?? "?")")
+            #expect(!pastDOM.contains("class=\"window fullScreen\" data-app=\"com.apple.camera\""), "Camera.app was not open yet")
+            #expect(Self.element(in: pastDOM, class: "camera held", attribute: "data-id", value: "\(Apps.builtIn1)") != nil)
+            #expect(pastDOM.range(of: "<span class=\"holder\">ipad-1/com.example.videocall</span>") != nil, "the call held the camera then")
+            #expect(pastDOM.contains("data-layout=\"fits\""))
+            let missing = try HTTPScrape.get("http://\(http)/history.json?sequence=\(snapshot.sequence + 100)")
+            #expect(missing.status == 404 && missing.body.contains("not in the history"), "\(missing.body)")
+            #expect(try HTTPScrape.get("http://\(http)/history.json?sequence=x").status == 400)
         }
     }
 
@@ -80,14 +103,16 @@ final class Browser {
     let process = Process()
     let output: String
     static let options = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
-                          "--virtual-time-budget=3000", "--window-size=1500,1000"]
+                          "--virtual-time-budget=3000", "--window-size=\(viewportWidth),1000"]
+    /// The page must fit this width without a horizontal scroll bar (issue 25).
+    static let viewportWidth = 1280
 
     /// Starts loading `url` and dumps its DOM once the page is idle (the page stops following at `?until`).
-    init(url: String, directory: String) throws {
-        output = "\(directory)/chromium-dom.html"
+    init(url: String, directory: String, profile: String = "dom") throws {
+        output = "\(directory)/chromium-\(profile).html"
         FileManager.default.createFile(atPath: output, contents: nil)
         process.executableURL = URL(fileURLWithPath: try #require(WebViewTests.chromium))
-        process.arguments = Self.options + ["--user-data-dir=\(directory)/chromium-profile-dom", "--dump-dom", url]
+        process.arguments = Self.options + ["--user-data-dir=\(directory)/chromium-profile-\(profile)", "--dump-dom", url]
         process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: output))
         process.standardError = FileHandle.nullDevice
         try process.run()

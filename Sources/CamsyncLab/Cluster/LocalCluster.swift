@@ -33,6 +33,8 @@ public final class LocalCluster: @unchecked Sendable {
     public var nodeCoordinators: [String: [String]] = [:]
     /// Extra arguments for the coordinator (benchmarks: `--durability off`, …).
     public var coordinatorArguments: [String] = []
+    /// Extra arguments for one HA coordinator, by name (tests: each its own `--http`).
+    public var coordinatorArgumentsByName: [String: [String]] = [:]
     /// Extra arguments for one node's `camsync node` (tests: `--http`, …).
     public var nodeArguments: [String: [String]] = [:]
     /// When true, nodes append their history (fence decisions, app events) to `historyPath(node)`.
@@ -193,6 +195,7 @@ public final class LocalCluster: @unchecked Sendable {
                                        adminKeys: $0.path("admin.pub"))
         }
         return CoordinatorLaunch(settings: settings, keyFiles: keyFiles).arguments + coordinatorArguments
+            + (settings.highAvailability.flatMap { coordinatorArgumentsByName[$0.name] } ?? [])
     }
 
     /// The command and event endpoints a node is given: every coordinator's (comma lists), or the

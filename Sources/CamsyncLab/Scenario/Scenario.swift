@@ -1,5 +1,6 @@
 import CamsyncConfig
 public import CamsyncPolicy
+import CamsyncVerbs
 import Foundation
 import Yams
 
@@ -80,10 +81,10 @@ public struct Scenario: Sendable {
             switch self {
             case .check: "check"
             case .act(let acts, let refusal):
-                acts.map { "\($0.node): \($0.text)" }.joined(separator: "; ")
+                acts.map(\.command.words.description).joined(separator: "; ")
                     + (refusal.map { " (expect refusal \($0))" } ?? "")
-            case .concurrent(let acts): "concurrently " + acts.map { "\($0.node): \($0.text)" }.joined(separator: " ‖ ")
-            case .retrySameRequest(let act, let times): "\(act.node): \(act.text), sent \(times)× with one request id"
+            case .concurrent(let acts): "concurrently " + acts.map(\.command.words.description).joined(separator: " ‖ ")
+            case .retrySameRequest(let act, let times): "\(act.command.words), sent \(times)× with one request id"
             case .kill(let node): "kill -9 \(node)"
             case .pause(let node): "pause (SIGSTOP) \(node)"
             case .resume(let node): "resume (SIGCONT) \(node)"

@@ -102,6 +102,15 @@ public nonisolated struct Camsync_V1_Envelope: @unchecked Sendable {
     set {_uniqueStorage()._body = .replayRequest(newValue)}
   }
 
+  /// Any coordinator, leading or not, answers with `coordinator_status` (SPEC K6).
+  public var coordinatorStatusRequest: Camsync_V1_CoordinatorStatusRequest {
+    get {
+      if case .coordinatorStatusRequest(let v)? = _storage._body {return v}
+      return Camsync_V1_CoordinatorStatusRequest()
+    }
+    set {_uniqueStorage()._body = .coordinatorStatusRequest(newValue)}
+  }
+
   /// Replies (ROUTER → DEALER).
   public var ack: Camsync_V1_Ack {
     get {
@@ -143,6 +152,14 @@ public nonisolated struct Camsync_V1_Envelope: @unchecked Sendable {
     set {_uniqueStorage()._body = .replay(newValue)}
   }
 
+  public var coordinatorStatus: Camsync_V1_CoordinatorStatus {
+    get {
+      if case .coordinatorStatus(let v)? = _storage._body {return v}
+      return Camsync_V1_CoordinatorStatus()
+    }
+    set {_uniqueStorage()._body = .coordinatorStatus(newValue)}
+  }
+
   /// Published (PUB → SUB).
   public var eventBatch: Camsync_V1_EventBatch {
     get {
@@ -172,12 +189,15 @@ public nonisolated struct Camsync_V1_Envelope: @unchecked Sendable {
     case nodeStatusRequest(Camsync_V1_NodeStatusRequest)
     /// Every EventBatch after a sequence, from the journal (answered by `replay` or `error`).
     case replayRequest(Camsync_V1_ReplayRequest)
+    /// Any coordinator, leading or not, answers with `coordinator_status` (SPEC K6).
+    case coordinatorStatusRequest(Camsync_V1_CoordinatorStatusRequest)
     /// Replies (ROUTER → DEALER).
     case ack(Camsync_V1_Ack)
     case error(Camsync_V1_Error)
     case snapshot(Camsync_V1_Snapshot)
     case nodeStatus(Camsync_V1_NodeStatus)
     case replay(Camsync_V1_Replay)
+    case coordinatorStatus(Camsync_V1_CoordinatorStatus)
     /// Published (PUB → SUB).
     case eventBatch(Camsync_V1_EventBatch)
     case coordinatorHeartbeat(Camsync_V1_CoordinatorHeartbeat)
@@ -195,7 +215,7 @@ fileprivate nonisolated let _protobuf_package = "camsync.v1"
 
 nonisolated extension Camsync_V1_Envelope: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".Envelope"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}protocol_version\0\u{1}sender\0\u{3}request_id\0\u{1}term\0\u{2}\u{6}command\0\u{3}snapshot_request\0\u{3}node_heartbeat\0\u{3}node_status_request\0\u{3}replay_request\0\u{2}\u{6}ack\0\u{1}error\0\u{1}snapshot\0\u{3}node_status\0\u{1}replay\0\u{4}\u{6}event_batch\0\u{3}coordinator_heartbeat\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}protocol_version\0\u{1}sender\0\u{3}request_id\0\u{1}term\0\u{2}\u{6}command\0\u{3}snapshot_request\0\u{3}node_heartbeat\0\u{3}node_status_request\0\u{3}replay_request\0\u{3}coordinator_status_request\0\u{2}\u{5}ack\0\u{1}error\0\u{1}snapshot\0\u{3}node_status\0\u{1}replay\0\u{3}coordinator_status\0\u{4}\u{5}event_batch\0\u{3}coordinator_heartbeat\0")
 
   fileprivate class _StorageClass {
     var _protocolVersion: UInt32 = 0
@@ -305,6 +325,19 @@ nonisolated extension Camsync_V1_Envelope: SwiftProtobuf.Message, SwiftProtobuf.
             _storage._body = .replayRequest(v)
           }
         }()
+        case 15: try {
+          var v: Camsync_V1_CoordinatorStatusRequest?
+          var hadOneofValue = false
+          if let current = _storage._body {
+            hadOneofValue = true
+            if case .coordinatorStatusRequest(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._body = .coordinatorStatusRequest(v)
+          }
+        }()
         case 20: try {
           var v: Camsync_V1_Ack?
           var hadOneofValue = false
@@ -368,6 +401,19 @@ nonisolated extension Camsync_V1_Envelope: SwiftProtobuf.Message, SwiftProtobuf.
           if let v = v {
             if hadOneofValue {try decoder.handleConflictingOneOf()}
             _storage._body = .replay(v)
+          }
+        }()
+        case 25: try {
+          var v: Camsync_V1_CoordinatorStatus?
+          var hadOneofValue = false
+          if let current = _storage._body {
+            hadOneofValue = true
+            if case .coordinatorStatus(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._body = .coordinatorStatus(v)
           }
         }()
         case 30: try {
@@ -441,6 +487,10 @@ nonisolated extension Camsync_V1_Envelope: SwiftProtobuf.Message, SwiftProtobuf.
         guard case .replayRequest(let v)? = _storage._body else { preconditionFailure() }
         try visitor.visitSingularMessageField(value: v, fieldNumber: 14)
       }()
+      case .coordinatorStatusRequest?: try {
+        guard case .coordinatorStatusRequest(let v)? = _storage._body else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 15)
+      }()
       case .ack?: try {
         guard case .ack(let v)? = _storage._body else { preconditionFailure() }
         try visitor.visitSingularMessageField(value: v, fieldNumber: 20)
@@ -460,6 +510,10 @@ nonisolated extension Camsync_V1_Envelope: SwiftProtobuf.Message, SwiftProtobuf.
       case .replay?: try {
         guard case .replay(let v)? = _storage._body else { preconditionFailure() }
         try visitor.visitSingularMessageField(value: v, fieldNumber: 24)
+      }()
+      case .coordinatorStatus?: try {
+        guard case .coordinatorStatus(let v)? = _storage._body else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 25)
       }()
       case .eventBatch?: try {
         guard case .eventBatch(let v)? = _storage._body else { preconditionFailure() }

@@ -114,7 +114,8 @@ struct CoordinatorCommand: AsyncParsableCommand {
             followerCurve = ClientCurve(publicKey: keys.publicKey, secretKey: keys.secretKey,
                                         serverPublicKey: try CurveKeyPair(secretKey: security.secretKey).publicKey)
         }
-        let observation = try http.server(follow: bound.follow, curve: followerCurve, logger: logger)
+        let observation = try http.server(follow: bound.follow, curve: followerCurve,
+                                          highAvailability: settings.highAvailability.map { ($0.etcd, $0.election) }, logger: logger)
         let server = try CoordinatorServer(settings: settings, logger: logger)
         let endpointsFile = self.endpointsFile
         let serving: @Sendable (CoordinatorServer.Endpoints) throws -> Void = { endpoints in

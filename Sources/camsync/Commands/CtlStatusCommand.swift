@@ -15,32 +15,58 @@ struct CtlStatusCommand: ParsableCommand {
 
     func run() throws {
         let resolved = try cluster.resolve()
+        // Every coordinator and etcd member first: it is what an operator needs most when nothing leads.
+        let ha = HighAvailabilityReport.gather(context: try ZMQContext(), endpoints: resolved.commandEndpoints,
+                                               curve: resolved.curve, timeoutMilliseconds: min(2_000, Int(timeout * 1000)))
         let snapshot: CoordinatorClient.Snapshot
         do {
             snapshot = try resolved.withLeader(timeoutMilliseconds: Int(timeout * 1000)) { client, timeout in
                 try client.snapshot(timeoutMilliseconds: timeout)
             }
-        } catch let error as ClientError where error.refusal != nil {
-            print("\(error)")
-            throw ExitCode(2)
         } catch {
-            print("coordinator not reachable at \(resolved.commandEndpoints.joined(separator: ",")): \(error)")
+            if json {
+                try Self.printJSON(["highAvailability": ha])
+            } else {
+                print(ha.headline + "\n" + Self.renderHighAvailability(ha))
+            }
+            if let error = error as? ClientError, error.refusal != nil {
+                print("\(error)")
+            } else {
+                print("coordinator not reachable at \(resolved.commandEndpoints.joined(separator: ",")): \(error)")
+            }
             throw ExitCode(2)
         }
         var report = StatusReport(state: snapshot.state, sequence: snapshot.sequence, term: snapshot.term,
                                   silence: snapshot.silence)
         report.counters = StatusReport.counterRows(snapshot.counters)
+        report.highAvailability = ha
         if json {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-            print(String(decoding: try encoder.encode(report), as: UTF8.self))
+            try Self.printJSON(report)
             return
         }
         print(Self.render(report))
     }
 
+    static func printJSON(_ value: some Encodable) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        print(String(decoding: try encoder.encode(value), as: UTF8.self))
+    }
+
+    /// The HA tables: every coordinator, then every etcd member (none for an embedded coordinator).
+    static func renderHighAvailability(_ ha: HighAvailabilityReport) -> String {
+        var out = "\nCoordinators\n" + indent(Table.render([StatusReport.coordinatorHeader] + ha.coordinatorRows))
+        if !ha.etcd.isEmpty { out += "\netcd\n" + indent(Table.render([StatusReport.etcdHeader] + ha.etcdRows)) }
+        return out
+    }
+
+    static func indent(_ table: String) -> String {
+        table.split(separator: "\n").map { "  \($0)" }.joined(separator: "\n") + "\n"
+    }
+
     static func render(_ report: StatusReport) -> String {
-        var out = "coordinator term \(report.term), sequence \(report.sequence)\n"
+        var out = report.highAvailability.map { $0.headline + "\n" } ?? ""
+        out += "coordinator term \(report.term), sequence \(report.sequence)\n"
         for (title, header, rows) in [
             ("Nodes", StatusReport.nodeHeader, report.nodes), ("Cameras", StatusReport.cameraHeader, report.cameras),
             ("Capture sessions", StatusReport.sessionHeader, report.sessions),
@@ -49,8 +75,9 @@ struct CtlStatusCommand: ParsableCommand {
             ("Coordinator", StatusReport.counterHeader, report.counters),
         ] {
             out += "\n\(title)\n"
-            out += rows.isEmpty ? "  (none)\n" : Table.render([header] + rows).split(separator: "\n").map { "  \($0)" }.joined(separator: "\n") + "\n"
+            out += rows.isEmpty ? "  (none)\n" : indent(Table.render([header] + rows))
         }
+        if let ha = report.highAvailability { out += renderHighAvailability(ha) }
         return out
     }
 }

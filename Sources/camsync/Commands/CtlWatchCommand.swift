@@ -1,6 +1,7 @@
 import ArgumentParser
 import CamsyncClient
 import CamsyncPolicy
+import CamsyncVerbs
 import CamsyncWire
 import Foundation
 import ZeroMQ
@@ -114,8 +115,8 @@ struct CtlWatchCommand: ParsableCommand {
     }
 
     private func render(_ batch: Camsync_V1_EventBatch, topic: String) -> String {
-        let command = (try? batch.domainCommand()).map { "\($0)" } ?? "(undecodable command)"
-        let events = ((try? batch.domainEvents()) ?? []).map { "\($0)" }
+        let command = (try? batch.domainCommand()).map { $0.words.description } ?? "(undecodable command)"
+        let events = ((try? batch.domainEvents()) ?? []).map(\.words)
         let origin = batch.originNode.isEmpty ? "coordinator" : batch.originNode
         if json {
             let object: [String: Any] = [
@@ -128,7 +129,9 @@ struct CtlWatchCommand: ParsableCommand {
         let time = Date(timeIntervalSince1970: Double(batch.timeMs) / 1000)
         let formatter = DateFormatter()
         formatter.dateFormat = "HH:mm:ss.SSS"
-        var lines = ["#\(batch.sequence) \(formatter.string(from: time)) \(origin): \(command)"]
+        // The command's words start with the node it acted through; the origin is said only when it differs.
+        let said = command.hasPrefix(origin + " ") ? command : "\(origin): \(command)"
+        var lines = ["#\(batch.sequence) \(formatter.string(from: time)) \(said)"]
         lines += events.map { "    → \($0)" }
         return lines.joined(separator: "\n")
     }

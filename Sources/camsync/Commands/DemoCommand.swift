@@ -6,6 +6,7 @@ import CamsyncPolicy
 import CamsyncVerbs
 import CamsyncWire
 import Foundation
+import ZeroMQ
 
 struct DemoCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -24,6 +25,8 @@ struct DemoCommand: ParsableCommand {
     @Option(help: "Pause between steps, in milliseconds (to read along; 1500 with --web unless given).") var pauseMs: Int?
     @Flag(help: "Serve the live web view beside the story (the coordinator's --http on a free loopback port; the URL is printed).")
     var web = false
+    @Flag(help: "High availability: three coordinators on a 3-member etcd cluster; the leader is killed mid-story (make run-ha).")
+    var ha = false
 
     struct Step {
         var narration: String
@@ -133,7 +136,7 @@ struct DemoCommand: ParsableCommand {
         let directory = runDir ?? FileManager.default.temporaryDirectory
             .appendingPathComponent("camsync-demo-\(UUID().uuidString.prefix(8))").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        let yaml = Self.topologyYAML.replacingOccurrences(of: "COMMANDS", with: "ipc://\(directory)/commands.sock")
+        let yaml = (ha ? Self.highAvailabilityYAML() : Self.topologyYAML).replacingOccurrences(of: "COMMANDS", with: "ipc://\(directory)/commands.sock")
             .replacingOccurrences(of: "EVENTS", with: "ipc://\(directory)/events.sock")
         let topology = try Topology(yaml: yaml)
         let cluster = try LocalCluster(topology: topology, runDirectory: directory, executable: currentExecutable())
@@ -144,8 +147,9 @@ struct DemoCommand: ParsableCommand {
             cluster.stop(grace: 5)
             if runDir == nil { try? FileManager.default.removeItem(atPath: directory) }
         }
-        note("camsync demo: starting a coordinator, ipad-1 (iPadOS 16), ipad-2 (iPadOS 15) and display-1 in \(directory)")
-        try cluster.start(timeout: 30) { note("  … \($0)") }
+        note("camsync demo: starting " + (ha ? "3 etcd members, coordinators c1, c2, c3" : "a coordinator")
+             + ", ipad-1 (iPadOS 16), ipad-2 (iPadOS 15) and display-1 in \(directory)")
+        try cluster.start(timeout: ha ? 60 : 30) { note("  … \($0)") }
         try cluster.waitUntil(timeout: 10, what: "display-1 to attach to ipad-1") {
             try cluster.coordinatorState().state.nodes["display-1"]?.attachedTo == "ipad-1"
         }
@@ -156,19 +160,31 @@ struct DemoCommand: ParsableCommand {
 
         var seen: [String: UInt64] = [:]
         for (index, step) in Self.steps.enumerated() {
-            if !json {
+            if !json && !(ha && index == Self.failoverAfterStep) {
                 say("\(index + 1). \(step.narration)  [\(step.rules)]")
                 say("   $ camsync ctl act \(step.node) \(step.action)")
             }
             let command = try ActionVerbs.parse(node: NodeID(step.node), line: step.action)
             let control = try cluster.controlClient(step.node)
             defer { control.close() }
+            func act() -> String {
+                do {
+                    return "sequence \(try control.act(command))"
+                } catch {
+                    return "refused: \(error)"
+                }
+            }
             var outcome = ""
-            do {
-                let sequence = try control.act(command)
-                outcome = "sequence \(sequence)"
-            } catch {
-                outcome = "refused: \(error)"
+            if ha && index == Self.failoverAfterStep {
+                let (failover, acted) = try self.failover(cluster, next: act)
+                narrate(failover)
+                outcome = acted
+                if !json {
+                    say("\(index + 1). \(step.narration)  [\(step.rules)]")
+                    say("   $ camsync ctl act \(step.node) \(step.action)")
+                }
+            } else {
+                outcome = act()
             }
             try waitForAgreement(cluster)
             let events = try newAppEvents(cluster, since: &seen)
@@ -187,8 +203,14 @@ struct DemoCommand: ParsableCommand {
         if !json {
             let snapshot = try cluster.coordinatorState()
             say("Final status (camsync ctl status):")
-            say(CtlStatusCommand.render(StatusReport(state: snapshot.state, sequence: snapshot.sequence,
-                                                     term: snapshot.term, silence: snapshot.silence)))
+            var report = StatusReport(state: snapshot.state, sequence: snapshot.sequence, term: snapshot.term,
+                                      silence: snapshot.silence)
+            if ha {
+                // HA: every coordinator (the killed one unreachable) and every etcd member, the leader first.
+                report.highAvailability = HighAvailabilityReport.gather(
+                    context: try ZMQContext(), endpoints: cluster.topology.allCoordinators.map(LocalCluster.localCommands), curve: nil)
+            }
+            say(CtlStatusCommand.render(report))
             say("Shutting down the cluster (SIGTERM to every process)…")
         }
     }
@@ -214,7 +236,7 @@ struct DemoCommand: ParsableCommand {
         return lines.sorted { $0.0 < $1.0 }.map(\.1)
     }
 
-    private func say(_ line: String) { emit(line) }
+    func say(_ line: String) { emit(line) }
 
     /// Progress that is not part of the story's output: stderr with --json, so stdout stays JSON lines.
     private func note(_ line: String) {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import CamsyncClient
+import CamsyncEtcd
 import CamsyncWeb
 import Logging
 
@@ -24,10 +25,11 @@ struct HTTPOptions: ParsableArguments {
     /// Bootstraps the metrics backend and makes the server, or nil without `--http`. Call before the
     /// daemon creates its metrics.
     func server(follow: (@Sendable () -> (commandEndpoint: String, eventEndpoint: String)?)? = nil,
-                curve: ClientCurve? = nil, logger: Logger) throws -> ObservationServer? {
+                curve: ClientCurve? = nil, highAvailability: (etcd: [EtcdEndpoint], election: String)? = nil,
+                logger: Logger) throws -> ObservationServer? {
         guard let address else { return nil }
         let registry = MetricsExport.bootstrap()
         return ObservationServer(address: try HTTPAddress(parsing: address), registry: registry, follow: follow, curve: curve,
-                                 logger: logger)
+                                 highAvailability: highAvailability, logger: logger)
     }
 }

@@ -52,7 +52,7 @@ void   camsync__v1__envelope__free_unpacked
   assert(message->base.descriptor == &camsync__v1__envelope__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
-static const ProtobufCFieldDescriptor camsync__v1__envelope__field_descriptors[16] =
+static const ProtobufCFieldDescriptor camsync__v1__envelope__field_descriptors[18] =
 {
   {
     "protocol_version",
@@ -163,6 +163,18 @@ static const ProtobufCFieldDescriptor camsync__v1__envelope__field_descriptors[1
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
   {
+    "coordinator_status_request",
+    15,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Camsync__V1__Envelope, body_case),
+    offsetof(Camsync__V1__Envelope, coordinator_status_request),
+    &camsync__v1__coordinator_status_request__descriptor,
+    NULL,
+    0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
     "ack",
     20,
     PROTOBUF_C_LABEL_NONE,
@@ -223,6 +235,18 @@ static const ProtobufCFieldDescriptor camsync__v1__envelope__field_descriptors[1
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
   {
+    "coordinator_status",
+    25,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Camsync__V1__Envelope, body_case),
+    offsetof(Camsync__V1__Envelope, coordinator_status),
+    &camsync__v1__coordinator_status__descriptor,
+    NULL,
+    0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
     "event_batch",
     30,
     PROTOBUF_C_LABEL_NONE,
@@ -248,20 +272,22 @@ static const ProtobufCFieldDescriptor camsync__v1__envelope__field_descriptors[1
   },
 };
 static const unsigned camsync__v1__envelope__field_indices_by_name[] = {
-  9,   /* field[9] = ack */
+  10,   /* field[10] = ack */
   4,   /* field[4] = command */
-  15,   /* field[15] = coordinator_heartbeat */
-  10,   /* field[10] = error */
-  14,   /* field[14] = event_batch */
+  17,   /* field[17] = coordinator_heartbeat */
+  15,   /* field[15] = coordinator_status */
+  9,   /* field[9] = coordinator_status_request */
+  11,   /* field[11] = error */
+  16,   /* field[16] = event_batch */
   6,   /* field[6] = node_heartbeat */
-  12,   /* field[12] = node_status */
+  13,   /* field[13] = node_status */
   7,   /* field[7] = node_status_request */
   0,   /* field[0] = protocol_version */
-  13,   /* field[13] = replay */
+  14,   /* field[14] = replay */
   8,   /* field[8] = replay_request */
   2,   /* field[2] = request_id */
   1,   /* field[1] = sender */
-  11,   /* field[11] = snapshot */
+  12,   /* field[12] = snapshot */
   5,   /* field[5] = snapshot_request */
   3,   /* field[3] = term */
 };
@@ -269,9 +295,9 @@ static const ProtobufCIntRange camsync__v1__envelope__number_ranges[4 + 1] =
 {
   { 1, 0 },
   { 10, 4 },
-  { 20, 9 },
-  { 30, 14 },
-  { 0, 16 }
+  { 20, 10 },
+  { 30, 16 },
+  { 0, 18 }
 };
 const ProtobufCMessageDescriptor camsync__v1__envelope__descriptor =
 {
@@ -281,7 +307,7 @@ const ProtobufCMessageDescriptor camsync__v1__envelope__descriptor =
   "Camsync__V1__Envelope",
   "camsync.v1",
   sizeof(Camsync__V1__Envelope),
-  16,
+  18,
   camsync__v1__envelope__field_descriptors,
   camsync__v1__envelope__field_indices_by_name,
   4,  camsync__v1__envelope__number_ranges,

@@ -16,6 +16,7 @@ PROTOBUF_C__BEGIN_DECLS
 
 #include "camsync/v1/command.pb-c.h"
 #include "camsync/v1/control.pb-c.h"
+#include "camsync/v1/ha_status.pb-c.h"
 #include "camsync/v1/heartbeat.pb-c.h"
 #include "camsync/v1/reply.pb-c.h"
 #include "camsync/v1/sync.pb-c.h"
@@ -35,11 +36,13 @@ typedef enum {
   CAMSYNC__V1__ENVELOPE__BODY_NODE_HEARTBEAT = 12,
   CAMSYNC__V1__ENVELOPE__BODY_NODE_STATUS_REQUEST = 13,
   CAMSYNC__V1__ENVELOPE__BODY_REPLAY_REQUEST = 14,
+  CAMSYNC__V1__ENVELOPE__BODY_COORDINATOR_STATUS_REQUEST = 15,
   CAMSYNC__V1__ENVELOPE__BODY_ACK = 20,
   CAMSYNC__V1__ENVELOPE__BODY_ERROR = 21,
   CAMSYNC__V1__ENVELOPE__BODY_SNAPSHOT = 22,
   CAMSYNC__V1__ENVELOPE__BODY_NODE_STATUS = 23,
   CAMSYNC__V1__ENVELOPE__BODY_REPLAY = 24,
+  CAMSYNC__V1__ENVELOPE__BODY_COORDINATOR_STATUS = 25,
   CAMSYNC__V1__ENVELOPE__BODY_EVENT_BATCH = 30,
   CAMSYNC__V1__ENVELOPE__BODY_COORDINATOR_HEARTBEAT = 31
     PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(CAMSYNC__V1__ENVELOPE__BODY__CASE)
@@ -85,6 +88,10 @@ struct  Camsync__V1__Envelope
      */
     Camsync__V1__ReplayRequest *replay_request;
     /*
+     * Any coordinator, leading or not, answers with `coordinator_status` (SPEC K6).
+     */
+    Camsync__V1__CoordinatorStatusRequest *coordinator_status_request;
+    /*
      * Replies (ROUTER → DEALER).
      */
     Camsync__V1__Ack *ack;
@@ -92,6 +99,7 @@ struct  Camsync__V1__Envelope
     Camsync__V1__Snapshot *snapshot;
     Camsync__V1__NodeStatus *node_status;
     Camsync__V1__Replay *replay;
+    Camsync__V1__CoordinatorStatus *coordinator_status;
     /*
      * Published (PUB → SUB).
      */
