@@ -1,5 +1,5 @@
 import CamsyncCoordinator
-import CamsyncEtcd
+public import CamsyncEtcd
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -15,11 +15,14 @@ public final class CoordinatorProcess {
         public var name: String
         public var prefix: String
         public var leaseSeconds: Int64
-        public init(etcd: String, name: String, prefix: String, leaseSeconds: Int64) {
+        /// Mutual TLS to etcd (nil: `--etcd-plaintext`).
+        public var tls: EtcdClientTLS?
+        public init(etcd: String, name: String, prefix: String, leaseSeconds: Int64, tls: EtcdClientTLS? = nil) {
             self.etcd = etcd
             self.name = name
             self.prefix = prefix
             self.leaseSeconds = leaseSeconds
+            self.tls = tls
         }
     }
 
@@ -91,6 +94,7 @@ public final class CoordinatorProcess {
         if let ha = options.highAvailability {
             settings.highAvailability = HighAvailabilitySettings(
                 etcd: try EtcdEndpoint.list(parsing: ha.etcd), name: ha.name, prefix: ha.prefix, leaseSeconds: ha.leaseSeconds)
+            settings.highAvailability?.etcdTLS = ha.tls
         }
         return CoordinatorLaunch(settings: settings, http: options.http, logLevel: "warning")
     }

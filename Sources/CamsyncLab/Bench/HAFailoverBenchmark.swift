@@ -65,7 +65,7 @@ public enum HAFailoverBenchmark {
         let heartbeats = try LeaderHeartbeats(context: context, eventEndpoints: cluster.coordinators.map(\.eventEndpoint),
                                               count: subscribers)
         defer { heartbeats.close() }
-        let watch = EtcdLeaderWatch(endpoints: cluster.etcdEndpoints, election: "\(cluster.prefix)/leader")
+        let watch = EtcdLeaderWatch(endpoints: cluster.etcd.endpoints, settings: try cluster.etcd.clientSettings(), election: "\(cluster.prefix)/leader")
         defer { watch.stop() }
 
         var etcdAnnounced = LatencyRecorder(), firstAck = LatencyRecorder(), allFollow = LatencyRecorder()

@@ -49,6 +49,7 @@ struct CoordinatorCommand: AsyncParsableCommand {
     @Option(help: "Write the bound endpoints to this file once serving (for scripts using port 0).")
     var endpointsFile: String?
     @OptionGroup var keys: CoordinatorKeyOptions
+    @OptionGroup var etcdSecurity: EtcdSecurityOptions
     @OptionGroup var http: HTTPOptions
 
     func validate() throws {
@@ -61,6 +62,7 @@ struct CoordinatorCommand: AsyncParsableCommand {
             guard dataDir == nil else { throw ValidationError("--data-dir and --etcd exclude each other: in HA mode the log lives on etcd") }
             guard let name, !name.isEmpty else { throw ValidationError("--etcd needs --name (unique per coordinator)") }
             guard leaseSeconds > 0 else { throw ValidationError("--lease-seconds must be positive") }
+            _ = try etcdSecurity.tls()
         } else if dataDir == nil {
             throw ValidationError("--data-dir is required (or --etcd for HA mode)")
         }
@@ -83,6 +85,7 @@ struct CoordinatorCommand: AsyncParsableCommand {
             settings.highAvailability = HighAvailabilitySettings(
                 etcd: try EtcdEndpoint.list(parsing: etcd), name: name ?? "", prefix: etcdPrefix, leaseSeconds: leaseSeconds,
                 advertisedCommandEndpoint: advertiseCommands, advertisedEventEndpoint: advertiseEvents)
+            settings.highAvailability?.etcdTLS = try etcdSecurity.tls()
         }
         return settings
     }
