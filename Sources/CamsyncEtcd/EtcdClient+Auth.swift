@@ -1,6 +1,26 @@
 import Foundation
 
+/// One camsync cluster's access to etcd: `role` reads and writes `prefix/…` and nothing else, and
+/// `users` (the common names of its coordinators' client certificates) have it.
+public struct EtcdAccessGrant: Sendable, Equatable {
+    public var prefix: String
+    public var role: String
+    public var users: [String]
+    public init(prefix: String, role: String, users: [String]) {
+        self.prefix = prefix
+        self.role = role
+        self.users = users
+    }
+}
+
 extension EtcdClient {
+    /// Sets up every grant (`grantPrefix`), then turns auth on (`enableAuth`). Idempotent; run as
+    /// root (or before auth is on).
+    public func secure(_ grants: [EtcdAccessGrant]) async throws {
+        for grant in grants { try await grantPrefix(grant.prefix, role: grant.role, users: grant.users) }
+        try await enableAuth()
+    }
+
     /// etcd auth for one camsync cluster (docs/OPERATIONS.md "etcd auth"): role `role` may read and
     /// write the keys under `prefix/` and nothing else; each of `users` (the common names of the
     /// coordinators' client certificates; no password: they authenticate by certificate) has that

@@ -79,8 +79,8 @@ extension LiveEtcdTests {
             let scratch = cluster.directory + "/scratch"
             try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
             try await cluster.configureAuth([
-                .init(prefix: prefix, role: "camsync-ha", users: ["ha.c1"]),
-                .init(prefix: "/camsync/other", role: "camsync-other", users: ["other.c1"]),
+                EtcdAccessGrant(prefix: prefix, role: "camsync-ha", users: ["ha.c1"]),
+                EtcdAccessGrant(prefix: "/camsync/other", role: "camsync-other", users: ["other.c1"]),
             ])
             try await cluster.withClient { try await $0.addUser("ha.lonely") }
             try await body(cluster, scratch)

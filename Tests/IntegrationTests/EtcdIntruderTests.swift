@@ -19,7 +19,7 @@ struct EtcdIntruderTests {
             #expect(cluster.etcdEndpoints.allSatisfy { $0.hasPrefix("https://") }, "\(cluster.etcdEndpoints)")
             let leader = try HighAvailabilityTests.leader(cluster)
             // Another camsync cluster on the same etcd: its coordinator's user holds /camsync/other only.
-            try await etcd.configureAuth([.init(prefix: "/camsync/other", role: "camsync-other", users: ["other.c9"])])
+            try await etcd.configureAuth([EtcdAccessGrant(prefix: "/camsync/other", role: "camsync-other", users: ["other.c9"])])
             let certificates = try #require(etcd.certificates)
             let files = try certificates.client("other.c9")
             let electionBefore = try await cluster.withEtcdClient { try await $0.range(prefix: cluster.etcdPrefix + "/leader/") }

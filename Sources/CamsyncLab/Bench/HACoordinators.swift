@@ -36,7 +36,7 @@ final class HACoordinators {
         let etcd = try Blocking.run {
             let etcd = try await EtcdCluster.start(size: 3, timing: timing, security: security, parent: settings.etcdDataParent)
             if security == .mutualTLS {
-                try await etcd.configureAuth([.init(prefix: prefix, role: "camsync-bench", users: names)])
+                try await etcd.configureAuth([EtcdAccessGrant(prefix: prefix, role: "camsync-bench", users: names)])
             }
             return etcd
         }

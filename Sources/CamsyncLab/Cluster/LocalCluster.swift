@@ -194,9 +194,17 @@ public final class LocalCluster: @unchecked Sendable {
         etcd = cluster
         try cluster.waitUntilServing(timeout: timeout)
         guard cluster.certificates != nil else { return }
-        let grant = EtcdCluster.AuthGrant(prefix: etcdPrefix, role: topology.etcdRole,
-                                          users: topology.coordinatorProcessNames.map(topology.etcdUser))
-        try Blocking.run { try await cluster.configureAuth([grant]) }
+        let grant = EtcdAccessGrant(prefix: etcdPrefix, role: topology.etcdRole, users: topology.coordinatorProcessNames.map(topology.etcdUser))
+        guard let host = section.memberHosts?.first?.host, let tls = try etcdClientTLS(as: "root") else {
+            return try Blocking.run { try await cluster.configureAuth([grant]) }
+        }
+        // Members in network namespaces are reachable only from there: `camsync etcd-auth` runs in the first one's.
+        let (executable, arguments) = NetworkNamespace.command(in: host, executable: self.executable, arguments: [
+            "etcd-auth", "--etcd", etcdEndpoints.joined(separator: ","), "--etcd-ca", tls.trustedCA, "--etcd-cert", tls.certificate,
+            "--etcd-key", tls.privateKey, "--prefix", grant.prefix, "--role", grant.role,
+        ] + grant.users.flatMap { ["--user", $0] })
+        let result = try runCommand(executable, arguments, timeout: 60)
+        guard result.status == 0 else { throw TopologyError(message: "etcd auth setup failed: \(result.output)") }
     }
 
     /// A coordinator's settings as the topology gives them (the documented defaults otherwise).

@@ -236,27 +236,11 @@ public final class EtcdCluster: @unchecked Sendable {
         try await EtcdClient.with(endpoints: endpoints, settings: clientSettings(as: identity, requestTimeout: requestTimeout), body)
     }
 
-    /// etcd auth for camsync clusters: for each grant, its role may read and write only under its
-    /// prefix and its users have that role; then auth is turned on (root: certificate CN `root`).
-    /// Idempotent. Needs TLS (users are certificate common names).
-    public func configureAuth(_ grants: [AuthGrant]) async throws {
+    /// etcd auth for camsync clusters (`EtcdClient.secure`: a role per prefix, its users, auth on),
+    /// as root. Idempotent. Needs TLS (users are certificate common names).
+    public func configureAuth(_ grants: [EtcdAccessGrant]) async throws {
         guard certificates != nil else { throw EtcdError(.rejected, "etcd auth needs the members on TLS (users are certificate names)") }
-        try await withClient(requestTimeout: .seconds(10)) { client in
-            for grant in grants { try await client.grantPrefix(grant.prefix, role: grant.role, users: grant.users) }
-            try await client.enableAuth()
-        }
-    }
-
-    /// One camsync cluster's access: `role` reads and writes `prefix/…`; `users` have it.
-    public struct AuthGrant: Sendable, Equatable {
-        public var prefix: String
-        public var role: String
-        public var users: [String]
-        public init(prefix: String, role: String, users: [String]) {
-            self.prefix = prefix
-            self.role = role
-            self.users = users
-        }
+        try await withClient(requestTimeout: .seconds(10)) { try await $0.secure(grants) }
     }
 
     private func arguments(_ member: Member) -> [String] {
