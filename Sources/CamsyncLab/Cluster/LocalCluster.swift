@@ -33,6 +33,9 @@ public final class LocalCluster: @unchecked Sendable {
     /// Which coordinators (by name) a node is given, when not all of them (tests: a node that
     /// reaches only one coordinator; stale lists). Default: every coordinator.
     public var nodeCoordinators: [String: [String]] = [:]
+    /// The etcd identity (client certificate file and user, `etcdClientTLS(as:)`) an HA coordinator
+    /// starts with, when not its own name: a certificate rotated to a new user (`c1-r2`).
+    public var etcdIdentity: [String: String] = [:]
     /// Extra arguments for the coordinator (benchmarks: `--durability off`, …).
     public var coordinatorArguments: [String] = []
     /// Extra arguments for one node's `camsync node` (tests: `--http`, …).
@@ -175,7 +178,7 @@ public final class LocalCluster: @unchecked Sendable {
             etcd: try etcdEndpoints.map { try EtcdEndpoint(parsing: $0) }, name: name, prefix: etcdPrefix,
             leaseSeconds: ha.leaseSeconds ?? HighAvailabilitySettings(etcd: [], name: "").leaseSeconds,
             advertisedCommandEndpoint: c.commands, advertisedEventEndpoint: c.events)
-        settings.highAvailability?.etcdTLS = try etcdClientTLS(as: name)
+        settings.highAvailability?.etcdTLS = try etcdClientTLS(as: etcdIdentity[name] ?? name)
         coordinators[name] = try launch(name, host: c.host, arguments: launchArguments(settings))
     }
 
