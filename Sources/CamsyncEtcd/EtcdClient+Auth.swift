@@ -13,6 +13,9 @@ public struct EtcdAccessGrant: Sendable, Equatable {
     }
 }
 
+// Every call here is idempotent (an existing user or role is left as it is; granting twice is
+// granting once), so each is retried like a read, on a timeout too (`Retry.idempotent`): the setup
+// runs while etcd may still be settling on a loaded machine.
 extension EtcdClient {
     /// Sets up every grant (`grantPrefix`), then turns auth on (`enableAuth`). Idempotent; run as
     /// root (or before auth is on).
@@ -37,13 +40,13 @@ extension EtcdClient {
                 $0.rangeEnd = EtcdKeys.prefixEnd(scope)
             }
         }
-        _ = try await call("grant \(role) \(scope)*", retry: .write) { member in
+        _ = try await call("grant \(role) \(scope)*", retry: .idempotent) { member in
             try await member.auth.roleGrantPermission(grant, metadata: metadata, options: unaryOptions)
         }
         for user in users {
             try await tolerateExisting { try await addUser(user) }
             let request = Etcdserverpb_AuthUserGrantRoleRequest.with { $0.user = user; $0.role = role }
-            _ = try await call("grant \(role) to \(user)", retry: .write) { member in
+            _ = try await call("grant \(role) to \(user)", retry: .idempotent) { member in
                 try await member.auth.userGrantRole(request, metadata: metadata, options: unaryOptions)
             }
         }
@@ -55,10 +58,10 @@ extension EtcdClient {
     public func enableAuth() async throws {
         try await tolerateExisting { try await addUser("root") }
         let grant = Etcdserverpb_AuthUserGrantRoleRequest.with { $0.user = "root"; $0.role = "root" }
-        _ = try await call("grant root to root", retry: .write) { member in
+        _ = try await call("grant root to root", retry: .idempotent) { member in
             try await member.auth.userGrantRole(grant, metadata: metadata, options: unaryOptions)
         }
-        _ = try await call("auth enable", retry: .write) { member in
+        _ = try await call("auth enable", retry: .idempotent) { member in
             try await member.auth.authEnable(Etcdserverpb_AuthEnableRequest(), metadata: metadata, options: unaryOptions)
         }
     }
@@ -66,7 +69,7 @@ extension EtcdClient {
     /// Removes user `name` (a retired coordinator's certificate stops working at once, even unexpired).
     public func deleteUser(_ name: String) async throws {
         let request = Etcdserverpb_AuthUserDeleteRequest.with { $0.name = name }
-        _ = try await call("delete user \(name)", retry: .write) { member in
+        _ = try await call("delete user \(name)", retry: .idempotent) { member in
             try await member.auth.userDelete(request, metadata: metadata, options: unaryOptions)
         }
     }
@@ -77,14 +80,14 @@ extension EtcdClient {
             $0.name = name
             $0.options = Authpb_UserAddOptions.with { $0.noPassword = true }
         }
-        _ = try await call("add user \(name)", retry: .write) { member in
+        _ = try await call("add user \(name)", retry: .idempotent) { member in
             try await member.auth.userAdd(request, metadata: metadata, options: unaryOptions)
         }
     }
 
     private func addRole(_ name: String) async throws {
         let request = Etcdserverpb_AuthRoleAddRequest.with { $0.name = name }
-        _ = try await call("add role \(name)", retry: .write) { member in
+        _ = try await call("add role \(name)", retry: .idempotent) { member in
             try await member.auth.roleAdd(request, metadata: metadata, options: unaryOptions)
         }
     }

@@ -61,8 +61,8 @@ struct CoordinatorCommand: AsyncParsableCommand {
             do { _ = try EtcdEndpoint.list(parsing: etcd) } catch { throw ValidationError("--etcd: \(error)") }
             guard dataDir == nil else { throw ValidationError("--data-dir and --etcd exclude each other: in HA mode the log lives on etcd") }
             guard let name, !name.isEmpty else { throw ValidationError("--etcd needs --name (unique per coordinator)") }
-            guard leaseSeconds > 0 else { throw ValidationError("--lease-seconds must be positive") }
             _ = try etcdSecurity.tls()
+            guard leaseSeconds > 0 else { throw ValidationError("--lease-seconds must be positive") }
         } else if dataDir == nil {
             throw ValidationError("--data-dir is required (or --etcd for HA mode)")
         }
@@ -85,8 +85,8 @@ struct CoordinatorCommand: AsyncParsableCommand {
             settings.highAvailability = HighAvailabilitySettings(
                 etcd: try EtcdEndpoint.list(parsing: etcd), name: name ?? "", prefix: etcdPrefix, leaseSeconds: leaseSeconds,
                 advertisedCommandEndpoint: advertiseCommands, advertisedEventEndpoint: advertiseEvents)
-            settings.highAvailability?.etcdTLS = try etcdSecurity.tls()
         }
+        if etcd != nil { settings.highAvailability?.etcdTLS = try etcdSecurity.tls() }
         return settings
     }
 
