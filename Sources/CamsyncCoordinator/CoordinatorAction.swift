@@ -31,6 +31,11 @@ public enum CoordinatorAction: Sendable, Equatable {
     case readLog(after: UInt64)
     /// HA: give up `leadership` on etcd (the supervisor revokes its lease and campaigns again).
     case resign(EtcdLeadership)
+    /// HA: listen to this leader's pulse (a SUB to its event endpoint, topic `pulse`, handed to
+    /// `heardPulse(_:at:)`); nil: to none.
+    case listen(toLeader: Camsync_V1_CoordinatorAddress?)
+    /// HA: revoke this etcd lease (the suspected leader's): its key goes, the next candidate wins.
+    case revokeLease(Int64)
     /// Close this connection now (its refusal has had time to leave: libzmq writes on its own thread).
     case dropConnection(ConnectionHandle)
     /// Refuse new connections with this CURVE key for a while (ZAP).
@@ -90,6 +95,8 @@ public enum CoordinatorMetric: Sendable, Hashable {
     case claimGranted(milliseconds: Int64)
     /// HA (SPEC K6): this coordinator started leading in `term`, or stopped (`leading` false).
     case role(leading: Bool, term: UInt64)
+    /// HA: this standby stopped hearing the leader's pulse and revoked its lease.
+    case leaderSuspected
 }
 
 /// A line for the shell's logger.

@@ -23,11 +23,11 @@ extension CoordinatorCore {
             } else {
                 ha!.pendingWin = leadership
             }
-        case .leaderObserved(let leader):
+        case .leaderObserved(let leader, let lease):
             // etcd answered: whatever trouble there was is over.
             ha!.trouble = nil
             let other = leader?.name == ha!.address.name ? nil : leader
-            ha!.leader = other
+            actions += observeLeader(other, lease: lease)
             if let other, let mine = role.leadership, Int64(other.term) > mine.term {
                 actions += stepDown("etcd shows \(other.name) leading in term \(other.term)", resign: true)
             }
@@ -60,6 +60,9 @@ extension CoordinatorCore {
             return storeFailed(StoreFailure(.unavailable, "the log on etcd does not replay: \(error)"), at: time)
         }
         takeReplica(of: fresh)
+        for entry in entries.suffix(Self.republishLimit) {
+            if let batch = try? Camsync_V1_EventBatch(serializedBytes: entry.batch) { keepForRepublishing(batch) }
+        }
         role = .standby
         ha!.retryDelay = HighAvailabilityState.firstRetryDelay
         ha!.retryAt = 0
@@ -137,12 +140,15 @@ extension CoordinatorCore {
         term = UInt64(leadership.term)
         role = .leading(leadership)
         ha!.trouble = nil
-        ha!.leader = nil
+        let republished = republish()
+        let listening = observeLeader(nil, lease: 0)
+        ha!.lastPulse = time.monotonicMilliseconds
         nextHeartbeat = 0
         beginServing(at: time)
         if settings.plantedBug != .skipLivenessReset { restartLivenessClocks(at: time.monotonicMilliseconds) }
         return [.count(.role(leading: true, term: term)),
                 .log(.init(.info, "leading", ["term": "\(term)", "sequence": "\(sequence)"]))]
+            + listening + republished
     }
 
     /// Stops deciding at once. The engine may hold commands of a turn that was never made durable,
@@ -169,9 +175,11 @@ extension CoordinatorCore {
     /// was paused (SIGSTOP, a long stall) past its TTL. It cannot have acknowledged anything since,
     /// and must not publish.
     mutating func checkLease(at time: CoordinatorTime) -> [CoordinatorAction] {
-        guard let state = ha, case .leading(let leadership?) = role,
-              !state.leaseLives(leadership, at: time.monotonicMilliseconds) else { return [] }
-        return stepDown("the etcd lease was not renewed within its TTL", resign: true)
+        guard let state = ha, case .leading(let leadership?) = role else { return [] }
+        guard state.leaseLives(leadership, at: time.monotonicMilliseconds) else {
+            return stepDown("the etcd lease was not renewed within its TTL", resign: true)
+        }
+        return checkPause(at: time)
     }
 
     /// A standby applies the leader's log as the watch delivers it; a gap or a batch that does not

@@ -17,6 +17,7 @@ extension CoordinatorCore {
                      at: Instant(milliseconds: entry.timeMilliseconds)) else { return .diverged }
         term = max(term, batch.term)
         committedSequence = sequence
+        keepForRepublishing(batch)
         return .applied
     }
 

@@ -19,6 +19,10 @@ extension CoordinatorCore {
             if case .leading(let leadership?) = role, let lease = ha.lease, lease.id == leadership.lease {
                 deadline = min(deadline, lease.validUntil)
             }
+            if case .leading(_?) = role, let pulse = settings.highAvailability?.pulseMilliseconds {
+                deadline = min(deadline, ha.lastPulse + pulse)
+            }
+            if let suspicion = suspicionDeadline() { deadline = min(deadline, suspicion) }
             let wantsRead = role == .rebuilding || ha.pendingWin != nil || role.leadership != nil && !role.isLeading
             if wantsRead, !ha.awaitingRead { deadline = min(deadline, ha.retryAt) }
         }
@@ -37,7 +41,7 @@ extension CoordinatorCore {
     /// a heartbeat. Replies and publications join the turn.
     public mutating func tick(at time: CoordinatorTime) -> [CoordinatorAction] {
         let now = time.monotonicMilliseconds
-        var actions = checkLease(at: time) + advance(at: time)
+        var actions = checkLease(at: time) + advance(at: time) + suspectLeader(at: time)
         if routeDrops.contains(where: { $0.due <= now }) {
             actions += routeDrops.filter { $0.due <= now }.map { .dropConnection($0.connection) }
             routeDrops.removeAll { $0.due <= now }
@@ -64,20 +68,26 @@ extension CoordinatorCore {
         }
         if time.monotonicMilliseconds >= nextHeartbeat {
             nextHeartbeat = time.monotonicMilliseconds + settings.heartbeatIntervalMilliseconds
-            var heartbeat = Envelope.coordinatorHeartbeat(term: term, lastSequence: sequence,
-                                                          time: Instant(milliseconds: time.wallMilliseconds))
-            if case .coordinatorHeartbeat(var body)? = heartbeat.body {
-                body.heartbeatIntervalMs = livenessSettings.heartbeatIntervalMs
-                body.liveness = livenessSettings.liveness
-                if var address = ha?.address {
-                    address.term = term
-                    body.coordinator = address
-                }
-                heartbeat.body = .coordinatorHeartbeat(body)
-            }
-            actions.append(.publish(topic: EventTopic.heartbeat, heartbeat))
+            actions.append(.publish(topic: EventTopic.heartbeat, heartbeatEnvelope(at: time)))
         }
-        return actions
+        return actions + pulse(at: time)
+    }
+
+    /// The leader's heartbeat (and pulse): its term, the last sequence it published, the liveness
+    /// settings, and in HA its own address.
+    func heartbeatEnvelope(at time: CoordinatorTime, lastSequence: UInt64? = nil) -> Envelope {
+        var heartbeat = Envelope.coordinatorHeartbeat(term: term, lastSequence: lastSequence ?? sequence,
+                                                      time: Instant(milliseconds: time.wallMilliseconds))
+        if case .coordinatorHeartbeat(var body)? = heartbeat.body {
+            body.heartbeatIntervalMs = livenessSettings.heartbeatIntervalMs
+            body.liveness = livenessSettings.liveness
+            if var address = ha?.address {
+                address.term = term
+                body.coordinator = address
+            }
+            heartbeat.body = .coordinatorHeartbeat(body)
+        }
+        return heartbeat
     }
 
     /// The counters, for log lines.

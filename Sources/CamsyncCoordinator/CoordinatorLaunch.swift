@@ -44,7 +44,8 @@ public struct CoordinatorLaunch: Sendable, Equatable {
                          "--pip-restore-deadline-ms", "\(s.policy.pipRestoreDeadlineMilliseconds)"]
         if let ha = s.highAvailability {
             arguments += ["--etcd", ha.etcd.map(\.description).joined(separator: ","), "--name", ha.name,
-                          "--etcd-prefix", ha.prefix, "--lease-seconds", "\(ha.leaseSeconds)"]
+                          "--etcd-prefix", ha.prefix, "--lease-seconds", "\(ha.leaseSeconds)",
+                          "--leader-pulse-ms", "\(ha.pulseMilliseconds)", "--suspect-leader-after-ms", "\(ha.suspicionMilliseconds)"]
             if !ha.advertisedCommandEndpoint.isEmpty { arguments += ["--advertise-commands", ha.advertisedCommandEndpoint] }
             if !ha.advertisedEventEndpoint.isEmpty { arguments += ["--advertise-events", ha.advertisedEventEndpoint] }
             arguments += ha.etcdTLS.map { ["--etcd-ca", $0.trustedCA, "--etcd-cert", $0.certificate, "--etcd-key", $0.privateKey] }

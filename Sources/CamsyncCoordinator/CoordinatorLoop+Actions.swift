@@ -26,7 +26,16 @@ extension CoordinatorLoop {
         case .publish(let topic, let envelope):
             _ = try publisher.send([Array(topic.utf8), envelope.serializedBytes()], dontWait: true)
         case .commit(let entries, let leadership):
-            let outcome = Result { try commandLog.append(entries, ifLeading: leadership) }
+            let outcome = Result {
+                if let etcd, let pulse = settings.highAvailability?.pulseMilliseconds {
+                    // The pulse goes on while etcd takes its time: slowness is not death.
+                    try etcd.append(entries, ifLeading: leadership, every: Int(pulse)) {
+                        try execute(core.pulseWhileCommitting(at: Self.now()))
+                    }
+                } else {
+                    try commandLog.append(entries, ifLeading: leadership)
+                }
+            }
             switch outcome {
             case .success: try execute(core.turnCommitted(at: Self.now()))
             case .failure(let error): try execute(core.turnFailed(StoreFailure(error), at: Self.now()))
@@ -54,6 +63,20 @@ extension CoordinatorLoop {
             }
         case .resign(let leadership):
             mailbox?.resign(leadership)
+        case .listen(let leader):
+            guard let leaderPulse else { return }
+            if let previous = listeningTo { try? leaderPulse.disconnect(previous) }
+            listeningTo = nil
+            if let endpoint = leader?.eventEndpoint, !endpoint.isEmpty {
+                do {
+                    try leaderPulse.connect(endpoint)
+                    listeningTo = endpoint
+                } catch {
+                    logger.warning("cannot listen to the leader's pulse", metadata: ["endpoint": "\(endpoint)", "error": "\(error)"])
+                }
+            }
+        case .revokeLease(let lease):
+            revoke?(lease)
         case .dropConnection(let connection):
             ZMQConnection.drop(descriptor: connection.descriptor)
         case .suspendKey(let key, let milliseconds):

@@ -5,6 +5,9 @@ import CamsyncEtcd
 struct HALink: Sendable {
     let log: EtcdCommandLog
     let mailbox: HAMailbox
+    /// Revokes an etcd lease (a suspected leader's), off the loop thread; the outcome is only logged:
+    /// the core learns what follows from etcd (the observed leader, a win).
+    let revoke: @Sendable (Int64) -> Void
 }
 
 extension StoreFailure {

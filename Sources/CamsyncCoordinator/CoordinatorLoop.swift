@@ -23,6 +23,10 @@ final class CoordinatorLoop {
     /// HA mode (SPEC K6): the log on etcd, and the supervisor's mailbox; nil for an embedded coordinator.
     let etcd: EtcdLogExecutor?
     let mailbox: HAMailbox?
+    let revoke: (@Sendable (Int64) -> Void)?
+    /// HA: a SUB to the leader's event endpoint for its pulse (`listen(toLeader:)`), and where it is connected.
+    let leaderPulse: ZMQSocket?
+    var listeningTo: String?
     let poller = Poller()
     var core: CoordinatorCore
     let metrics = CoordinatorMetrics()
@@ -37,12 +41,14 @@ final class CoordinatorLoop {
             commandLog = log
             etcd = log
             mailbox = link.mailbox
+            revoke = link.revoke
             journal = nil
         } else {
             let opened = try Journal(directory: settings.dataDirectory, durability: settings.durability)
             commandLog = opened
             etcd = nil
             mailbox = nil
+            revoke = nil
             journal = opened
         }
         // HA: reads its state from etcd first (the core asks for it), and leads only once elected.
@@ -50,8 +56,10 @@ final class CoordinatorLoop {
             ?? CoordinatorCore(settings: settings, highAvailability: Camsync_V1_CoordinatorAddress())
 
         if let security = settings.security {
+            // The coordinators' own key too: a standby's SUB to the leader's pulse presents it.
+            let own = try CurveKeyPair(secretKey: security.secretKey).publicKey
             zap = try ZAPAuthenticator(context: context,
-                                       allowedPublicKeys: Set(security.nodeKeys.values).union(security.adminKeys))
+                                       allowedPublicKeys: Set(security.nodeKeys.values).union(security.adminKeys).union([own]))
         } else {
             zap = nil
         }
@@ -77,6 +85,18 @@ final class CoordinatorLoop {
                             .heartbeatTimeout(milliseconds: Int(settings.livenessTimeoutMilliseconds))])
         }
         try publisher.set([.sendHighWaterMark(100_000)])
+        if link != nil {
+            let pulse = try ZMQSocket(context, .sub)
+            try pulse.set([.linger(milliseconds: 0), .reconnectInterval(milliseconds: 20), .maxMessageSize(settings.maxMessageSize),
+                           .subscribe(Array(CoordinatorCore.pulseTopic.utf8))])
+            if let security = settings.security {
+                let keys = try CurveKeyPair(secretKey: security.secretKey)
+                try pulse.set([.curveServerKey(keys.publicKey), .curvePublicKey(keys.publicKey), .curveSecretKey(keys.secretKey)])
+            }
+            leaderPulse = pulse
+        } else {
+            leaderPulse = nil
+        }
         // Each endpoint setting may list several, comma-separated (e.g. a network address for
         // nodes plus an ipc path for local admin tools); the last bound is reported, the first is
         // advertised in HA mode unless `--advertise-*` says otherwise.
@@ -86,6 +106,7 @@ final class CoordinatorLoop {
         endpoints = .init(command: try router.lastEndpoint, event: try publisher.lastEndpoint)
         poller.register(router, for: .readable)
         poller.register(wake, for: .readable)
+        if let leaderPulse { poller.register(leaderPulse, for: .readable) }
         if let address = settings.advertisedAddress(bound: endpoints) { core.ha?.address = address }
         if let mailbox { poller.register(fileDescriptor: mailbox.wakeDescriptor, for: .readable) }
         let serving = core.beginServing(at: Self.now())
@@ -98,7 +119,7 @@ final class CoordinatorLoop {
     }
 
     func close() {
-        for socket in [router, publisher, wake] { socket.close() }
+        for socket in [router, publisher, wake] + [leaderPulse].compactMap({ $0 }) { socket.close() }
         zap?.stop()
     }
 
@@ -114,6 +135,11 @@ final class CoordinatorLoop {
             if shouldStop() { break }
             if let mailbox {
                 for event in mailbox.take() { try execute(core.observe(event, at: Self.now())) }
+            }
+            if let leaderPulse, ready.contains(where: { $0.socket === leaderPulse }) {
+                while let message = try leaderPulse.receive(dontWait: true) {
+                    try execute(core.heardPulse(message.frames, at: Self.now()))
+                }
             }
             if ready.contains(where: { $0.socket === router }) { try receiveFrames() }
             try execute(core.tick(at: Self.now()))

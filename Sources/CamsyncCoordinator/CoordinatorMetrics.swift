@@ -13,6 +13,7 @@ struct CoordinatorMetrics {
     private let claimLatency = Metrics.Timer(label: "camsync_camera_wait_seconds")
     private let leading = Gauge(label: "camsync_coordinator_leading")
     private let term = Gauge(label: "camsync_coordinator_term")
+    private let suspicions = Counter(label: "camsync_leader_suspicions_total")
 
     func record(_ metric: CoordinatorMetric) {
         switch metric {
@@ -27,6 +28,7 @@ struct CoordinatorMetrics {
         case .groupCommit(let size): batchSize.record(size)
         case .snapshotServed: snapshotCounter.increment()
         case .claimGranted(let milliseconds): claimLatency.recordMilliseconds(milliseconds)
+        case .leaderSuspected: suspicions.increment()
         case .role(let isLeading, let current):
             leading.record(isLeading ? 1 : 0)
             term.record(Double(current))

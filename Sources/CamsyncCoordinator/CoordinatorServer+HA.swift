@@ -20,7 +20,19 @@ extension CoordinatorServer {
         try await EtcdClient.with(endpoints: ha.etcd, settings: clientSettings) { client in
             let mailbox = try HAMailbox()
             let log = EtcdCommandLog(client: client, prefix: ha.prefix)
-            let endpoints = try start(etcd: HALink(log: log, mailbox: mailbox))
+            let revoke: @Sendable (Int64) -> Void = { id in
+                Task {
+                    let lease = EtcdLease(id: id, ttlSeconds: 0)
+                    do {
+                        try await client.revoke(lease)
+                        logger.info("etcd: the suspected leader's lease is revoked", metadata: ["lease": "\(lease.hex)"])
+                    } catch {
+                        logger.warning("etcd: could not revoke the suspected leader's lease",
+                                       metadata: ["lease": "\(lease.hex)", "error": "\(error)"])
+                    }
+                }
+            }
+            let endpoints = try start(etcd: HALink(log: log, mailbox: mailbox, revoke: revoke))
             let supervisor = LeadershipSupervisor(
                 client: client, log: log, settings: ha,
                 address: settings.advertisedAddress(bound: endpoints) ?? .init(),

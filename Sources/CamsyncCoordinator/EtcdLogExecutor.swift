@@ -9,9 +9,16 @@ final class EtcdLogExecutor: CommandLog {
     init(log: EtcdCommandLog) { self.log = log }
 
     func append(_ entries: [JournalEntry], ifLeading leadership: EtcdLeadership?) throws {
+        try append(entries, ifLeading: leadership, every: 1_000) {}
+    }
+
+    /// As `append`, calling `meanwhile` on this thread every `milliseconds` while etcd has not
+    /// answered (the leader's pulse goes on while etcd is slow or electing its own leader).
+    func append(_ entries: [JournalEntry], ifLeading leadership: EtcdLeadership?, every milliseconds: Int,
+                meanwhile: () throws -> Void) throws {
         let leadership = try Self.required(leadership)
         let log = self.log
-        try Blocking.run { try await log.append(entries, ifLeading: leadership) }
+        try Blocking.run(every: milliseconds, meanwhile: meanwhile) { try await log.append(entries, ifLeading: leadership) }
     }
 
     func batches(after sequence: UInt64, limit: Int) throws -> [[UInt8]] {

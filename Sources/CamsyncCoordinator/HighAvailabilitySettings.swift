@@ -18,10 +18,19 @@ public struct HighAvailabilitySettings: Sendable, Equatable {
     /// Endpoints as nodes reach them; empty: the first listed endpoint (`advertisedAddress`).
     public var advertisedCommandEndpoint: String
     public var advertisedEventEndpoint: String
+    /// How often the leader publishes its pulse (a coordinator heartbeat under the `pulse` topic,
+    /// which only standbys subscribe to).
+    public var pulseMilliseconds: Int64
+    /// A standby that has heard the leader's pulse in its term and then hears nothing for this long
+    /// suspects it and revokes its lease (the next candidate wins at once, not at lease expiry); a
+    /// leader that could not publish its pulse for this long steps down, since the standbys may have
+    /// done so. 0: no suspicion (failover waits for the lease to expire). docs/OPERATIONS.md says
+    /// how to size it against pauses.
+    public var suspicionMilliseconds: Int64
 
     public init(etcd: [EtcdEndpoint], name: String, prefix: String = "/camsync", leaseSeconds: Int64 = 2,
                 requestTimeoutMilliseconds: Int64 = 2_000, advertisedCommandEndpoint: String = "",
-                advertisedEventEndpoint: String = "") {
+                advertisedEventEndpoint: String = "", pulseMilliseconds: Int64 = 50, suspicionMilliseconds: Int64 = 400) {
         self.etcd = etcd
         self.name = name
         self.prefix = prefix
@@ -29,6 +38,8 @@ public struct HighAvailabilitySettings: Sendable, Equatable {
         self.requestTimeoutMilliseconds = requestTimeoutMilliseconds
         self.advertisedCommandEndpoint = advertisedCommandEndpoint
         self.advertisedEventEndpoint = advertisedEventEndpoint
+        self.pulseMilliseconds = pulseMilliseconds
+        self.suspicionMilliseconds = suspicionMilliseconds
     }
 
     /// Mutual TLS to etcd (the certificate's common name is this coordinator's etcd user); nil:

@@ -24,6 +24,19 @@ public struct HighAvailabilityState: Sendable, Equatable {
     /// etcd still answers (NOT_LEADER, saying why) between attempts that each block for up to the
     /// request deadline.
     public var retryDelay: Int64 = HighAvailabilityState.firstRetryDelay
+    /// The lease behind the observed leader's key: what a standby revokes when it suspects it.
+    public var leaderLease: Int64 = 0
+    /// When (monotonic ms) the observed leader's pulse was last heard in its term (nil: not yet, and
+    /// no suspicion without it: a standby that cannot hear the leader at all does not depose it).
+    public var leaderHeardAt: Int64?
+    /// The last sequence the observed leader's pulse said it had published.
+    public var leaderPublishedThrough: UInt64 = 0
+    /// The lease this coordinator revoked last (each suspected leader is revoked once).
+    public var revokedLease: Int64 = 0
+    /// Leading: when it last published its pulse (monotonic ms).
+    public var lastPulse: Int64 = 0
+    /// The batches applied last as a standby, published again on taking the lead (K7).
+    public var recentBatches: [Camsync_V1_EventBatch] = []
 
     public static let firstRetryDelay: Int64 = 100
     public static let longestRetryDelay: Int64 = 2_000
@@ -51,8 +64,8 @@ public struct LeaseValidity: Sendable, Equatable {
 public enum LeadershipEvent: Sendable, Equatable, CustomStringConvertible {
     /// This coordinator won the election: catch up with the log, then lead in `leadership.term`.
     case won(EtcdLeadership)
-    /// The leader as etcd shows it now (nil: none).
-    case leaderObserved(Camsync_V1_CoordinatorAddress?)
+    /// The leader as etcd shows it now (nil: none), and the lease behind its key.
+    case leaderObserved(Camsync_V1_CoordinatorAddress?, lease: Int64 = 0)
     /// The candidacy's lease `lease` is known to live until `validUntil` (monotonic ms).
     case leaseRenewed(lease: Int64, validUntil: Int64)
     /// The lease is gone (etcd said so, or no renewal succeeded within its TTL).
@@ -66,8 +79,8 @@ public enum LeadershipEvent: Sendable, Equatable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .won(let leadership): "won the election in term \(leadership.term)"
-        case .leaderObserved(let leader?): "etcd shows \(leader.name) leading in term \(leader.term)"
-        case .leaderObserved(nil): "etcd shows no leader"
+        case .leaderObserved(let leader?, _): "etcd shows \(leader.name) leading in term \(leader.term)"
+        case .leaderObserved(nil, _): "etcd shows no leader"
         case .leaseRenewed(let lease, let validUntil):
             "lease \(String(UInt64(bitPattern: lease), radix: 16)) known to live until \(validUntil) ms"
         case .leaseLost(let reason): "lease lost: \(reason)"

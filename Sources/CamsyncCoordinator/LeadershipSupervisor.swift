@@ -118,7 +118,7 @@ struct LeadershipSupervisor: Sendable {
         try await client.observe(settings.election) { leader in
             var address = try Camsync_V1_CoordinatorAddress(serializedBytes: leader.value)
             address.term = UInt64(leader.term)
-            mailbox.post(.leaderObserved(address))
+            mailbox.post(.leaderObserved(address, lease: leader.lease))
             if lease.withLock({ $0?.id }) == leader.lease {
                 mailbox.post(.won(EtcdLeadership(election: settings.election, key: leader.key, term: leader.term,
                                                  lease: leader.lease)))

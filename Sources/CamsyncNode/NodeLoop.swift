@@ -30,8 +30,8 @@ final class NodeLoop {
         history = try settings.historyPath.map { try NodeHistoryFile(path: $0) }
         session = NodeSession(settings: settings, now: Self.now())
 
-        dealer = try Self.makeDealer(context, settings, endpoint: session.followed.commandEndpoint)
-        subscriber = try Self.makeSubscriber(context, settings)
+        dealer = try NodeSockets.dealer(context, settings, endpoint: session.followed.commandEndpoint)
+        subscriber = try NodeSockets.subscriber(context, settings)
         control = try ZMQSocket(context, .router)
         try control.set([.linger(milliseconds: 0), .maxMessageSize(1 << 20)])
         try control.bind(settings.controlEndpoint)
@@ -47,34 +47,6 @@ final class NodeLoop {
 
     static func now() -> NodeTime {
         NodeTime(monotonic: Clock.monotonicMilliseconds(), wall: Instant(milliseconds: Clock.wallMilliseconds()))
-    }
-
-    static func makeDealer(_ context: ZMQContext, _ settings: NodeSettings, endpoint: String) throws -> ZMQSocket {
-        let socket = try ZMQSocket(context, .dealer)
-        try socket.set([.linger(milliseconds: 0), .routingID(Array(settings.config.id.rawValue.utf8)),
-                        .reconnectInterval(milliseconds: 100), .reconnectIntervalMax(milliseconds: 2000),
-                        .maxMessageSize(64 << 20)])
-        if let security = settings.security {
-            try socket.set([.curveServerKey(security.coordinatorPublicKey), .curvePublicKey(security.publicKey),
-                            .curveSecretKey(security.secretKey)])
-        }
-        try socket.connect(endpoint)
-        return socket
-    }
-
-    static func makeSubscriber(_ context: ZMQContext, _ settings: NodeSettings) throws -> ZMQSocket {
-        let socket = try ZMQSocket(context, .sub)
-        try socket.set([.linger(milliseconds: 0), .receiveHighWaterMark(100_000),
-                        .reconnectInterval(milliseconds: 100), .reconnectIntervalMax(milliseconds: 2000),
-                        .maxMessageSize(64 << 20)])
-        if let security = settings.security {
-            try socket.set([.curveServerKey(security.coordinatorPublicKey), .curvePublicKey(security.publicKey),
-                            .curveSecretKey(security.secretKey)])
-        }
-        // Subscribe before asking for the snapshot (Clone pattern): everything published is wanted.
-        try socket.set([.subscribe(Array("ev.".utf8)), .subscribe(Array("hb".utf8))])
-        for endpoint in settings.coordinatorEventEndpoints { try socket.connect(endpoint) }
-        return socket
     }
 
     func registerPollItems() {
@@ -157,10 +129,10 @@ final class NodeLoop {
                 }
             case .reconnect(let commandEndpoint, let reopenSubscriber):
                 dealer.close()
-                dealer = try Self.makeDealer(context, settings, endpoint: commandEndpoint)
+                dealer = try NodeSockets.dealer(context, settings, endpoint: commandEndpoint)
                 if reopenSubscriber {
                     subscriber.close()
-                    subscriber = try Self.makeSubscriber(context, settings)
+                    subscriber = try NodeSockets.subscriber(context, settings)
                 }
                 registerPollItems()
             case .replyToControl(let identity, let envelope):

@@ -13,6 +13,12 @@ public enum NodeMetric: Sendable, Equatable {
     case staleTermIgnored
     /// The DEALER switched to the leader a heartbeat or a NOT_LEADER reply named (K6).
     case leaderFollowed
+    /// A higher coordinator term was heard; the replica and the registration carried over (K7).
+    case termChanged
+    /// A registration sent (joining: start, declared dead, unknown to the coordinator).
+    case registrationSent
+    /// A replay of the log asked for after a gap (instead of a snapshot).
+    case replayRequested
 }
 
 /// The shell's export of `NodeMetric`s.
@@ -22,6 +28,9 @@ struct NodeMetrics {
     private let snapshots = Counter(label: "camsync_node_snapshot_requests_total")
     private let staleTerms = Counter(label: "camsync_node_stale_term_ignored_total")
     private let leaderSwitches = Counter(label: "camsync_node_leader_switches_total")
+    private let termChanges = Counter(label: "camsync_node_term_changes_total")
+    private let registrations = Counter(label: "camsync_node_registrations_total")
+    private let replays = Counter(label: "camsync_node_replay_requests_total")
 
     func record(_ metric: NodeMetric) {
         switch metric {
@@ -30,6 +39,9 @@ struct NodeMetrics {
         case .snapshotRequested: snapshots.increment()
         case .staleTermIgnored: staleTerms.increment()
         case .leaderFollowed: leaderSwitches.increment()
+        case .termChanged: termChanges.increment()
+        case .registrationSent: registrations.increment()
+        case .replayRequested: replays.increment()
         }
     }
 }

@@ -22,6 +22,8 @@ extension NodeSession {
             case .register, .attach: pending[requestID] = nil
             case .snapshot where resync: pending[requestID] = nil
             case .snapshot: break
+            case .replay where resync: pending[requestID] = nil
+            case .replay: break
             case .control: break
             }
         }
@@ -32,6 +34,7 @@ extension NodeSession {
         // command once it is (the device may join later).
         attachRequested = false
         log(.info, "joining", ["reason": "\(reason)", "assertions": "\(assertions.count)"])
+        emit(.count(.registrationSent))
         send(.request(.registerNode(registration), sender: id.rawValue, requestID: takeRequestID(), term: knownTerm),
              origin: .register)
         if resync { requestSnapshot() }
@@ -41,6 +44,7 @@ extension NodeSession {
     /// something since it connected): then nothing published after the snapshot can be lost to the
     /// slow-joiner race. Heartbeats arrive every interval, so this waits at most one interval.
     mutating func requestSnapshot() {
+        abandonReplay()
         snapshotWanted = true
         guard subscriptionLive, !snapshotRequested else { return }
         snapshotWanted = false

@@ -31,16 +31,18 @@ extension NodeSession {
             }
             let batch = PublishedBatch(sequence: wire.sequence, term: wire.term, time: wire.time,
                                        command: command, events: events)
-            // A new leader's batches continue the sequence under its (higher) term: rejoin, then apply.
+            // A new leader's batches continue the sequence under its (higher) term (K7).
             noteTerm(wire.term)
-            handle(replica.receive(batch))
+            if !holdForReplay(batch) { handle(replica.receive(batch)) }
         case .coordinatorHeartbeat(let heartbeat)?:
-            if noteTerm(heartbeat.term) { break }
+            noteTerm(heartbeat.term)
             if replica.phase == .synced {
                 emit(.count(.replicaLag(heartbeat.lastSequence > replica.sequence ? heartbeat.lastSequence - replica.sequence : 0)))
             }
-            if replica.isBehind(coordinatorTerm: heartbeat.term, lastSequence: heartbeat.lastSequence) {
-                log(.info, "behind the coordinator: resync", [
+            if replica.phase == .synced, heartbeat.lastSequence > replica.sequence {
+                if !replayRequested { requestReplay("behind the coordinator: have \(replica.sequence), it has \(heartbeat.lastSequence)") }
+            } else if replica.isBehind(coordinatorTerm: heartbeat.term, lastSequence: heartbeat.lastSequence) {
+                log(.info, "ahead of a coordinator of another term (it lost its journal): resync", [
                     "have": "\(replica.sequence)", "coordinator": "\(heartbeat.lastSequence)"])
                 replica.resync()
                 requestSnapshot()
@@ -60,17 +62,18 @@ extension NodeSession {
         }
     }
 
-    /// A new coordinator term means the coordinator restarted or another one leads (K6): rejoin (K2).
-    /// Returns true if it rejoined.
-    @discardableResult
-    mutating func noteTerm(_ term: UInt64) -> Bool {
+    /// A new coordinator term: another coordinator leads, or the coordinator restarted from its
+    /// journal. Neither is a restart of the cluster (K7): the new leader holds every registration and
+    /// every acknowledged command, so the replica and the registration stay, and pending requests
+    /// are re-sent with their ids. What cannot continue shows by itself: a gap in the batches or a
+    /// heartbeat ahead of the replica (snapshot), a replica ahead of a coordinator that lost its
+    /// journal (snapshot, which then shows this node unknown: rejoin), a declared death (rejoin).
+    mutating func noteTerm(_ term: UInt64) {
         let first = knownTerm == 0
-        guard leader.noteTerm(term) else { return false }
-        if !first {
-            join(reason: "coordinator term \(term)", resync: false)
-            return true
-        }
-        return false
+        guard leader.noteTerm(term), !first else { return }
+        emit(.count(.termChanged))
+        log(.info, "new coordinator term: the replica and the registration carry over (K7)", [
+            "term": "\(term)", "sequence": "\(replica.sequence)"])
     }
 
     mutating func handle(_ outcome: ReplicaSync.Outcome) {
@@ -110,8 +113,9 @@ extension NodeSession {
     /// K2: remember what this node runs, from states in which it is alive.
     mutating func refreshAssertions() {
         guard replica.phase == .synced, replica.state.nodes[id]?.alive == true else { return }
-        assertions = replica.state.apps.values.filter { $0.id.device == id && $0.scene.isRunning }
-            .sorted { $0.id < $1.id }
+        // The engine's index: in proportion to this device's apps, not the cluster's (each batch runs this).
+        assertions = replica.engine.installedApps(of: id).compactMap { replica.state.apps[$0] }
+            .filter(\.scene.isRunning)
             .map { app in
                 AppAssertion(bundleID: app.id.bundleID, scene: app.scene, session: app.session?.configuration,
                              sessionWantsToRun: app.session?.wantsToRun ?? false, pip: app.pip?.setup)
@@ -139,10 +143,12 @@ extension NodeSession {
     mutating func heardFromCoordinator() {
         lastHeardFromCoordinator = now.monotonic
         if coordinatorSilent {
+            // Back (K7): the replica continues if it can. What this node missed while it could not
+            // hear shows in the next heartbeat (snapshot), and a death declared meanwhile in a batch
+            // or in that snapshot (rejoin, K2).
             coordinatorSilent = false
             reconnectDelay = settings.heartbeatIntervalMilliseconds
             log(.info, "coordinator is back")
-            join(reason: "coordinator back")
         }
     }
 }

@@ -43,6 +43,8 @@ extension NodeSession {
         case .snapshot:
             snapshotRequested = false
             handleSnapshotReply(envelope)
+        case .replay:
+            handleReplayReply(envelope)
         case .control(let identity, let clientRequestID, let command):
             if case .error(let error)? = envelope.body, case .startPiP(let app, _) = command, error.pipFailure != .unspecified {
                 // No batch carries a refusal: stamp it with the next sequence, so that whoever asks for

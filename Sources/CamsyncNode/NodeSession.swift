@@ -39,6 +39,9 @@ public struct NodeSession {
     var reconnectDelay: Int64
     var nextReconnect: Int64 = 0
     var snapshotRequested = false
+    /// A replay of the log asked for after a gap (`NodeSession+Replay.swift`); live batches wait in `held`.
+    var replayRequested = false
+    var held: [PublishedBatch] = []
     var attachRequested = false
     var snapshotWanted = false
     /// The SUB socket has received something since it was (re)opened (slow-joiner guard).
@@ -55,6 +58,7 @@ public struct NodeSession {
             case control(identity: [UInt8], requestID: UInt64, command: Command)
             case register
             case snapshot
+            case replay
             case attach
         }
         var origin: Origin

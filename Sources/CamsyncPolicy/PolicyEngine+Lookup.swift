@@ -1,3 +1,9 @@
+extension PolicyEngine {
+    /// The apps installed on `device`, in id order, from the engine's index: in proportion to the
+    /// device's apps, not the cluster's (`ClusterState.apps(of:)` scans every app).
+    public func installedApps(of device: NodeID) -> [AppID] { index.apps(of: device) }
+}
+
 /// Validating look-ups shared by the command handlers. They throw before any mutation.
 extension PolicyEngine {
     /// A registered, alive device.

@@ -18,13 +18,16 @@ public final class ZMQContext: @unchecked Sendable {
 
     /// Creates a context with the given number of background I/O threads (1 is enough for
     /// about a gigabit per second of traffic).
-    public init(ioThreads: Int = 1) throws {
+    /// `maxSockets`: libzmq's limit on open sockets (ZMQ_MAX_SOCKETS; its default is 1023).
+    public init(ioThreads: Int = 1, maxSockets: Int? = nil) throws {
         guard let handle = zmq_ctx_new() else {
             throw ZMQError.last("zmq_ctx_new")
         }
         let threads = Int32(clamping: max(ioThreads, 0))
-        if zmq_ctx_set(handle, ZMQ_IO_THREADS, threads) != 0 {
-            let error = ZMQError.last("zmq_ctx_set IO_THREADS \(threads)")
+        var options: [(Int32, Int32, String)] = [(ZMQ_IO_THREADS, threads, "IO_THREADS")]
+        if let maxSockets { options.append((ZMQ_MAX_SOCKETS, Int32(clamping: maxSockets), "MAX_SOCKETS")) }
+        for (option, value, name) in options where zmq_ctx_set(handle, option, value) != 0 {
+            let error = ZMQError.last("zmq_ctx_set \(name) \(value)")
             _ = zmq_ctx_term(handle)
             throw error
         }

@@ -4,7 +4,7 @@ import Testing
 
 /// The HA benchmarks in their quick form, against real coordinators on a real 3-member etcd: each
 /// produces its rows and target checks. Timings are never asserted (this machine is shared).
-@Suite(.serialized, .timeLimit(.minutes(3)),
+@Suite(.serialized, .timeLimit(.minutes(5)),
        .enabled(if: EtcdCluster.isAvailable, Comment(rawValue: EtcdCluster.unavailableMessage)))
 struct HABenchmarkTests {
     @Test("ha-latency: claim → grant on etcd over mutual TLS and in plaintext, each beside its raw etcd txn, and the ZeroMQ floor")
@@ -23,13 +23,17 @@ struct HABenchmarkTests {
                                                  "claim→grant p50, log on etcd (plaintext)"])
     }
 
-    @Test("ha-failover: kill -9 of the leader → etcd, first ack and heartbeats, at default and tuned settings")
+    @Test("ha-failover: kill -9 of the leader → etcd, first ack, every node following, with 3 and 100 real node sessions, at default and tuned settings")
     func failoverRows() async throws {
         let result = try await run(.haFailover)
-        #expect(result.rows.count == 6)
+        #expect(result.rows.count == 12, "2 settings × (3, 100 nodes) × (etcd, first ack, every node)")
         for row in result.rows { #expect((row.latency?.count ?? 0) >= 1, "\(row.scenario)") }
-        #expect(result.rows.filter { $0.scenario.contains("first ack by the new leader") }.count == 2)
-        #expect(result.targets.count == 4)
+        #expect(result.rows.filter { $0.scenario.contains("first ack by the new leader") }.count == 4)
+        #expect(result.rows.filter { $0.scenario.contains("100 nodes: kill -9 → every node follows") }.count == 2)
+        let figures = result.targets.map(\.figure)
+        #expect(figures.count == 16)
+        #expect(figures.filter { $0.contains("registrations caused") }.count == 4)
+        #expect(figures.filter { $0.contains("snapshot requests caused") }.count == 4)
     }
 
     @Test("ha-throughput: commands/s through the leader on etcd")

@@ -58,6 +58,9 @@ struct FakeCoordinator {
     var term: UInt64 = 1
     var time = Instant(milliseconds: 1_800_000_000_000)
     var name: String?
+    /// Every batch published, as the log keeps them (replays); `compacted` drops them.
+    var log: [Camsync_V1_EventBatch] = []
+    var compacted = false
 
     /// One of several coordinators ("a", "b", …), at `HA.commands(name)` and `HA.events(name)`.
     static func named(_ name: String, term: UInt64) -> Self {
@@ -104,6 +107,7 @@ struct FakeCoordinator {
         sequence += 1
         let batch = Camsync_V1_EventBatch(sequence: sequence, term: term, time: time, originNode: nil, originRequestID: 0,
                                           wireCommand: Camsync_V1_Command(command), events: events)
+        log.append(batch)
         return (sequence, [Array("ev.test".utf8), Envelope.eventBatch(batch).serializedBytes()])
     }
 
@@ -113,6 +117,17 @@ struct FakeCoordinator {
         case .snapshotRequest?:
             return Answer(reply: [Envelope.snapshot(engine.state, sequence: sequence, term: term, requestID: request.requestID,
                                                     settings: engine.settings).serializedBytes()])
+        case .replayRequest(let replay)?:
+            let batches = log.filter { $0.sequence > replay.afterSequence }
+            guard !compacted, !batches.isEmpty || replay.afterSequence >= sequence else {
+                return Answer(reply: [Envelope.error(Camsync_V1_Error(code: .compacted, message: "compacted"),
+                                                     requestID: request.requestID, term: term).serializedBytes()])
+            }
+            var body = Camsync_V1_Replay()
+            body.batches = batches
+            body.lastSequence = sequence
+            return Answer(reply: [Envelope(sender: Envelope.coordinatorSender, requestID: request.requestID, term: term,
+                                           body: .replay(body)).serializedBytes()])
         case .command?:
             let (sequence, publication) = try publishBatch(try request.domainCommand())
             return Answer(reply: [Envelope.ack(sequence: sequence, requestID: request.requestID, term: term).serializedBytes()],

@@ -62,10 +62,10 @@ import Testing
         var testDescription: String { rawValue }
     }
 
-    /// The node keeps a replica, so it snapshots again (docs/PROTOCOL.md: only replica-less clients
-    /// ask for a replay).
-    @Test("a lost batch means a new snapshot, then the replica catches up", arguments: Loss.allCases)
-    func gapResnapshots(loss: Loss) throws {
+    /// A gap is filled from the log (a replay after the replica's sequence), live batches held
+    /// meanwhile; only a log that cannot fill it (COMPACTED) costs a snapshot.
+    @Test("a lost batch means a replay of the log, then the replica catches up, held batches included", arguments: Loss.allCases)
+    func gapReplays(loss: Loss) throws {
         var (session, coordinator) = try H.joined()
         let synced = session.replica.sequence
         _ = try coordinator.publish(.openFullScreen(H.app, trigger: .user))   // lost (PUB high-water mark)
@@ -78,15 +78,36 @@ import Testing
             noticed = session.receivePublication(coordinator.heartbeat(), now: H.at(1000))
         }
         #expect(session.replica.sequence == synced)
-        #expect(session.replica.phase == .awaitingSnapshot)
-        let request = try #require(noticed.snapshotRequests.first)
+        #expect(session.replica.phase == .synced, "the replica stays: no snapshot")
+        #expect(noticed.snapshotRequests.isEmpty)
+        let request = try #require(noticed.requests.first { if case .replayRequest? = $0.body { true } else { false } })
+        guard case .replayRequest(let body)? = request.body else { return }
+        #expect(body.afterSequence == synced)
         #expect(noticed.requests.count == 1, "no re-registration: only the replica is behind")
-        #expect(session.registered)
+        // A batch published while the replay is under way is held, then applied after it.
+        let live = session.receivePublication(try coordinator.publish(.openFullScreen(H.app, trigger: .user)), now: H.at(1050))
+        #expect(live.requests.isEmpty && session.replica.sequence == synced)
 
-        _ = session.receiveReply(try coordinator.answer(request).reply, now: H.at(1100))
+        let replayed = session.receiveReply(try coordinator.answer(request).reply, now: H.at(1100))
+        #expect(replayed.snapshotRequests.isEmpty && replayed.registrations.isEmpty)
         #expect(session.replica.phase == .synced)
         #expect(session.replica.sequence == coordinator.sequence)
         #expect(session.replica.state == coordinator.engine.state)
+        #expect(session.registered)
+    }
+
+    @Test("a gap the log cannot fill (COMPACTED) → a snapshot")
+    func compactedGapSnapshots() throws {
+        var (session, coordinator) = try H.joined()
+        _ = try coordinator.publish(.openFullScreen(H.app, trigger: .user))   // lost
+        coordinator.compacted = true
+        let noticed = session.receivePublication(coordinator.heartbeat(), now: H.at(1000))
+        let replay = try #require(noticed.requests.first)
+        let refused = session.receiveReply(try coordinator.answer(replay).reply, now: H.at(1100))
+        let snapshot = try #require(refused.snapshotRequests.first, "COMPACTED: only a snapshot helps")
+        _ = session.receiveReply(try coordinator.answer(snapshot).reply, now: H.at(1200))
+        #expect(session.replica.phase == .synced && session.replica.state == coordinator.engine.state)
+        #expect(session.registered)
     }
 
     enum TermSource: String, CaseIterable, CustomTestStringConvertible {
@@ -94,19 +115,19 @@ import Testing
         var testDescription: String { rawValue }
     }
 
-    @Test("K2: a new coordinator term means re-registering with the node's assertions, keeping the replica",
+    @Test("K7: a new coordinator term keeps the registration and the replica; a request in flight is answered",
           arguments: TermSource.allCases)
-    func newTermReregisters(source: TermSource) throws {
+    func newTermCarriesOver(source: TermSource) throws {
         var (session, coordinator) = try H.joined(openApps: [H.app])
         let sequence = session.replica.sequence
-        coordinator.term = 2   // the coordinator restarted from its journal
+        coordinator.term = 2   // the coordinator restarted from its journal, or another one leads
 
         let actions: [NodeAction]
         switch source {
         case .heartbeat:
             actions = session.receivePublication(coordinator.heartbeat(), now: H.at(1000))
         case .reply:
-            // A user's action in flight across the restart is answered under the new term.
+            // A user's action in flight across the change is answered under the new term.
             let command = Envelope.request(.goHome(device: H.node), sender: "ctl", requestID: 5)
             let forwarded = try #require(session.receiveControl(identity: [1], frame: command.serializedBytes(),
                                                                 now: H.at(900)).sent.first)
@@ -114,21 +135,32 @@ import Testing
             #expect(actions.controlReplies.map(\.envelope.requestID) == [5], "the answer still reaches the client")
         }
         #expect(session.knownTerm == 2)
-        #expect(!session.registered)
-        let registration = try #require(actions.registrations.first)
-        #expect(actions.registrations.count == 1)
-        #expect(registration.assertions.map(\.bundleID) == [H.app.bundleID])
-        #expect(registration.assertions.first?.scene == .fullScreen)
-        #expect(actions.sent.first { $0.registration != nil }?.term == 2, "the request carries the new term")
-        #expect(actions.snapshotRequests.isEmpty, "the journal kept the sequence: no resync")
+        #expect(session.registered, "K7: still registered")
+        #expect(actions.registrations.isEmpty, "K7: no re-registration")
+        #expect(actions.snapshotRequests.isEmpty, "the new coordinator continues the sequence: no resync")
+        #expect(actions.contains { if case .count(.termChanged) = $0 { true } else { false } })
         #expect(session.replica.phase == .synced && session.replica.sequence == sequence)
-        #expect(session.pending.values.filter(\.isRegister).count == 1)
+        #expect(session.pending.values.filter(\.isRegister).isEmpty)
+    }
+
+    @Test("K7: a new coordinator that lost its journal (its heartbeat behind the replica) → snapshot, which shows this node unknown → rejoin")
+    func newTermBehindTheReplica() throws {
+        var (session, _) = try H.joined(openApps: [H.app])
+        #expect(session.replica.sequence > 0)
+        var fresh = FakeCoordinator()   // --durability off: an empty state from sequence 0
+        fresh.term = 2
+        let heard = session.receivePublication(fresh.heartbeat(), now: H.at(1000))
+        #expect(heard.registrations.isEmpty)
+        let request = try #require(heard.snapshotRequests.first, "a replica ahead of the coordinator resyncs")
+        let snapshot = session.receiveReply(try fresh.answer(request).reply, now: H.at(1010))
+        let registration = try #require(snapshot.registrations.first, "unknown to the new coordinator: rejoin (K2)")
+        #expect(registration.assertions.map(\.bundleID) == [H.app.bundleID], "re-asserting what it ran")
     }
 
     enum DeathNotice: String, CaseIterable, CustomTestStringConvertible {
         /// The batch declaring this node dead arrives.
         case batch
-        /// The node missed it (a partition); a later snapshot shows it is not alive.
+        /// The node missed it (a partition) and the log no longer holds it; a snapshot shows it is not alive.
         case snapshot
         var testDescription: String { rawValue }
     }
@@ -145,9 +177,12 @@ import Testing
         case .batch:
             actions = session.receivePublication(try coordinator.publish(.declareNodeDead(H.node)), now: H.at(1000))
         case .snapshot:
-            _ = try coordinator.publish(.declareNodeDead(H.node))   // lost
+            _ = try coordinator.publish(.declareNodeDead(H.node))   // lost, and compacted away
+            coordinator.compacted = true
             let noticed = session.receivePublication(coordinator.heartbeat(), now: H.at(1000))
-            let request = try #require(noticed.snapshotRequests.first)
+            let replay = try #require(noticed.requests.first)
+            let refused = session.receiveReply(try coordinator.answer(replay).reply, now: H.at(1050))
+            let request = try #require(refused.snapshotRequests.first)
             actions = session.receiveReply(try coordinator.answer(request).reply, now: H.at(1100))
             #expect(session.replica.state.nodes[H.node]?.alive == false)
         }

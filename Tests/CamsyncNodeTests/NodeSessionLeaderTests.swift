@@ -93,7 +93,7 @@ import Testing
         #expect(!switched[..<reconnect].contains { if case .send = $0 { true } else { false } }, "nothing left for \"a\"")
         #expect(switched.metrics.contains(.leaderFollowed))
         #expect(session.followed == .init(commandEndpoint: HA.commands("b"), term: 200))
-        #expect(switched.registrations.count == 1, "a higher term still means re-registering (K2)")
+        #expect(switched.registrations.isEmpty && switched.snapshotRequests.isEmpty, "a leader change is not a restart (K7)")
         #expect(session.knownTerm == 200)
 
         let answered = session.receiveReply(try b.answer(forwarded).reply, now: H.at(1300))
@@ -187,7 +187,9 @@ import Testing
         #expect(back.reconnectEndpoints == [HA.commands("b")])
         #expect(back.firstIndex { if case .reconnect = $0 { true } else { false } }
                     ?? .max < back.firstIndex { if case .send = $0 { true } else { false } } ?? .max)
-        #expect(!back.registrations.isEmpty && !back.snapshotRequests.isEmpty, "rejoins with a fresh snapshot")
+        #expect(back.registrations.isEmpty && back.snapshotRequests.isEmpty,
+                "K7: the replica continues the new leader's sequence: no rejoin, no snapshot")
+        #expect(session.registered && session.replica.phase == .synced)
     }
 
     @Test("K6: a NOT_LEADER reply is not the coordinator being heard: silence, and the rotation, go on")
@@ -237,13 +239,14 @@ import Testing
         #expect(session.fence.capturing[system]?.token == second)
     }
 
-    @Test("K6: a higher term first seen on a batch means re-registering too, and the batch applies")
-    func higherTermBatchRejoins() throws {
+    @Test("K7: a higher term first seen on a batch: no re-registration, and the batch applies")
+    func higherTermBatchContinues() throws {
         var (session, a) = try Self.joinedThroughA()
         var b = a.failedOver(to: "b", term: 200)
         let actions = session.receivePublication(try b.publish(.openFullScreen(H.app, trigger: .user)), now: H.at(1000))
         #expect(session.knownTerm == 200)
-        #expect(actions.registrations.count == 1)
+        #expect(actions.registrations.isEmpty && actions.snapshotRequests.isEmpty)
+        #expect(session.registered)
         #expect(session.replica.sequence == b.sequence && session.replica.state == b.engine.state)
     }
 }

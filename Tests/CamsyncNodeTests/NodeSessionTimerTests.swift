@@ -83,7 +83,7 @@ import Testing
         }
     }
 
-    @Test("K1: coordinator silence → reconnect both sockets with back-off 0.5, 1, 2, 4, 8, 8 s; back → rejoin")
+    @Test("K1: coordinator silence → reconnect both sockets with back-off 0.5, 1, 2, 4, 8, 8 s; back → the replica continues (K7)")
     func silenceReconnectsWithBackoff() throws {
         var (session, coordinator) = try H.joined()   // last heard at 300
         // (reconnect time, back-off after it)
@@ -112,12 +112,24 @@ import Testing
         }
         #expect(!status.coordinatorReachable)
 
-        // Heard again: the node rejoins (register + fresh snapshot) and the back-off starts over.
+        // Heard again, nothing missed: the replica continues, no rejoin (K7); the back-off starts over.
         let back = session.receivePublication(coordinator.heartbeat(), now: H.at(20000))
         #expect(session.isCoordinatorReachable && session.reconnectDelay == 500)
-        #expect(back.registrations.count == 1)
-        #expect(back.snapshotRequests.count == 1)
-        #expect(!session.registered && session.replica.phase == .awaitingSnapshot)
+        #expect(back.registrations.isEmpty && back.snapshotRequests.isEmpty)
+        #expect(session.registered && session.replica.phase == .synced)
+    }
+
+    @Test("K1/K2: back after a silence in which batches were published → replay; declared dead meanwhile → rejoin")
+    func backAfterMissedBatches() throws {
+        var (session, coordinator) = try H.joined()   // last heard at 300
+        for t in stride(from: Int64(350), through: 3000, by: 50) { _ = session.tick(now: H.at(t)) }
+        #expect(session.coordinatorSilent)
+        _ = try coordinator.publish(.declareNodeDead(H.node))   // lost: the SUB was cut
+        let back = session.receivePublication(coordinator.heartbeat(), now: H.at(3100))
+        #expect(back.registrations.isEmpty && back.snapshotRequests.isEmpty)
+        let request = try #require(back.requests.first, "the heartbeat shows a batch was missed: replay")
+        let replayed = session.receiveReply(try coordinator.answer(request).reply, now: H.at(3110))
+        #expect(replayed.registrations.count == 1, "the replayed batch declares this node dead: rejoin")
     }
 
     @Test("the shell's poll deadline: the next heartbeat or retry, whichever is first",

@@ -142,28 +142,32 @@ struct DisplayAgentTests {
         try await withCluster(Self.nodes) { cluster in try Self.handoff(cluster) }
     }
 
-    /// kill -9 of the coordinator and a restart: the agent sees the new term, re-registers (K2),
-    /// keeps its fence and stays in agreement; actions through it work again.
+    /// kill -9 of the coordinator and a restart: the agent sees the new term and carries its view and
+    /// registration over (K7: the journal kept both), keeps its fence and stays in agreement;
+    /// actions through it work again.
     static func coordinatorRestart(_ cluster: LocalCluster) throws {
         let before = try cluster.coordinatorState()
         let holder = try Self.fenceHolder(cluster)
         cluster.signalCoordinator(SIGKILL)
         try cluster.startCoordinator()
-        try cluster.waitUntil(timeout: 15, what: "the agent to follow the new term") {
+        try cluster.waitUntil(timeout: 15, what: "the agent to hear the new term") {
             let after = try cluster.coordinatorState()
             let status = try cluster.status("display-1")
-            return after.term > before.term && status.registered && status.synced && status.term == after.term
+            let log = try String(contentsOfFile: cluster.logPath("display-1"), encoding: .utf8)
+            return after.term > before.term && status.registered && status.synced
+                && log.contains("new coordinator term: the view and the registration carry over")
         }
         try cluster.waitForAgreement(timeout: 15)
         #expect(try Self.fenceHolder(cluster)?.1 == holder?.1, "K3/C8: the grant and its token survive")
         let log = try String(contentsOfFile: cluster.logPath("display-1"), encoding: .utf8)
-        #expect(log.contains("joining reason=\"coordinator term\""))
+        #expect(!log.contains("joining reason=\"coordinator term\""), "K7: no rejoin on a new term")
         try cluster.act("display-1", [.setPressure(Self.displaySystem, .serious)])
         try cluster.waitForAgreement()
         #expect(try cluster.coordinatorState().state.cameraSystems[Self.displaySystem]?.pressure == .serious)
+        #expect(try cluster.status("display-1").term == cluster.coordinatorState().term, "its view continues in the new term")
     }
 
-    @Test("coordinator kill -9 and restart: the agent re-registers in the new term and keeps its fence")
+    @Test("coordinator kill -9 and restart: the agent carries its registration into the new term (K7) and keeps its fence")
     func coordinatorKilled() async throws {
         try await withCluster(Self.nodes) { cluster in
             try Self.waitAttached(cluster)

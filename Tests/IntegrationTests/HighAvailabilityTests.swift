@@ -4,6 +4,7 @@ import CamsyncEtcd
 import CamsyncLab
 import CamsyncNode
 import CamsyncPolicy
+import CamsyncWire
 import Foundation
 import Testing
 import ZeroMQ
@@ -121,7 +122,7 @@ struct HighAvailabilityTests {
         }
     }
 
-    @Test("kill -9 of the leader during claims from three nodes: every ack survives, no sequence reused, tokens increase, replicas converge, nodes never restart")
+    @Test("kill -9 of the leader during claims from three nodes: every ack survives, no sequence reused, tokens increase, replicas converge, nodes never restart nor re-register (K7)")
     func leaderKilledDuringClaims() async throws {
         try await Self.withHACluster { cluster in
             let oldLeader = try Self.leader(cluster)
@@ -135,6 +136,7 @@ struct HighAvailabilityTests {
                 streams.allSatisfy { $0.acks.withLock { $0.count } >= 8 }
             }
             let ackedBeforeKill = streams.map { $0.acks.withLock { $0.count } }.reduce(0, +)
+            let lastAckBeforeKill = streams.compactMap { $0.acks.withLock { $0.max() } }.max() ?? 0
             cluster.signalCoordinator(named: oldLeader, SIGKILL)
             try cluster.waitUntil(timeout: 30, what: "claims acknowledged by the new leader") {
                 streams.map { $0.acks.withLock { $0.count } }.reduce(0, +) >= ackedBeforeKill + 3 * Self.devices.count
@@ -173,6 +175,12 @@ struct HighAvailabilityTests {
                 #expect(acks == acks.sorted(), "\(stream.node)'s acks arrive in sequence order")
             }
             #expect(Set(allAcks).count == allAcks.count, "no sequence acknowledged twice")
+            // K7: the leader change is not a restart: no node registered again after the kill.
+            let registeredAfterKill = log.filter { $0.sequence > lastAckBeforeKill }.compactMap { entry -> String? in
+                guard case .registerNode(let registration)? = try? WireCodec.decodeCommand(entry.command) else { return nil }
+                return registration.node.rawValue
+            }
+            #expect(registeredAfterKill.isEmpty, "K7: nodes re-registered after the leader change: \(registeredAfterKill)")
             let failures = streams.flatMap { $0.failures.withLock { $0 } }
             #expect(failures.isEmpty, "no claim failed across the failover: \(failures.prefix(3))")
 

@@ -160,22 +160,25 @@ static void attach_if_configured(display_agent *agent) {
     agent_send_request(agent, &envelope, ORIGIN_ATTACH, NULL, 0, 0);
 }
 
-// A new coordinator term means the coordinator restarted: rejoin (K2). Returns 1 if it rejoined.
-static int note_term(display_agent *agent, uint64_t term) {
+// A new coordinator term: another coordinator leads, or it restarted from its journal. Not a
+// restart of the cluster (SPEC K7): the view and the registration carry over, pending requests are
+// re-sent with their ids. What cannot continue shows by itself: a gap (replay, else snapshot), a
+// view ahead of a coordinator that lost its journal (snapshot), a declared death (rejoin).
+static void note_term(display_agent *agent, uint64_t term) {
     int first = agent->leader.highest_term == 0;
-    if (!follower_note_term(&agent->leader, term)) return 0;
-    if (first) return 0;
-    agent_join(agent, "coordinator term", 0);
-    return 1;
+    if (!follower_note_term(&agent->leader, term) || first) return;
+    agent_log(agent, "info", "new coordinator term: the view and the registration carry over (K7) term=%llu sequence=%llu",
+              (unsigned long long)term, (unsigned long long)agent->sequence);
 }
 
+// Back after silence (K7): the view continues if it can; what was missed shows in the next
+// heartbeat (replay), a death declared meanwhile in a batch or snapshot (rejoin, K2).
 static void heard_from_coordinator(display_agent *agent) {
     agent->last_heard = agent_monotonic_ms();
     if (agent->coordinator_silent) {
         agent->coordinator_silent = 0;
         agent->reconnect_delay = agent->config->heartbeat_ms;
         agent_log(agent, "info", "coordinator is back");
-        agent_join(agent, "coordinator back", 1);
     }
 }
 
@@ -328,7 +331,8 @@ void agent_on_published(display_agent *agent, size_t n_frames, const uint8_t *by
         if (heartbeat->coordinator)
             agent_follow(agent, heartbeat->coordinator,
                          heartbeat->coordinator->term ? heartbeat->coordinator->term : heartbeat->term, NAMED_BY_ITSELF);
-        if (!note_term(agent, heartbeat->term) && agent->phase == PHASE_SYNCED) {
+        note_term(agent, heartbeat->term);
+        if (agent->phase == PHASE_SYNCED) {
             if (heartbeat->last_sequence > agent->sequence) {
                 agent_log(agent, "info", "behind the coordinator: have %llu, coordinator %llu; replaying",
                           (unsigned long long)agent->sequence, (unsigned long long)heartbeat->last_sequence);

@@ -15,13 +15,19 @@ public final class CoordinatorProcess {
         public var name: String
         public var prefix: String
         public var leaseSeconds: Int64
+        /// `--leader-pulse-ms`, `--suspect-leader-after-ms` (nil: the defaults).
+        public var pulseMilliseconds: Int64?
+        public var suspicionMilliseconds: Int64?
         /// Mutual TLS to etcd (nil: `--etcd-plaintext`).
         public var tls: EtcdClientTLS?
-        public init(etcd: String, name: String, prefix: String, leaseSeconds: Int64, tls: EtcdClientTLS? = nil) {
+        public init(etcd: String, name: String, prefix: String, leaseSeconds: Int64, pulseMilliseconds: Int64? = nil,
+                    suspicionMilliseconds: Int64? = nil, tls: EtcdClientTLS? = nil) {
             self.etcd = etcd
             self.name = name
             self.prefix = prefix
             self.leaseSeconds = leaseSeconds
+            self.pulseMilliseconds = pulseMilliseconds
+            self.suspicionMilliseconds = suspicionMilliseconds
             self.tls = tls
         }
     }
@@ -92,8 +98,11 @@ public final class CoordinatorProcess {
             heartbeatIntervalMilliseconds: options.heartbeatMs, liveness: options.liveness,
             snapshotEvery: options.snapshotEvery ?? defaults.snapshotEvery)
         if let ha = options.highAvailability {
+            let defaults = HighAvailabilitySettings(etcd: [], name: "")
             settings.highAvailability = HighAvailabilitySettings(
-                etcd: try EtcdEndpoint.list(parsing: ha.etcd), name: ha.name, prefix: ha.prefix, leaseSeconds: ha.leaseSeconds)
+                etcd: try EtcdEndpoint.list(parsing: ha.etcd), name: ha.name, prefix: ha.prefix, leaseSeconds: ha.leaseSeconds,
+                pulseMilliseconds: ha.pulseMilliseconds ?? defaults.pulseMilliseconds,
+                suspicionMilliseconds: ha.suspicionMilliseconds ?? defaults.suspicionMilliseconds)
             settings.highAvailability?.etcdTLS = ha.tls
         }
         return CoordinatorLaunch(settings: settings, http: options.http, logLevel: "warning")

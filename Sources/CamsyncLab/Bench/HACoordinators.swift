@@ -26,7 +26,8 @@ final class HACoordinators {
     }
 
     init(_ settings: BenchSettings, directory: String, count: Int = 3, timing: EtcdCluster.Timing = .init(),
-         leaseSeconds: Int64 = 2, heartbeatMs: Int64 = 500, security: EtcdCluster.Security = .mutualTLS) throws {
+         leaseSeconds: Int64 = 2, heartbeatMs: Int64 = 500, pulseMs: Int64? = nil, suspicionMs: Int64? = nil,
+         security: EtcdCluster.Security = .mutualTLS) throws {
         try Self.available()
         self.leaseSeconds = leaseSeconds
         settings.progress("etcd: starting 3 members (heartbeat \(timing.heartbeatMilliseconds) ms, election "
@@ -47,6 +48,7 @@ final class HACoordinators {
             try CoordinatorProcess(executable: settings.executable, directory: "\(directory)/\(name)",
                 options: .init(heartbeatMs: heartbeatMs, liveness: 3, prefix: settings.coordinatorPrefix,
                                highAvailability: .init(etcd: urls, name: name, prefix: prefix, leaseSeconds: leaseSeconds,
+                                                       pulseMilliseconds: pulseMs, suspicionMilliseconds: suspicionMs,
                                                        tls: try etcd.clientSettings(as: name).tls)))
         }
         context = try ZMQContext(ioThreads: 1)

@@ -32,8 +32,9 @@ public enum HALatencyBenchmark {
         // etcd as deployed (mutual TLS + auth, the default) beside plaintext (`--etcd-plaintext`), same run.
         for security in [EtcdCluster.Security.mutualTLS, .plaintext] {
             let label = security == .mutualTLS ? "mutual TLS + auth" : "plaintext"
+            // Steady state: a suspicion window of 2 s, so that a loaded machine does not fail over mid-run (ha-failover measures failover).
             let cluster = try HACoordinators(settings, directory: "\(dir)/\(security == .mutualTLS ? "tls" : "plaintext")",
-                                             count: coordinatorCount, security: security)
+                                             count: coordinatorCount, suspicionMs: 2_000, security: security)
             defer { cluster.stop() }
             let leader = try cluster.waitForLeader()
             settings.progress("ha-latency (\(label)): c\(leader) leads; etcd floor, conditional txn round trips")

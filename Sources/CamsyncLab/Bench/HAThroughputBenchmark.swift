@@ -21,7 +21,8 @@ public enum HAThroughputBenchmark {
         let seconds = settings.pick(3.0, quick: 0.7)
         let warmup = settings.pick(0.5, quick: 0.3)
         let dir = try settings.directory("ha-throughput")
-        let cluster = try HACoordinators(settings, directory: dir, count: 3, heartbeatMs: 600_000)
+        // Steady state: a suspicion window of 2 s, so that a loaded machine does not fail over mid-run (ha-failover measures failover).
+        let cluster = try HACoordinators(settings, directory: dir, count: 3, heartbeatMs: 600_000, suspicionMs: 2_000)
         defer { cluster.stop() }
         let leader = try cluster.waitForLeader()
         let coordinator = cluster.coordinators[leader]

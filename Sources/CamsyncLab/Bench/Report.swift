@@ -30,7 +30,7 @@ public struct BenchRow: Codable, Sendable, Equatable {
 /// A DESIGN.md performance target checked against a measured figure.
 public struct TargetCheck: Codable, Sendable, Equatable {
     public enum Comparison: String, Codable, Sendable { case atMost = "<=", atLeast = ">=" }
-    public enum Unit: String, Codable, Sendable { case microseconds = "us", perSecond = "/s", megabytes = "MB", ratio = "x" }
+    public enum Unit: String, Codable, Sendable { case microseconds = "us", perSecond = "/s", megabytes = "MB", ratio = "x", count = "n" }
 
     public var figure: String
     public var measured: Double
@@ -130,6 +130,7 @@ public enum ReportFormatter {
         case .perSecond: rate(value) + "/s"
         case .megabytes: String(format: "%.1f MB", value)
         case .ratio: String(format: "%.2f×", value)
+        case .count: String(format: "%.0f", value)
         }
     }
 

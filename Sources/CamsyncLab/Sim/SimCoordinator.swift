@@ -18,6 +18,9 @@ struct SimCoordinator {
     var clockOffset: Int64 = 0
     var inbox: [(routingID: [UInt8], bytes: [UInt8])] = []
     var mailbox: [LeadershipEvent] = []
+    /// Pulses heard on the SUB to the leader, and which coordinator it listens to.
+    var pulses: [[UInt8]] = []
+    var listeningTo: Int?
     var work: [Work] = []
     var blocked = false
     var wakeToken = 0
@@ -28,6 +31,7 @@ struct SimCoordinator {
 
     enum Work {
         case observe(LeadershipEvent)
+        case pulse([UInt8])
         case receive(routingID: [UInt8], bytes: [UInt8])
         case tick
         case endTurn
@@ -78,6 +82,8 @@ extension Simulation {
         process.clockOffset = Int64.random(in: 0...100_000, using: &rng)
         process.inbox = []
         process.mailbox = []
+        process.pulses = []
+        process.listeningTo = nil
         process.work = []
         process.blocked = false
         process.wakeAt = nil
@@ -127,7 +133,8 @@ extension Simulation {
             let time = coordinatorTime(c)
             guard let core = coordinators[c].core else { return }
             let due = core.nextDeadline(at: time) <= time.monotonicMilliseconds
-            guard due || !coordinators[c].mailbox.isEmpty || !coordinators[c].inbox.isEmpty else {
+            guard due || !coordinators[c].mailbox.isEmpty || !coordinators[c].inbox.isEmpty
+                    || !coordinators[c].pulses.isEmpty else {
                 sleep(c, until: core.nextDeadline(at: time))
                 return
             }
@@ -142,6 +149,8 @@ extension Simulation {
             }
             var iteration = coordinators[c].mailbox.map(SimCoordinator.Work.observe)
             coordinators[c].mailbox.removeAll()
+            iteration += coordinators[c].pulses.map(SimCoordinator.Work.pulse)
+            coordinators[c].pulses.removeAll()
             let take = min(coordinators[c].inbox.count, settings.batchLimit)
             iteration += coordinators[c].inbox.prefix(take).map { .receive(routingID: $0.routingID, bytes: $0.bytes) }
             coordinators[c].inbox.removeFirst(take)
@@ -165,6 +174,8 @@ extension Simulation {
         case .observe(let news):
             trace.record(now, "\(coordinators[c].name) learns \(news)", 3, Int64(c))
             actions = coordinators[c].core!.observe(news, at: time)
+        case .pulse(let bytes):
+            actions = coordinators[c].core!.heardPulse([Array(CoordinatorCore.pulseTopic.utf8), bytes], at: time)
         case .receive(let routingID, let bytes):
             operationsSeen(c, bytes)
             actions = coordinators[c].core!.receive(InboundFrame(frames: [routingID, bytes]), at: time)
@@ -209,7 +220,15 @@ extension Simulation {
                     scheduler.schedule(.nodePublication(n, generation: nodes[n].generation, topic: topicBytes, bytes: bytes), at: at)
                 }
             }
-            if case .eventBatch(let batch)? = envelope.body {
+            if topic == CoordinatorCore.pulseTopic {
+                for d in coordinators.indices where d != c && coordinators[d].running && coordinators[d].listeningTo == c {
+                    for at in network.deliveries(from: .coordinator(c), to: .coordinator(d), at: now, rng: &rng) {
+                        scheduler.schedule(.coordinatorPulse(d, generation: coordinators[d].generation, bytes: bytes), at: at)
+                    }
+                }
+            }
+            // A new leader's first publications may repeat the old leader's tail (K7): judged when made.
+            if case .eventBatch(let batch)? = envelope.body, batch.term == coordinators[c].core?.term {
                 checkInvariants(c, after: batch.sequence)
                 if batch.originNode.isEmpty, case .declareNodeDead(let node)? = try? Command(wire: batch.command) {
                     checkDeclaration(by: c, of: node)
@@ -278,6 +297,11 @@ extension Simulation {
         case .stop(let reason):
             trace.note(now, "\(coordinators[c].name) stops: \(reason)")
             crashCoordinator(c)
+        case .listen(let leader):
+            coordinators[c].listeningTo = leader.flatMap { address in coordinators.firstIndex { $0.name == address.name } }
+        case .revokeLease(let lease):
+            trace.record(now, "\(coordinators[c].name) suspects the leader and revokes its lease", 8, Int64(c), lease)
+            revokeLease(c, lease)
         case .dropConnection, .suspendKey, .count, .log:
             break
         }

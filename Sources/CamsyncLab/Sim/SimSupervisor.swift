@@ -132,7 +132,7 @@ extension Simulation {
         startCandidacy(c, after: 200_000)
     }
 
-    private func revokeLease(_ c: Int, _ lease: Int64) {
+    func revokeLease(_ c: Int, _ lease: Int64) {
         guard network.connected(.coordinator(c), .store), store.available else { return }
         scheduler.schedule(.call { [unowned self] in
             guard store.available else { return }
@@ -170,7 +170,7 @@ extension Simulation {
             if let leader {
                 var address = leader.address
                 address.term = UInt64(leader.createRevision)
-                post(c, .leaderObserved(address), at: at)
+                post(c, .leaderObserved(address, lease: leader.lease), at: at)
             }
             if coordinators[c].supervisor.campaigning {
                 scheduler.schedule(.supervisor(c, generation: coordinators[c].generation,

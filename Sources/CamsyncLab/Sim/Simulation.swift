@@ -20,6 +20,8 @@ public final class Simulation {
     enum Event {
         case coordinatorFrame(Int, generation: Int, routingID: [UInt8], bytes: [UInt8])
         case coordinatorNews(Int, generation: Int, LeadershipEvent)
+        /// The leader's pulse reaching a standby's SUB.
+        case coordinatorPulse(Int, generation: Int, bytes: [UInt8])
         case coordinatorWake(Int, generation: Int, token: Int)
         case coordinatorIO(Int, generation: Int, IOOutcome)
         case supervisor(Int, generation: Int, candidacy: Int, SupervisorStep)
@@ -125,6 +127,11 @@ public final class Simulation {
             guard coordinators[c].isRunning(generation) else { return }
             if deferIfPaused(coordinator: c, event) { return }
             coordinators[c].mailbox.append(news)
+            runCoordinator(c)
+        case .coordinatorPulse(let c, let generation, let bytes):
+            guard coordinators[c].isRunning(generation) else { return }
+            if deferIfPaused(coordinator: c, event) { return }
+            coordinators[c].pulses.append(bytes)
             runCoordinator(c)
         case .coordinatorWake(let c, let generation, let token):
             guard coordinators[c].isRunning(generation), coordinators[c].wakeToken == token else { return }

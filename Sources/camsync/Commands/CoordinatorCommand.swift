@@ -33,6 +33,10 @@ struct CoordinatorCommand: AsyncParsableCommand {
     @Option(help: "HA mode: key prefix on etcd (one per camsync cluster).") var etcdPrefix = Self.defaultHA.prefix
     @Option(help: "HA mode: etcd lease TTL in seconds (a dead leader is replaced after about this long).")
     var leaseSeconds: Int64 = Self.defaultHA.leaseSeconds
+    @Option(help: "HA mode: how often the leader publishes its pulse to the standbys, in milliseconds.")
+    var leaderPulseMs: Int64 = Self.defaultHA.pulseMilliseconds
+    @Option(help: "HA mode: a standby that stops hearing the leader's pulse for this long revokes its lease and campaigns (0: wait for the lease to expire).")
+    var suspectLeaderAfterMs: Int64 = Self.defaultHA.suspicionMilliseconds
     @Option(help: "HA mode: the command endpoint nodes should use (default: the bound one).") var advertiseCommands = ""
     @Option(help: "HA mode: the event endpoint nodes should use (default: the bound one).") var advertiseEvents = ""
     @Option(help: "ROUTER endpoint for commands and snapshots.") var commands = Self.defaults.commandEndpoint
@@ -63,6 +67,12 @@ struct CoordinatorCommand: AsyncParsableCommand {
             guard let name, !name.isEmpty else { throw ValidationError("--etcd needs --name (unique per coordinator)") }
             _ = try etcdSecurity.tls()
             guard leaseSeconds > 0 else { throw ValidationError("--lease-seconds must be positive") }
+            guard leaderPulseMs > 0, suspectLeaderAfterMs >= 0 else {
+                throw ValidationError("--leader-pulse-ms must be positive and --suspect-leader-after-ms not negative")
+            }
+            guard suspectLeaderAfterMs == 0 || suspectLeaderAfterMs >= 2 * leaderPulseMs else {
+                throw ValidationError("--suspect-leader-after-ms must be at least two pulses (2 × --leader-pulse-ms), or 0")
+            }
         } else if dataDir == nil {
             throw ValidationError("--data-dir is required (or --etcd for HA mode)")
         }
@@ -84,7 +94,8 @@ struct CoordinatorCommand: AsyncParsableCommand {
         if let etcd {
             settings.highAvailability = HighAvailabilitySettings(
                 etcd: try EtcdEndpoint.list(parsing: etcd), name: name ?? "", prefix: etcdPrefix, leaseSeconds: leaseSeconds,
-                advertisedCommandEndpoint: advertiseCommands, advertisedEventEndpoint: advertiseEvents)
+                advertisedCommandEndpoint: advertiseCommands, advertisedEventEndpoint: advertiseEvents,
+                pulseMilliseconds: leaderPulseMs, suspicionMilliseconds: suspectLeaderAfterMs)
         }
         if etcd != nil { settings.highAvailability?.etcdTLS = try etcdSecurity.tls() }
         return settings

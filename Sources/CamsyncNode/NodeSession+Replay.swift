@@ -1,0 +1,82 @@
+import CamsyncPolicy
+import CamsyncWire
+
+/// Gaps without a snapshot: a batch that skips a sequence, or a heartbeat ahead of the replica, means
+/// batches were lost on the way (a slow subscriber, a reconnect, a leader that died between its
+/// commit and its publication). The node asks the log for what is missing (`replay_request` after
+/// its sequence) and holds live batches meanwhile; the replay's batches and the held ones then
+/// apply in order. Only when the log cannot fill the gap (COMPACTED, an error, a batch that does
+/// not decode) does it take a whole snapshot (docs/PROTOCOL.md, *The retry schedule*).
+extension NodeSession {
+
+    /// Most live batches held while a replay is under way; beyond that the oldest go (the next
+    /// replay fetches them again).
+    static let heldLimit = 10_000
+
+    /// Takes `batch` here when the synced replica cannot apply it now: it skips a sequence (a replay
+    /// starts), or a replay is under way (it waits). False: the replica takes it as usual.
+    mutating func holdForReplay(_ batch: PublishedBatch) -> Bool {
+        guard replica.phase == .synced, batch.sequence > replica.sequence else { return false }
+        if replayRequested {
+            if held.count >= Self.heldLimit { held.removeFirst() }
+            held.append(batch)
+            return true
+        }
+        guard batch.sequence != replica.sequence + 1 else { return false }
+        held = [batch]
+        requestReplay("gap: expected sequence \(replica.sequence + 1), got \(batch.sequence)")
+        return true
+    }
+
+    mutating func requestReplay(_ reason: String) {
+        replayRequested = true
+        emit(.count(.replayRequested))
+        log(.info, "replaying the log after a gap", ["reason": "\(reason)", "after": "\(replica.sequence)"])
+        var request = Camsync_V1_ReplayRequest()
+        request.afterSequence = replica.sequence
+        send(Envelope(sender: id.rawValue, requestID: takeRequestID(), term: knownTerm, body: .replayRequest(request)),
+             origin: .replay)
+    }
+
+    /// A snapshot is coming instead: the replay under way (if any) no longer matters.
+    mutating func abandonReplay() {
+        replayRequested = false
+        held.removeAll()
+        for (requestID, request) in pending { if case .replay = request.origin { pending[requestID] = nil } }
+    }
+
+    /// The replay's answer: its batches and the held ones apply as far as they continue the
+    /// replica; if the log holds more than that, the next replay asks for it.
+    mutating func handleReplayReply(_ envelope: Envelope) {
+        guard replayRequested else { return }
+        replayRequested = false
+        let waiting = held
+        held.removeAll()
+        guard case .replay(let replay)? = envelope.body else {
+            let why = if case .error(let error)? = envelope.body { "\(error.code): \(error.message)" } else { "an unexpected answer" }
+            log(.info, "the log cannot fill the gap: snapshot", ["answer": "\(why)"])
+            replica.resync()
+            requestSnapshot()
+            return
+        }
+        var batches: [PublishedBatch] = []
+        for wire in replay.batches {
+            guard let command = try? wire.domainCommand(), let events = try? wire.domainEvents() else {
+                log(.warning, "undecodable batch in a replay: snapshot", ["sequence": "\(wire.sequence)"])
+                replica.resync()
+                requestSnapshot()
+                return
+            }
+            batches.append(PublishedBatch(sequence: wire.sequence, term: wire.term, time: wire.time, command: command, events: events))
+        }
+        var newest = replay.lastSequence
+        for batch in (batches + waiting).sorted(by: { $0.sequence < $1.sequence }) where batch.sequence > replica.sequence {
+            newest = max(newest, batch.sequence)
+            guard replica.phase == .synced, batch.sequence == replica.sequence + 1 else { continue }
+            handle(replica.receive(batch))
+        }
+        if replica.phase == .synced, newest > replica.sequence {
+            requestReplay("the replay ended at \(replica.sequence); the log has \(newest)")
+        }
+    }
+}

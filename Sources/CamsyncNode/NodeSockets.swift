@@ -1,0 +1,35 @@
+public import ZeroMQ
+
+/// The two sockets a node holds to the coordinators, as `camsync node` opens them (and the
+/// benchmarks' fleet of node sessions, `NodeFleet`).
+public enum NodeSockets {
+    /// The DEALER to the coordinator it follows (K6).
+    public static func dealer(_ context: ZMQContext, _ settings: NodeSettings, endpoint: String) throws -> ZMQSocket {
+        let socket = try ZMQSocket(context, .dealer)
+        try socket.set([.linger(milliseconds: 0), .routingID(Array(settings.config.id.rawValue.utf8)),
+                        .reconnectInterval(milliseconds: 100), .reconnectIntervalMax(milliseconds: 2000),
+                        .maxMessageSize(64 << 20)])
+        if let security = settings.security {
+            try socket.set([.curveServerKey(security.coordinatorPublicKey), .curvePublicKey(security.publicKey),
+                            .curveSecretKey(security.secretKey)])
+        }
+        try socket.connect(endpoint)
+        return socket
+    }
+
+    /// The SUB to every coordinator's event endpoint (it fans in).
+    public static func subscriber(_ context: ZMQContext, _ settings: NodeSettings) throws -> ZMQSocket {
+        let socket = try ZMQSocket(context, .sub)
+        try socket.set([.linger(milliseconds: 0), .receiveHighWaterMark(100_000),
+                        .reconnectInterval(milliseconds: 100), .reconnectIntervalMax(milliseconds: 2000),
+                        .maxMessageSize(64 << 20)])
+        if let security = settings.security {
+            try socket.set([.curveServerKey(security.coordinatorPublicKey), .curvePublicKey(security.publicKey),
+                            .curveSecretKey(security.secretKey)])
+        }
+        // Subscribe before asking for the snapshot (Clone pattern): everything published is wanted.
+        try socket.set([.subscribe(Array("ev.".utf8)), .subscribe(Array("hb".utf8))])
+        for endpoint in settings.coordinatorEventEndpoints { try socket.connect(endpoint) }
+        return socket
+    }
+}
