@@ -32,6 +32,9 @@ let package = Package(
         .package(url: "https://github.com/grpc/grpc-swift-2", from: "2.4.3"),
         .package(url: "https://github.com/grpc/grpc-swift-nio-transport", from: "2.9.2"),
         .package(url: "https://github.com/grpc/grpc-swift-protobuf", from: "2.4.1"),
+        .package(url: "https://github.com/apple/swift-certificates", from: "1.21.1"),
+        .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
+        .package(url: "https://github.com/apple/swift-asn1", from: "1.7.4"),
     ],
     targets: [
         .systemLibrary(
@@ -65,6 +68,17 @@ let package = Package(
                 .product(name: "GRPCNIOTransportHTTP2", package: "grpc-swift-nio-transport"),
                 .product(name: "GRPCProtobuf", package: "grpc-swift-protobuf"),
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // The etcd path's certificates (a small CA, member and client certificates), made with
+        // swift-certificates / swift-crypto: `cluster up` and `camsync keygen --etcd`.
+        .target(
+            name: "CamsyncPKI",
+            dependencies: [
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -121,7 +135,7 @@ let package = Package(
             name: "CamsyncLab",
             dependencies: [
                 "ZeroMQ", "CamsyncPolicy", "CamsyncConfig", "CamsyncVerbs", "CamsyncWire", "CamsyncClient",
-                "CamsyncCoordinator", "CamsyncNode", "CamsyncRuntime", "CamsyncSoak", "CamsyncEtcd",
+                "CamsyncCoordinator", "CamsyncNode", "CamsyncRuntime", "CamsyncSoak", "CamsyncEtcd", "CamsyncPKI",
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
             ],
@@ -131,7 +145,7 @@ let package = Package(
             name: "camsync",
             dependencies: [
                 "ZeroMQ", "CamsyncPolicy", "CamsyncConfig", "CamsyncWire", "CamsyncCoordinator", "CamsyncNode", "CamsyncClient",
-                "CamsyncVerbs", "CamsyncLab", "CamsyncWeb", "CamsyncEtcd",
+                "CamsyncVerbs", "CamsyncLab", "CamsyncWeb", "CamsyncEtcd", "CamsyncPKI",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -184,7 +198,7 @@ let package = Package(
         ),
         .testTarget(
             name: "CamsyncEtcdTests",
-            dependencies: ["CamsyncEtcd", "CamsyncLab", "CamsyncCoordinator", "CamsyncPolicy", "CamsyncWire"],
+            dependencies: ["CamsyncEtcd", "CamsyncLab", "CamsyncPKI", "CamsyncCoordinator", "CamsyncPolicy", "CamsyncWire"],
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "CamsyncSimTests", dependencies: ["CamsyncLab", "CamsyncCoordinator"], swiftSettings: swiftSettings),

@@ -48,6 +48,8 @@ public struct CoordinatorLaunch: Sendable, Equatable {
                           "--leader-pulse-ms", "\(ha.pulseMilliseconds)", "--suspect-leader-after-ms", "\(ha.suspicionMilliseconds)"]
             if !ha.advertisedCommandEndpoint.isEmpty { arguments += ["--advertise-commands", ha.advertisedCommandEndpoint] }
             if !ha.advertisedEventEndpoint.isEmpty { arguments += ["--advertise-events", ha.advertisedEventEndpoint] }
+            arguments += ha.etcdTLS.map { ["--etcd-ca", $0.trustedCA, "--etcd-cert", $0.certificate, "--etcd-key", $0.privateKey] }
+                ?? ["--etcd-plaintext"]
         } else {
             arguments += ["--data-dir", s.dataDirectory, "--durability", s.durability.rawValue]
         }

@@ -12,8 +12,11 @@ extension CoordinatorServer {
         guard let ha = settings.highAvailability else {
             throw CoordinatorStartError.noEtcdEndpoints
         }
-        let clientSettings = EtcdClient.Settings(requestTimeout: .milliseconds(ha.requestTimeoutMilliseconds))
+        let clientSettings = EtcdClient.Settings(requestTimeout: .milliseconds(ha.requestTimeoutMilliseconds), tls: ha.etcdTLS)
         let logger = self.logger
+        if ha.etcdTLS == nil {
+            logger.warning("etcd in PLAINTEXT (--etcd-plaintext): anyone who reaches etcd's client port can read the command log, write a fake leader or grant any camera. For a lab only; see docs/OPERATIONS.md \"Certificates\"")
+        }
         try await EtcdClient.with(endpoints: ha.etcd, settings: clientSettings) { client in
             let mailbox = try HAMailbox()
             let log = EtcdCommandLog(client: client, prefix: ha.prefix)

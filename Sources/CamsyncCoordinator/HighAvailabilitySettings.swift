@@ -42,6 +42,10 @@ public struct HighAvailabilitySettings: Sendable, Equatable {
         self.suspicionMilliseconds = suspicionMilliseconds
     }
 
+    /// Mutual TLS to etcd (the certificate's common name is this coordinator's etcd user); nil:
+    /// plaintext, only when asked for explicitly (`--etcd-plaintext`), and the log warns.
+    public var etcdTLS: EtcdClientTLS?
+
     /// The election's key prefix.
     public var election: String { "\(prefix)/leader" }
 }

@@ -20,10 +20,14 @@ public final class EtcdClient: Sendable {
         public var requestTimeout: Duration
         /// Longest wait between reconnection attempts to a member that is down.
         public var maximumReconnectBackoff: Duration
+        /// Mutual TLS (the default of every HA deployment); nil: plaintext, for a lab only.
+        public var tls: EtcdClientTLS?
 
-        public init(requestTimeout: Duration = .seconds(2), maximumReconnectBackoff: Duration = .milliseconds(500)) {
+        public init(requestTimeout: Duration = .seconds(2), maximumReconnectBackoff: Duration = .milliseconds(500),
+                    tls: EtcdClientTLS? = nil) {
             self.requestTimeout = requestTimeout
             self.maximumReconnectBackoff = maximumReconnectBackoff
+            self.tls = tls
         }
     }
 
@@ -38,6 +42,7 @@ public final class EtcdClient: Sendable {
         var watch: Etcdserverpb_Watch.Client<Transport> { .init(wrapping: grpc) }
         var election: V3electionpb_Election.Client<Transport> { .init(wrapping: grpc) }
         var maintenance: Etcdserverpb_Maintenance.Client<Transport> { .init(wrapping: grpc) }
+        var auth: Etcdserverpb_Auth.Client<Transport> { .init(wrapping: grpc) }
     }
 
     public let endpoints: [EtcdEndpoint]
@@ -63,7 +68,7 @@ public final class EtcdClient: Sendable {
             let transport = try HTTP2ClientTransport.Posix(
                 target: endpoint.isIPv4 ? .ipv4(address: endpoint.host, port: endpoint.port)
                                         : .dns(host: endpoint.host, port: endpoint.port),
-                transportSecurity: .plaintext,
+                transportSecurity: settings.tls?.transportSecurity ?? .plaintext,
                 config: config
             )
             return Member(endpoint: endpoint, grpc: GRPCClient(transport: transport))

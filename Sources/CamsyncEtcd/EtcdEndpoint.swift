@@ -1,5 +1,6 @@
-/// One etcd member's client URL: `host:port`, written `127.0.0.1:2379` or `http://127.0.0.1:2379`.
-/// An IPv4 address or a host name (resolved by DNS); plaintext only (no TLS; see docs/OPERATIONS.md).
+/// One etcd member's client URL: `host:port`, written `127.0.0.1:2379`, `https://127.0.0.1:2379` or
+/// `http://…`. An IPv4 address or a host name (resolved by DNS). Whether the client speaks TLS is
+/// the client's setting (`EtcdClient.Settings.tls`), not the URL's scheme.
 public struct EtcdEndpoint: Sendable, Hashable, CustomStringConvertible {
     public var host: String
     public var port: Int
@@ -9,14 +10,14 @@ public struct EtcdEndpoint: Sendable, Hashable, CustomStringConvertible {
         self.port = port
     }
 
-    /// Parses `host:port` or `http://host:port`; throws `.rejected` on anything else.
+    /// Parses `host:port`, `https://host:port` or `http://host:port`; throws `.rejected` on anything else.
     public init(parsing text: String) throws {
         var rest = Substring(text)
-        if rest.hasPrefix("http://") { rest = rest.dropFirst("http://".count) }
+        for scheme in ["https://", "http://"] where rest.hasPrefix(scheme) { rest = rest.dropFirst(scheme.count) }
         if rest.hasSuffix("/") { rest = rest.dropLast() }
         guard let colon = rest.lastIndex(of: ":"), let port = Int(rest[rest.index(after: colon)...]),
               (1...65535).contains(port), colon != rest.startIndex else {
-            throw EtcdError(.rejected, "bad etcd endpoint '\(text)': expected host:port or http://host:port")
+            throw EtcdError(.rejected, "bad etcd endpoint '\(text)': expected host:port or https://host:port")
         }
         self.init(host: String(rest[..<colon]), port: port)
     }

@@ -23,6 +23,13 @@ extension EtcdError {
             return EtcdError(.compacted, "\(what): \(text)", member: at)
         case .notFound where text.contains("lease not found"):
             return EtcdError(.leaseExpired, "\(what): \(text)", member: at)
+        case .permissionDenied, .unauthenticated:
+            return EtcdError(.denied, "\(what): \(text)", member: at)
+        case _ where text.contains("etcdserver: permission denied"):
+            // The election service passes the KV refusal on with code unknown.
+            return EtcdError(.denied, "\(what): \(text)", member: at)
+        case .failedPrecondition where text.contains("user name not found") || text.contains("role name not found"):
+            return EtcdError(.denied, "\(what): \(text)", member: at)
         case .cancelled:
             return EtcdError(.unavailable, "\(what): stream cancelled by the member: \(text)", member: at)
         default:
@@ -38,6 +45,8 @@ extension EtcdError {
             let reason = code == .noQuorum ? "no member has a raft leader (quorum lost)" : "members timed out"
             return EtcdError(code, "\(what): \(reason) [\(detail)]")
         }
-        return EtcdError(.unavailable, "\(what): no member reachable [\(detail)]")
+        // The first member's own words say why (refused, a TLS handshake failure, …).
+        let why = failures.first.map { ": first: \($0.message)" } ?? ""
+        return EtcdError(.unavailable, "\(what): no member reachable [\(detail)]\(why)")
     }
 }

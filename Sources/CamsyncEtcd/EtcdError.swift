@@ -15,6 +15,9 @@ public struct EtcdError: Error, Equatable, CustomStringConvertible {
         case compacted
         /// The lease does not exist any more (expired or revoked).
         case leaseExpired
+        /// etcd refused this client (auth on): its user (the certificate's common name) does not
+        /// exist, or its role does not allow the keys asked for. Nothing was read or written.
+        case denied
         /// etcd refused the request itself (bad argument, too many operations in a txn, …).
         case rejected
         /// etcd answered something this client does not understand.

@@ -7,14 +7,20 @@ import Testing
 @Suite(.serialized, .timeLimit(.minutes(5)),
        .enabled(if: EtcdCluster.isAvailable, Comment(rawValue: EtcdCluster.unavailableMessage)))
 struct HABenchmarkTests {
-    @Test("ha-latency: claim → grant on etcd beside the raw etcd txn and ZeroMQ floors")
+    @Test("ha-latency: claim → grant on etcd over mutual TLS and in plaintext, each beside its raw etcd txn, and the ZeroMQ floor")
     func latencyRows() async throws {
         let result = try await run(.haLatency)
-        #expect(result.rows.contains { $0.benchmark == "floor" && $0.scenario.hasPrefix("raw etcd txn") && ($0.latency?.count ?? 0) > 0 })
         #expect(result.rows.contains { $0.benchmark == "floor" && $0.scenario.hasPrefix("raw DEALER/ROUTER") })
-        let claims = try #require(result.rows.first { $0.benchmark == "ha-latency" && $0.scenario.hasPrefix("claim → ack + grant") })
-        #expect((claims.latency?.count ?? 0) > 0 && claims.floorP50 != nil)
-        #expect(result.targets.map(\.figure) == ["claim→grant p50, log on etcd"])
+        for label in ["mutual TLS + auth", "plaintext"] {
+            #expect(result.rows.contains { $0.benchmark == "floor" && $0.scenario.hasPrefix("raw etcd txn (\(label))")
+                && ($0.latency?.count ?? 0) > 0 }, "\(label)")
+            let claims = try #require(result.rows.first {
+                $0.benchmark == "ha-latency" && $0.scenario.hasPrefix("claim → ack + grant, log on etcd (\(label))")
+            })
+            #expect((claims.latency?.count ?? 0) > 0 && claims.floorP50 != nil)
+        }
+        #expect(result.targets.map(\.figure) == ["claim→grant p50, log on etcd (mutual TLS + auth)",
+                                                 "claim→grant p50, log on etcd (plaintext)"])
     }
 
     @Test("ha-failover: kill -9 of the leader → etcd, first ack, every node following, with 3 and 20 real node sessions, at default and tuned settings")

@@ -23,7 +23,16 @@ import ZeroMQ
         return settings
     }
 
-    @Test("the arguments parse back into the same settings", arguments: [embedded, highAvailability, CoordinatorSettings.defaults])
+    /// HA over mutual TLS (the default a topology gets).
+    static var highAvailabilityTLS: CoordinatorSettings {
+        var settings = highAvailability
+        settings.highAvailability?.etcdTLS = EtcdClientTLS(trustedCA: "/etc/camsync/tls/ca.crt", certificate: "/etc/camsync/tls/c2.crt",
+                                                           privateKey: "/etc/camsync/tls/c2.key")
+        return settings
+    }
+
+    @Test("the arguments parse back into the same settings",
+          arguments: [embedded, highAvailability, highAvailabilityTLS, CoordinatorSettings.defaults])
     func roundTrip(_ settings: CoordinatorSettings) throws {
         var settings = settings
         if settings.highAvailability == nil, settings.dataDirectory.isEmpty { settings.dataDirectory = "/tmp/camsync-data" }
@@ -33,6 +42,18 @@ import ZeroMQ
         #expect(try command.settings() == settings)
         #expect(command.http.address == ":9100")
         #expect(command.global.logLevel == .warning)
+    }
+
+    @Test("HA needs mutual TLS to etcd or an explicit --etcd-plaintext, never a mix", arguments: [
+        ([], false),
+        (["--etcd-plaintext"], true),
+        (["--etcd-ca", "ca.crt", "--etcd-cert", "c1.crt", "--etcd-key", "c1.key"], true),
+        (["--etcd-ca", "ca.crt", "--etcd-cert", "c1.crt"], false),
+        (["--etcd-plaintext", "--etcd-ca", "ca.crt", "--etcd-cert", "c1.crt", "--etcd-key", "c1.key"], false),
+    ])
+    func etcdSecurityFlags(_ flags: [String], accepted: Bool) {
+        let arguments = ["--etcd", "127.0.0.1:2379", "--name", "c1"] + flags
+        #expect(((try? CoordinatorCommand.parse(arguments)) != nil) == accepted, "\(arguments)")
     }
 
     @Test("key files become the key flags, and the keys they hold the settings' security")

@@ -14,6 +14,8 @@ func withEtcdCluster<R: Sendable>(
 ) async throws -> R {
     let cluster = try await EtcdCluster.start()
     defer { cluster.stop() }
+    var settings = settings
+    settings.tls = try cluster.clientSettings().tls
     return try await EtcdClient.with(endpoints: cluster.endpoints, settings: settings) { client in
         try await body(cluster, client)
     }

@@ -119,6 +119,15 @@ struct HATopologyTests {
         try #require(up.status == 0, "cluster up failed:\n\(up.output)\n\(Self.logs(run))")
         #expect(up.output.contains("HA: coordinators c1, c2 on etcd (3 members started here)"))
         #expect(up.output.contains("leader: c"))
+        // etcd as deployed: https with client certificates from the run directory's CA, auth on.
+        for file in ["ca.crt", "etcd-0.crt", "c1.crt", "c1.key", "c2.crt", "root.crt"] {
+            #expect(FileManager.default.fileExists(atPath: "\(run)/tls/\(file)"), "\(file) in \(run)/tls")
+        }
+        let etcdLog = (try? String(contentsOfFile: "\(run)/etcd-0.log", encoding: .utf8)) ?? ""
+        #expect(etcdLog.contains("client-cert-auth = true") && etcdLog.contains("https://"), "etcd-0 serves mutual TLS")
+        #expect(etcdLog.contains("Authentication enabled"), "auth is on")
+        let c1Log = (try? String(contentsOfFile: "\(run)/c1.log", encoding: .utf8)) ?? ""
+        #expect(!c1Log.contains("PLAINTEXT"))
 
         let status = try camsync(["cluster", "status", file])
         for name in ["etcd-0", "etcd-1", "etcd-2", "c1", "c2"] {

@@ -86,8 +86,7 @@ struct HighAvailabilityTests {
 
     /// The command log as etcd holds it.
     static func etcdLog(_ cluster: LocalCluster) async throws -> [JournalEntry] {
-        let endpoints = try cluster.etcdEndpoints.map { try EtcdEndpoint(parsing: $0) }
-        return try await EtcdClient.with(endpoints: endpoints) { client in
+        try await cluster.withEtcdClient { client in
             try await EtcdCommandLog(client: client, prefix: cluster.etcdPrefix).entries(after: 0)
         }
     }

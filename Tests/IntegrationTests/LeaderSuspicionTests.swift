@@ -21,8 +21,7 @@ struct LeaderSuspicionTests {
 
     /// The leader as etcd shows it (the name its key's value carries), read without any coordinator.
     static func etcdLeader(_ cluster: LocalCluster) async throws -> Camsync_V1_CoordinatorAddress? {
-        let endpoints = try cluster.etcdEndpoints.map { try EtcdEndpoint(parsing: $0) }
-        return try await EtcdClient.with(endpoints: endpoints) { client in
+        try await cluster.withEtcdClient { client in
             guard let leader = try await client.leader("\(cluster.etcdPrefix)/leader") else { return nil }
             var address = try Camsync_V1_CoordinatorAddress(serializedBytes: leader.value)
             address.term = UInt64(leader.term)

@@ -1,5 +1,5 @@
 import CamsyncCoordinator
-import CamsyncEtcd
+public import CamsyncEtcd
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -18,14 +18,17 @@ public final class CoordinatorProcess {
         /// `--leader-pulse-ms`, `--suspect-leader-after-ms` (nil: the defaults).
         public var pulseMilliseconds: Int64?
         public var suspicionMilliseconds: Int64?
+        /// Mutual TLS to etcd (nil: `--etcd-plaintext`).
+        public var tls: EtcdClientTLS?
         public init(etcd: String, name: String, prefix: String, leaseSeconds: Int64, pulseMilliseconds: Int64? = nil,
-                    suspicionMilliseconds: Int64? = nil) {
+                    suspicionMilliseconds: Int64? = nil, tls: EtcdClientTLS? = nil) {
             self.etcd = etcd
             self.name = name
             self.prefix = prefix
             self.leaseSeconds = leaseSeconds
             self.pulseMilliseconds = pulseMilliseconds
             self.suspicionMilliseconds = suspicionMilliseconds
+            self.tls = tls
         }
     }
 
@@ -100,6 +103,7 @@ public final class CoordinatorProcess {
                 etcd: try EtcdEndpoint.list(parsing: ha.etcd), name: ha.name, prefix: ha.prefix, leaseSeconds: ha.leaseSeconds,
                 pulseMilliseconds: ha.pulseMilliseconds ?? defaults.pulseMilliseconds,
                 suspicionMilliseconds: ha.suspicionMilliseconds ?? defaults.suspicionMilliseconds)
+            settings.highAvailability?.etcdTLS = ha.tls
         }
         return CoordinatorLaunch(settings: settings, http: options.http, logLevel: "warning")
     }

@@ -10,11 +10,11 @@ final class EtcdLeaderWatch: Sendable {
     private let announced = Locked<[(term: Int64, at: UInt64)]>([])
     private let task: Task<Void, Never>
 
-    init(endpoints: [EtcdEndpoint], election: String) {
+    init(endpoints: [EtcdEndpoint], settings: EtcdClient.Settings, election: String) {
         let announced = self.announced
         task = Task {
             while !Task.isCancelled {
-                try? await EtcdClient.with(endpoints: endpoints) { client in
+                try? await EtcdClient.with(endpoints: endpoints, settings: settings) { client in
                     try await client.observe(election) { leader in
                         announced.withLock { $0.append((leader.term, Clock.monotonicNanoseconds())) }
                         return !Task.isCancelled

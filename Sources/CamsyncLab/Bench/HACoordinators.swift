@@ -10,7 +10,8 @@ import Glibc
 /// The HA benchmarks' cluster (SPEC K6): a 3-member loopback etcd (`EtcdCluster`, with the given raft
 /// timing) and `count` `camsync coordinator --etcd` processes on it, named c0, c1, …. Finds the
 /// leader by asking each coordinator for a snapshot (standbys answer NOT_LEADER). `stop()` stops
-/// everything; the processes are registered with `ChildProcesses` meanwhile.
+/// everything; the processes are registered with `ChildProcesses` meanwhile. By default etcd runs
+/// as `cluster up` runs it: mutual TLS, auth on, each coordinator a user whose role holds the prefix.
 final class HACoordinators {
     let etcd: EtcdCluster
     let coordinators: [CoordinatorProcess]
@@ -26,21 +27,29 @@ final class HACoordinators {
 
     init(_ settings: BenchSettings, directory: String, count: Int = 3, timing: EtcdCluster.Timing = .init(),
          leaseSeconds: Int64 = 2, heartbeatMs: Int64 = 500, liveness: Int64 = 3, pulseMs: Int64? = nil,
-         suspicionMs: Int64? = nil) throws {
+         suspicionMs: Int64? = nil, security: EtcdCluster.Security = .mutualTLS) throws {
         try Self.available()
         self.leaseSeconds = leaseSeconds
         settings.progress("etcd: starting 3 members (heartbeat \(timing.heartbeatMilliseconds) ms, election "
             + "\(timing.electionTimeoutMilliseconds) ms), then \(count) coordinators (lease \(leaseSeconds) s)")
-        let etcd = try Blocking.run { try await EtcdCluster.start(size: 3, timing: timing, parent: settings.etcdDataParent) }
+        let prefix = self.prefix
+        let names = (0..<count).map { "c\($0)" }
+        let etcd = try Blocking.run {
+            let etcd = try await EtcdCluster.start(size: 3, timing: timing, security: security, parent: settings.etcdDataParent)
+            if security == .mutualTLS {
+                try await etcd.configureAuth([EtcdAccessGrant(prefix: prefix, role: "camsync-bench", users: names)])
+            }
+            return etcd
+        }
         self.etcd = etcd
         for index in etcd.members.indices { if let pid = etcd.pid(index) { ChildProcesses.register(pid) } }
-        let urls = etcd.endpoints.map { "http://\($0)" }.joined(separator: ",")
-        let prefix = self.prefix
-        coordinators = try (0..<count).map { index in
-            try CoordinatorProcess(executable: settings.executable, directory: "\(directory)/c\(index)",
+        let urls = etcd.members.map(\.clientURL).joined(separator: ",")
+        coordinators = try names.map { name in
+            try CoordinatorProcess(executable: settings.executable, directory: "\(directory)/\(name)",
                 options: .init(heartbeatMs: heartbeatMs, liveness: liveness, prefix: settings.coordinatorPrefix,
-                               highAvailability: .init(etcd: urls, name: "c\(index)", prefix: prefix, leaseSeconds: leaseSeconds,
-                                                       pulseMilliseconds: pulseMs, suspicionMilliseconds: suspicionMs)))
+                               highAvailability: .init(etcd: urls, name: name, prefix: prefix, leaseSeconds: leaseSeconds,
+                                                       pulseMilliseconds: pulseMs, suspicionMilliseconds: suspicionMs,
+                                                       tls: try etcd.clientSettings(as: name).tls)))
         }
         context = try ZMQContext(ioThreads: 1)
         do {
@@ -52,8 +61,6 @@ final class HACoordinators {
         }
     }
 
-    /// `http://host:port,…` of the etcd members.
-    var etcdEndpoints: [EtcdEndpoint] { etcd.endpoints }
 
     /// The index of the coordinator whose command endpoint is `endpoint`.
     func index(commandEndpoint endpoint: String) -> Int? { coordinators.firstIndex { $0.commandEndpoint == endpoint } }

@@ -94,7 +94,8 @@ public enum HAFailoverBenchmark {
         let client = try LeaderFollowingClient(context: context, commandEndpoints: commandEndpoints, node: node, target: leader,
                                                intervalMilliseconds: nodes > 3 ? 50 : 2)
         defer { client.close() }
-        let watch = EtcdLeaderWatch(endpoints: cluster.etcdEndpoints, election: "\(cluster.prefix)/leader")
+        let watch = EtcdLeaderWatch(endpoints: cluster.etcd.endpoints, settings: try cluster.etcd.clientSettings(),
+                                    election: "\(cluster.prefix)/leader")
         defer { watch.stop() }
 
         var etcdAnnounced = LatencyRecorder(), firstAck = LatencyRecorder(), allFollow = LatencyRecorder()

@@ -32,9 +32,9 @@ public enum HAThroughputBenchmark {
         let maxClients = sweep.max()!
         settings.progress("ha-throughput: c\(leader) leads; registering \(maxClients) simulated nodes")
         try SimulatedCluster.setUp(dealer: setup, nodes: 0..<maxClients, apps: 3, claim: true)
-        let endpoints = cluster.etcdEndpoints
+        let etcd = cluster.etcd
         let revision: @Sendable () throws -> Int64 = {
-            try Blocking.run { try await EtcdClient.with(endpoints: endpoints) { try await $0.currentRevision() } }
+            try Blocking.run { try await etcd.withClient { try await $0.currentRevision() } }
         }
         var best = 0.0
         for m in sweep {

@@ -1,8 +1,10 @@
 public import CamsyncClient
 import CamsyncConfig
 import CamsyncCoordinator
-import CamsyncEtcd
+public import CamsyncEtcd
+import CamsyncPKI
 import CamsyncPolicy
+import CamsyncRuntime
 public import CamsyncWire
 import Foundation
 import ZeroMQ
@@ -31,6 +33,9 @@ public final class LocalCluster: @unchecked Sendable {
     /// Which coordinators (by name) a node is given, when not all of them (tests: a node that
     /// reaches only one coordinator; stale lists). Default: every coordinator.
     public var nodeCoordinators: [String: [String]] = [:]
+    /// The etcd identity (client certificate file and user, `etcdClientTLS(as:)`) an HA coordinator
+    /// starts with, when not its own name: a certificate rotated to a new user (`c1-r2`).
+    public var etcdIdentity: [String: String] = [:]
     /// Extra arguments for the coordinator (benchmarks: `--durability off`, …).
     public var coordinatorArguments: [String] = []
     /// Extra arguments for one HA coordinator, by name (tests: each its own `--http`).
@@ -106,6 +111,28 @@ public final class LocalCluster: @unchecked Sendable {
     /// The etcd key prefix of this cluster (`etcd.prefix`, default `/camsync/NAME`).
     public var etcdPrefix: String { topology.etcd?.prefix ?? "/camsync/\(topology.name)" }
 
+    /// Where the etcd CA and the client certificates are (`etcd.certificates`, default `RUNDIR/tls`).
+    public var etcdCertificateDirectory: String {
+        guard let dir = topology.etcd?.certificates else { return "\(runDirectory)/tls" }
+        return dir.hasPrefix("/") ? dir : "\(runDirectory)/\(dir)"
+    }
+
+    /// Mutual TLS for the etcd client `identity` (a coordinator's process name, or `root`, the
+    /// administrator), its certificate issued when missing; nil when the topology asks for plaintext.
+    public func etcdClientTLS(as identity: String) throws -> EtcdClientTLS? {
+        guard topology.etcd?.plaintext != true else { return nil }
+        let certificates = try EtcdCertificates.open(directory: etcdCertificateDirectory, clusterName: topology.name)
+        let files = try certificates.client(identity, commonName: topology.etcdUser(identity))
+        return EtcdClientTLS(trustedCA: certificates.trustedCA, certificate: files.certificate, privateKey: files.privateKey)
+    }
+
+    /// A client of this cluster's etcd as `identity` (default the administrator, `root`).
+    public func withEtcdClient<R: Sendable>(as identity: String = "root", _ body: (EtcdClient) async throws -> R) async throws -> R {
+        let endpoints = try etcdEndpoints.map { try EtcdEndpoint(parsing: $0) }
+        let settings = EtcdClient.Settings(requestTimeout: .seconds(5), tls: try etcdClientTLS(as: identity))
+        return try await EtcdClient.with(endpoints: endpoints, settings: settings, body)
+    }
+
     public func controlEndpoint(_ node: String) -> String {
         topology.nodes.first { $0.id == node }?.control ?? "ipc://\(runDirectory)/\(node).sock"
     }
@@ -153,6 +180,7 @@ public final class LocalCluster: @unchecked Sendable {
             etcd: try etcdEndpoints.map { try EtcdEndpoint(parsing: $0) }, name: name, prefix: etcdPrefix,
             leaseSeconds: ha.leaseSeconds ?? HighAvailabilitySettings(etcd: [], name: "").leaseSeconds,
             advertisedCommandEndpoint: c.commands, advertisedEventEndpoint: c.events)
+        settings.highAvailability?.etcdTLS = try etcdClientTLS(as: etcdIdentity[name] ?? name)
         coordinators[name] = try launch(name, host: c.host, arguments: launchArguments(settings))
     }
 
@@ -166,10 +194,22 @@ public final class LocalCluster: @unchecked Sendable {
         if let v = section.electionTimeoutMs { timing.electionTimeoutMilliseconds = v }
         let cluster = try EtcdCluster.open(directory: runDirectory, size: size,
                                            placements: section.memberHosts?.map { .init(host: $0.host, address: $0.address) },
-                                           timing: timing)
+                                           timing: timing, security: section.plaintext == true ? .plaintext : .mutualTLS)
         cluster.stopsMembersOnDeinit = stopsProcessesOnDeinit
         etcd = cluster
         try cluster.waitUntilServing(timeout: timeout)
+        guard cluster.certificates != nil else { return }
+        let grant = EtcdAccessGrant(prefix: etcdPrefix, role: topology.etcdRole, users: topology.coordinatorProcessNames.map(topology.etcdUser))
+        guard let host = section.memberHosts?.first?.host, let tls = try etcdClientTLS(as: "root") else {
+            return try Blocking.run { try await cluster.configureAuth([grant]) }
+        }
+        // Members in network namespaces are reachable only from there: `camsync etcd-auth` runs in the first one's.
+        let (executable, arguments) = NetworkNamespace.command(in: host, executable: self.executable, arguments: [
+            "etcd-auth", "--etcd", etcdEndpoints.joined(separator: ","), "--etcd-ca", tls.trustedCA, "--etcd-cert", tls.certificate,
+            "--etcd-key", tls.privateKey, "--prefix", grant.prefix, "--role", grant.role,
+        ] + grant.users.flatMap { ["--user", $0] })
+        let result = try runCommand(executable, arguments, timeout: 60)
+        guard result.status == 0 else { throw TopologyError(message: "etcd auth setup failed: \(result.output)") }
     }
 
     /// A coordinator's settings as the topology gives them (the documented defaults otherwise).

@@ -1,5 +1,6 @@
 public import CamsyncConfig
 import CamsyncEtcd
+import CamsyncPKI
 import Foundation
 import Yams
 
@@ -70,6 +71,12 @@ public struct Topology: Codable, Sendable, Equatable {
         /// etcd's raft timing for the members `cluster up` starts (defaults 100 / 1000 ms, etcd's).
         public var heartbeatMs: Int?
         public var electionTimeoutMs: Int?
+        /// Plain http to etcd, no client certificates, no auth: a lab only (coordinators get
+        /// `--etcd-plaintext` and warn). Default false: mutual TLS and a role per cluster.
+        public var plaintext: Bool?
+        /// With `endpoints`: the directory of the etcd CA (`ca.crt`) and the coordinators' client
+        /// certificates (`NAME.crt`, `NAME.key`; `camsync keygen --etcd`). Default `RUNDIR/tls`.
+        public var certificates: String?
 
         public struct MemberHost: Codable, Sendable, Equatable {
             public var host: String
@@ -208,6 +215,12 @@ public struct Topology: Codable, Sendable, Equatable {
     /// The process names of the coordinators, and of the etcd members `cluster up` starts.
     public var coordinatorProcessNames: [String] { allCoordinators.map(processName) }
     public var etcdMemberNames: [String] { (0..<(etcd?.members ?? 0)).map { "etcd-\($0)" } }
+
+    /// The etcd user of coordinator `processName` (its client certificate's common name): the
+    /// cluster's name and its own, so that every coordinator can be retired alone.
+    public func etcdUser(_ processName: String) -> String { EtcdCertificates.user(cluster: name, client: processName) }
+    /// The etcd role of this cluster's coordinators: read and write under its prefix, nothing else.
+    public var etcdRole: String { "camsync-\(name)" }
 
     /// Parses and validates a topology (every node config must be valid, ids unique).
     public init(yaml: String) throws {

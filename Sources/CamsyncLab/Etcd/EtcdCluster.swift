@@ -1,4 +1,5 @@
 public import CamsyncEtcd
+public import CamsyncPKI
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -14,6 +15,12 @@ import Glibc
 /// `etcd-members.json` there, its pid in `NAME.pid`, log in `NAME.log`, data in `NAME.data`; members
 /// run on after this object is gone (`cluster down` stops them), and a later `open` starts only
 /// the ones that are not running. Members may run in network namespaces (the netns lab).
+///
+/// Security (docs/OPERATIONS.md "Certificates"): by default members serve https on client and peer
+/// URLs and require a client certificate from the cluster's CA on both (`--client-cert-auth`,
+/// `--peer-client-cert-auth`); the CA and every certificate live in `DIRECTORY/tls`. Each member also
+/// serves plain-http `/health` and `/metrics` on a port of its own (`--listen-metrics-urls`), which
+/// expose no keys. `configureAuth` turns etcd's auth on with a role per camsync cluster.
 public final class EtcdCluster: @unchecked Sendable {
     public struct Member: Sendable, Codable, Equatable {
         public let name: String
@@ -23,19 +30,35 @@ public final class EtcdCluster: @unchecked Sendable {
         public var host: String?
         /// The address it listens on (client and peer).
         public var address: String
+        /// Plain-http `/health` and `/metrics` (nil in records of an older version: none).
+        public var metricsPort: Int?
+        /// https on client and peer URLs with client certificates (nil in older records: plaintext).
+        public var tls: Bool?
 
-        public init(name: String, clientPort: Int, peerPort: Int, host: String? = nil, address: String = "127.0.0.1") {
+        public init(name: String, clientPort: Int, peerPort: Int, host: String? = nil, address: String = "127.0.0.1",
+                    metricsPort: Int? = nil, tls: Bool = true) {
             self.name = name
             self.clientPort = clientPort
             self.peerPort = peerPort
             self.host = host
             self.address = address
+            self.metricsPort = metricsPort
+            self.tls = tls
         }
 
         public var endpoint: EtcdEndpoint { EtcdEndpoint(host: address, port: clientPort) }
+        var scheme: String { tls == true ? "https" : "http" }
         /// The client URL, as `camsync coordinator --etcd` takes it.
-        public var clientURL: String { "http://\(address):\(clientPort)" }
-        var peerURL: String { "http://\(address):\(peerPort)" }
+        public var clientURL: String { "\(scheme)://\(address):\(clientPort)" }
+        var peerURL: String { "\(scheme)://\(address):\(peerPort)" }
+    }
+
+    /// How members talk to clients and to each other.
+    public enum Security: Sendable, Equatable {
+        /// https everywhere, client certificates from the cluster's CA required (the default).
+        case mutualTLS
+        /// Plain http, no authentication: a lab only (`etcd.plaintext: true`; the coordinators warn).
+        case plaintext
     }
 
     /// The raft timing the members run with: etcd's defaults (heartbeat 100 ms, election timeout
@@ -55,6 +78,8 @@ public final class EtcdCluster: @unchecked Sendable {
     public let directory: String
     public let members: [Member]
     public let timing: Timing
+    /// The cluster's CA and certificates (`DIRECTORY/tls`); nil when the members run in plaintext.
+    public let certificates: EtcdCertificates?
     private let executable: String
     private let lock = NSLock()
     private var processes: [ManagedProcess?]
@@ -94,9 +119,9 @@ public final class EtcdCluster: @unchecked Sendable {
     /// `timeout`: generous, because a test run starts many suites at once on 2 cores.
     /// `parent`: where the data directory goes (tmpfs for tests; the benchmarks pass a disk directory,
     /// so that etcd's fsyncs cost what they cost).
-    public static func start(size: Int = 3, timing: Timing = Timing(), timeout: Duration = .seconds(90),
-                             parent: String = scratchParent) async throws -> EtcdCluster {
-        let cluster = try EtcdCluster(size: size, timing: timing, parent: parent)
+    public static func start(size: Int = 3, timing: Timing = Timing(), security: Security = .mutualTLS,
+                             timeout: Duration = .seconds(90), parent: String = scratchParent) async throws -> EtcdCluster {
+        let cluster = try EtcdCluster(size: size, timing: timing, security: security, parent: parent)
         do {
             try await cluster.waitUntilHealthy(timeout: timeout)
         } catch {
@@ -106,7 +131,7 @@ public final class EtcdCluster: @unchecked Sendable {
         return cluster
     }
 
-    private init(size: Int, timing: Timing, parent: String) throws {
+    private init(size: Int, timing: Timing, security: Security, parent: String) throws {
         guard let executable = Self.executablePath else { throw EtcdError(.unavailable, Self.unavailableMessage) }
         var template = Array("\(parent)/camsync-etcd-XXXXXX".utf8CString)
         guard let made = mkdtemp(&template) else { throw EtcdError(.unavailable, "cannot create a temporary directory") }
@@ -114,19 +139,22 @@ public final class EtcdCluster: @unchecked Sendable {
         self.executable = executable
         self.timing = timing
         self.members = (0..<size).map { index in
-            Member(name: "etcd-\(index)", clientPort: LoopbackPorts.free(), peerPort: LoopbackPorts.free())
+            Member(name: "etcd-\(index)", clientPort: LoopbackPorts.free(), peerPort: LoopbackPorts.free(),
+                   metricsPort: LoopbackPorts.free(), tls: security == .mutualTLS)
         }
+        self.certificates = try Self.certificates(directory: directory, members: members)
         self.processes = Array(repeating: nil, count: size)
         temporary = true
         stopsMembersOnDeinit = true
         for index in 0..<size { try start(index) }
     }
 
-    private init(directory: String, members: [Member], timing: Timing, executable: String) {
+    private init(directory: String, members: [Member], timing: Timing, executable: String) throws {
         self.directory = directory
         self.members = members
         self.timing = timing
         self.executable = executable
+        self.certificates = try Self.certificates(directory: directory, members: members)
         processes = Array(repeating: nil, count: members.count)
         temporary = false
         stopsMembersOnDeinit = false
@@ -148,7 +176,7 @@ public final class EtcdCluster: @unchecked Sendable {
     /// and start only the members whose pid file names no live process. Does not wait for health
     /// (`waitUntilServing`). Members outlive this object unless `stopsMembersOnDeinit` is set.
     public static func open(directory: String, size: Int, placements: [Placement]? = nil,
-                            timing: Timing = Timing()) throws -> EtcdCluster {
+                            timing: Timing = Timing(), security: Security = .mutualTLS) throws -> EtcdCluster {
         guard let executable = Self.executablePath else { throw EtcdError(.unavailable, Self.unavailableMessage) }
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let record = "\(directory)/etcd-members.json"
@@ -157,6 +185,7 @@ public final class EtcdCluster: @unchecked Sendable {
             let stored = try JSONDecoder().decode([Member].self, from: data)
             let matches = stored.count == size && stored.indices.allSatisfy { index in
                 stored[index].host == placements?[index].host && (placements.map { $0[index].address == stored[index].address } ?? true)
+                    && (stored[index].tls == true) == (security == .mutualTLS)
             }
             guard matches else {
                 throw EtcdError(.rejected, "\(record) records other etcd members than asked for (a changed topology?): "
@@ -165,23 +194,67 @@ public final class EtcdCluster: @unchecked Sendable {
             members = stored
         } else {
             members = (0..<size).map { index in
+                let tls = security == .mutualTLS
                 if let placement = placements?[index] {
-                    return Member(name: "etcd-\(index)", clientPort: 2379, peerPort: 2380, host: placement.host, address: placement.address)
+                    return Member(name: "etcd-\(index)", clientPort: 2379, peerPort: 2380, host: placement.host, address: placement.address,
+                                  metricsPort: 2381, tls: tls)
                 }
-                return Member(name: "etcd-\(index)", clientPort: LoopbackPorts.free(), peerPort: LoopbackPorts.free())
+                return Member(name: "etcd-\(index)", clientPort: LoopbackPorts.free(), peerPort: LoopbackPorts.free(),
+                              metricsPort: LoopbackPorts.free(), tls: tls)
             }
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
             try encoder.encode(members).write(to: URL(fileURLWithPath: record), options: .atomic)
         }
-        let cluster = EtcdCluster(directory: directory, members: members, timing: timing, executable: executable)
+        let cluster = try EtcdCluster(directory: directory, members: members, timing: timing, executable: executable)
         for index in members.indices where !cluster.isRunning(index) { try cluster.start(index) }
         return cluster
     }
 
+    /// The CA and each member's certificate in `directory/tls` (made when missing); nil in plaintext.
+    private static func certificates(directory: String, members: [Member]) throws -> EtcdCertificates? {
+        guard members.contains(where: { $0.tls == true }) else { return nil }
+        let certificates = try EtcdCertificates.open(directory: "\(directory)/tls", clusterName: URL(fileURLWithPath: directory).lastPathComponent)
+        for member in members { try certificates.member(member.name, hosts: [member.address]) }
+        return certificates
+    }
+
+    /// Client settings for `identity`: with TLS, its client certificate (issued by the cluster's CA
+    /// when missing; the common name is `identity`, the etcd user). `root` is the administrator.
+    public func clientSettings(as identity: String = "root", requestTimeout: Duration = .seconds(2)) throws -> EtcdClient.Settings {
+        var settings = EtcdClient.Settings(requestTimeout: requestTimeout)
+        if let certificates {
+            let files = try certificates.client(identity)
+            settings.tls = EtcdClientTLS(trustedCA: certificates.trustedCA, certificate: files.certificate, privateKey: files.privateKey)
+        }
+        return settings
+    }
+
+    /// Runs `body` with a client of every member, as `identity` (see `clientSettings`).
+    public func withClient<R: Sendable>(as identity: String = "root", requestTimeout: Duration = .seconds(2),
+                                        _ body: (EtcdClient) async throws -> R) async throws -> R {
+        try await EtcdClient.with(endpoints: endpoints, settings: clientSettings(as: identity, requestTimeout: requestTimeout), body)
+    }
+
+    /// etcd auth for camsync clusters (`EtcdClient.secure`: a role per prefix, its users, auth on),
+    /// as root. Idempotent. Needs TLS (users are certificate common names).
+    public func configureAuth(_ grants: [EtcdAccessGrant]) async throws {
+        guard certificates != nil else { throw EtcdError(.rejected, "etcd auth needs the members on TLS (users are certificate names)") }
+        try await withClient(requestTimeout: .seconds(10)) { try await $0.secure(grants) }
+    }
+
     private func arguments(_ member: Member) -> [String] {
         let cluster = members.map { "\($0.name)=\($0.peerURL)" }.joined(separator: ",")
-        return [
+        var security: [String] = []
+        if let certificates, member.tls == true {
+            let files = certificates.files(member.name)
+            security = ["--cert-file", files.certificate, "--key-file", files.privateKey, "--client-cert-auth",
+                        "--trusted-ca-file", certificates.trustedCA,
+                        "--peer-cert-file", files.certificate, "--peer-key-file", files.privateKey, "--peer-client-cert-auth",
+                        "--peer-trusted-ca-file", certificates.trustedCA]
+        }
+        if let port = member.metricsPort { security += ["--listen-metrics-urls", "http://\(member.address):\(port)"] }
+        return security + [
             "--name", member.name,
             "--data-dir", "\(directory)/\(member.name).data",
             "--listen-client-urls", member.clientURL,
@@ -253,7 +326,7 @@ public final class EtcdCluster: @unchecked Sendable {
     public func waitUntilHealthy(timeout: Duration = .seconds(90)) async throws {
         let clock = ContinuousClock()
         let deadline = clock.now + timeout
-        let settings = EtcdClient.Settings(requestTimeout: .milliseconds(500))
+        let settings = try clientSettings(requestTimeout: .milliseconds(500))
         for index in members.indices where isRunning(index) {
             while true {
                 let healthy = (try? await EtcdClient.with(endpoints: [members[index].endpoint], settings: settings) {
@@ -301,7 +374,8 @@ public final class EtcdCluster: @unchecked Sendable {
             // An HTTP/1.0 GET over bash's /dev/tcp: nothing to install, and it works inside a namespace.
             let script = #"exec 3<>"/dev/tcp/$1/$2" && printf 'GET /health HTTP/1.0\r\n\r\n' >&3 && cat <&3"#
             let (executable, arguments) = NetworkNamespace.command(
-                in: member.host, executable: "/bin/bash", arguments: ["-c", script, "probe", member.address, "\(member.clientPort)"])
+                in: member.host, executable: "/bin/bash",
+                arguments: ["-c", script, "probe", member.address, "\(member.metricsPort ?? member.clientPort)"])
             while true {
                 if let result = try? runCommand(executable, arguments, includeStandardError: false, timeout: 3),
                    result.output.contains(#""health":"true""#) { break }

@@ -310,10 +310,9 @@ public final class SoakRun: @unchecked Sendable {
             let journal = try Journal(directory: cluster.dataDirectory, durability: .full)
             return (try journal.entries(after: 0), try journal.latestSnapshot())
         }
-        let endpoints = try cluster.etcdEndpoints.map { try EtcdEndpoint(parsing: $0) }
         let prefix = cluster.etcdPrefix
         return try Blocking.run {
-            try await EtcdClient.with(endpoints: endpoints) { client in
+            try await cluster.withEtcdClient { client in
                 let log = EtcdCommandLog(client: client, prefix: prefix)
                 return (try await log.entries(after: 0), try await log.latestSnapshot())
             }

@@ -53,6 +53,7 @@ struct CoordinatorCommand: AsyncParsableCommand {
     @Option(help: "Write the bound endpoints to this file once serving (for scripts using port 0).")
     var endpointsFile: String?
     @OptionGroup var keys: CoordinatorKeyOptions
+    @OptionGroup var etcdSecurity: EtcdSecurityOptions
     @OptionGroup var http: HTTPOptions
 
     func validate() throws {
@@ -64,6 +65,7 @@ struct CoordinatorCommand: AsyncParsableCommand {
             do { _ = try EtcdEndpoint.list(parsing: etcd) } catch { throw ValidationError("--etcd: \(error)") }
             guard dataDir == nil else { throw ValidationError("--data-dir and --etcd exclude each other: in HA mode the log lives on etcd") }
             guard let name, !name.isEmpty else { throw ValidationError("--etcd needs --name (unique per coordinator)") }
+            _ = try etcdSecurity.tls()
             guard leaseSeconds > 0 else { throw ValidationError("--lease-seconds must be positive") }
             guard leaderPulseMs > 0, suspectLeaderAfterMs >= 0 else {
                 throw ValidationError("--leader-pulse-ms must be positive and --suspect-leader-after-ms not negative")
@@ -95,6 +97,7 @@ struct CoordinatorCommand: AsyncParsableCommand {
                 advertisedCommandEndpoint: advertiseCommands, advertisedEventEndpoint: advertiseEvents,
                 pulseMilliseconds: leaderPulseMs, suspicionMilliseconds: suspectLeaderAfterMs)
         }
+        if etcd != nil { settings.highAvailability?.etcdTLS = try etcdSecurity.tls() }
         return settings
     }
 

@@ -1,17 +1,44 @@
 import ArgumentParser
+import CamsyncPKI
 import Foundation
 import ZeroMQ
 
 struct KeygenCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "keygen",
-        abstract: "Write a CURVE key pair (Z85) to PREFIX.key (secret, mode 0600) and PREFIX.pub.",
-        discussion: "Example: camsync keygen /etc/camsync/keys/ipad-1")
+        abstract: "Write a CURVE key pair (Z85) to PREFIX.key (secret, mode 0600) and PREFIX.pub; or, with --etcd-certs, "
+            + "the etcd path's CA and certificates.",
+        discussion: """
+            Example: camsync keygen /etc/camsync/keys/ipad-1
 
-    @Argument(help: "Path prefix of the two files.") var prefix: String
+            etcd over mutual TLS (docs/OPERATIONS.md "Certificates"): makes DIR/ca.crt + ca.key (kept when present),
+            a server + peer certificate per --member NAME=HOST[,HOST…] and a client certificate per --client NAME
+            (its common name is the etcd user: CLUSTER.NAME for coordinators, root for root). Existing certificates
+            are kept unless --force (renewal: a new key and certificate from the same CA).
+            Example: camsync keygen --etcd-certs /etc/camsync/tls --cluster site-a \\
+              --member etcd-0=10.0.0.1 --member etcd-1=10.0.0.2 --member etcd-2=10.0.0.3 --client c1 --client c2 --client root
+            """)
+
+    @Argument(help: "Path prefix of the two CURVE key files.") var prefix: String?
     @Flag(help: "Overwrite existing files.") var force = false
+    @Option(help: "Write the etcd CA and certificates into this directory instead of a CURVE pair.") var etcdCerts: String?
+    @Option(help: "With --etcd-certs: the camsync cluster's name (the coordinators' etcd users are CLUSTER.NAME).")
+    var cluster: String?
+    @Option(help: "With --etcd-certs: an etcd member, NAME=HOST[,HOST…] (addresses it is reached at).") var member: [String] = []
+    @Option(help: "With --etcd-certs: a client certificate (a coordinator's name, or root).") var client: [String] = []
+
+    func validate() throws {
+        switch (prefix, etcdCerts) {
+        case (_?, nil): break
+        case (nil, _?): guard cluster != nil else { throw ValidationError("--etcd-certs needs --cluster NAME") }
+        default: throw ValidationError("give either PREFIX (a CURVE pair) or --etcd-certs DIR")
+        }
+        for entry in member where !entry.contains("=") { throw ValidationError("--member wants NAME=HOST[,HOST…], not '\(entry)'") }
+    }
 
     func run() throws {
+        if let etcdCerts, let cluster { return try writeCertificates(etcdCerts, cluster: cluster) }
+        guard let prefix else { return }
         let secretPath = prefix + ".key", publicPath = prefix + ".pub"
         let manager = FileManager.default
         if !force, manager.fileExists(atPath: secretPath) || manager.fileExists(atPath: publicPath) {
@@ -27,5 +54,28 @@ struct KeygenCommand: ParsableCommand {
         try manager.setAttributes([.posixPermissions: 0o600], ofItemAtPath: secretPath)
         try (pair.publicKey + "\n").write(toFile: publicPath, atomically: true, encoding: .utf8)
         print("wrote \(secretPath) (secret, 0600) and \(publicPath) (public)")
+    }
+
+    private func writeCertificates(_ directory: String, cluster: String) throws {
+        let certificates = try EtcdCertificates.open(directory: directory, clusterName: cluster)
+        func fresh(_ name: String) {
+            guard force else { return }
+            let files = certificates.files(name)
+            try? FileManager.default.removeItem(atPath: files.certificate)
+            try? FileManager.default.removeItem(atPath: files.privateKey)
+        }
+        for entry in member {
+            let parts = entry.split(separator: "=", maxSplits: 1).map(String.init)
+            fresh(parts[0])
+            let files = try certificates.member(parts[0], hosts: parts[1].split(separator: ",").map(String.init))
+            print("member \(parts[0]): \(files.certificate), \(files.privateKey)")
+        }
+        for name in client {
+            fresh(name)
+            let user = EtcdCertificates.user(cluster: cluster, client: name)
+            let files = try certificates.client(name, commonName: user)
+            print("client \(name) (etcd user \(user)): \(files.certificate), \(files.privateKey)")
+        }
+        print("CA: \(certificates.trustedCA) (its key \(directory)/ca.key signs every certificate: keep it off the hosts)")
     }
 }
