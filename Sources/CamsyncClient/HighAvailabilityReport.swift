@@ -50,8 +50,9 @@ public struct HighAvailabilityReport: Codable, Sendable, Equatable {
 
     /// Asks every coordinator at `endpoints` for its status, then the etcd members they use.
     /// Blocks the calling thread (not a cooperative pool thread) for at most about twice `timeoutMilliseconds`.
+    /// `etcdTLS`: the client certificate to ask etcd with (mutual TLS, docs/OPERATIONS.md); nil: plaintext.
     public static func gather(context: ZMQContext, endpoints: [String], curve: ClientCurve?,
-                              timeoutMilliseconds: Int = 1_000) -> HighAvailabilityReport {
+                              timeoutMilliseconds: Int = 1_000, etcdTLS: EtcdClientTLS? = nil) -> HighAvailabilityReport {
         var coordinators: [Coordinator] = []
         var etcdEndpoints: [String] = []
         for endpoint in endpoints {
@@ -80,20 +81,21 @@ public struct HighAvailabilityReport: Codable, Sendable, Equatable {
             }
         }
         let members = (try? etcdEndpoints.map { try EtcdEndpoint(parsing: $0) }) ?? []
-        let etcd = members.isEmpty ? [] : Self.blocking(timeoutMilliseconds: timeoutMilliseconds, members)
+        let etcd = members.isEmpty ? [] : Self.blocking(timeoutMilliseconds: timeoutMilliseconds, members, tls: etcdTLS)
         return HighAvailabilityReport(leader: leader?.name, coordinators: coordinators, etcd: etcd)
     }
 
-    private static func blocking(timeoutMilliseconds: Int, _ members: [EtcdEndpoint]) -> [EtcdMemberStatus] {
+    private static func blocking(timeoutMilliseconds: Int, _ members: [EtcdEndpoint], tls: EtcdClientTLS?) -> [EtcdMemberStatus] {
         let unanswered = members.map { EtcdMemberStatus(endpoint: $0.description, errors: ["no answer within \(timeoutMilliseconds * 3) ms"],
                                                         reachable: false) }
-        return withEtcd(members, timeoutMilliseconds: timeoutMilliseconds, otherwise: unanswered) { await $0.memberStatuses() }
+        return withEtcd(members, timeoutMilliseconds: timeoutMilliseconds, tls: tls, otherwise: unanswered) { await $0.memberStatuses() }
     }
 
     /// The command endpoints of the coordinators that are candidates in `election` on etcd now (each
     /// candidate's key holds its address); empty when etcd does not answer.
-    public static func candidates(etcd members: [EtcdEndpoint], election: String, timeoutMilliseconds: Int = 1_000) -> [String] {
-        withEtcd(members, timeoutMilliseconds: timeoutMilliseconds, otherwise: []) { client in
+    public static func candidates(etcd members: [EtcdEndpoint], election: String, timeoutMilliseconds: Int = 1_000,
+                                  tls: EtcdClientTLS? = nil) -> [String] {
+        withEtcd(members, timeoutMilliseconds: timeoutMilliseconds, tls: tls, otherwise: []) { client in
             let keys = try await client.range(prefix: election + "/")
             return keys.keyValues.compactMap { try? Camsync_V1_CoordinatorAddress(serializedBytes: $0.value).commandEndpoint }
         }
@@ -101,13 +103,13 @@ public struct HighAvailabilityReport: Codable, Sendable, Equatable {
 
     /// Runs `body` with an etcd client on the concurrency pool and waits for it on this thread (a
     /// dedicated or main thread), at most three times `timeoutMilliseconds`.
-    static func withEtcd<T: Sendable>(_ members: [EtcdEndpoint], timeoutMilliseconds: Int, otherwise: T,
+    static func withEtcd<T: Sendable>(_ members: [EtcdEndpoint], timeoutMilliseconds: Int, tls: EtcdClientTLS?, otherwise: T,
                                       _ body: @escaping @Sendable (EtcdClient) async throws -> T) -> T {
         let result = Locked<T>(otherwise)
         let done = DispatchSemaphore(value: 0)
         Task.detached {
             let settings = EtcdClient.Settings(requestTimeout: .milliseconds(timeoutMilliseconds),
-                                               maximumReconnectBackoff: .milliseconds(200))
+                                               maximumReconnectBackoff: .milliseconds(200), tls: tls)
             if let value = try? await EtcdClient.with(endpoints: members, settings: settings, body) {
                 result.withLock { $0 = value }
             }

@@ -13,6 +13,8 @@ final class HighAvailabilityWatcher: @unchecked Sendable {
     struct Election: Sendable {
         var etcd: [EtcdEndpoint]
         var prefix: String
+        /// The coordinator's own etcd client certificate (mutual TLS), nil for plaintext.
+        var tls: EtcdClientTLS?
     }
 
     static let intervalMilliseconds = 1_000
@@ -47,12 +49,13 @@ final class HighAvailabilityWatcher: @unchecked Sendable {
             }
             if let election {
                 for candidate in HighAvailabilityReport.candidates(etcd: election.etcd, election: election.prefix,
-                                                                    timeoutMilliseconds: 500) where !known.contains(candidate) {
+                                                                    timeoutMilliseconds: 500, tls: election.tls) where !known.contains(candidate) {
                     known.append(candidate)
                 }
             }
             if !known.isEmpty {
-                let report = HighAvailabilityReport.gather(context: context, endpoints: known, curve: curve, timeoutMilliseconds: 500)
+                let report = HighAvailabilityReport.gather(context: context, endpoints: known, curve: curve, timeoutMilliseconds: 500,
+                                                           etcdTLS: election?.tls)
                 feed.publish(highAvailability: report, checkedAtMs: Int64(Date().timeIntervalSince1970 * 1000))
             }
             var slept = 0

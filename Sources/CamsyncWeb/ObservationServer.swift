@@ -22,7 +22,8 @@ public final class ObservationServer: Sendable {
     /// cluster gauges; nil on a node. `curve`: the follower's keys at a CURVE coordinator.
     public init(address: HTTPAddress, registry: PrometheusCollectorRegistry,
                 follow: (@Sendable () -> (commandEndpoint: String, eventEndpoint: String)?)? = nil,
-                curve: ClientCurve? = nil, highAvailability: (etcd: [EtcdEndpoint], election: String)? = nil, logger: Logger) {
+                curve: ClientCurve? = nil, highAvailability: (etcd: [EtcdEndpoint], election: String, tls: EtcdClientTLS?)? = nil,
+                logger: Logger) {
         self.address = address
         self.registry = registry
         self.logger = logger
@@ -30,7 +31,7 @@ public final class ObservationServer: Sendable {
             let feed = WebFeed()
             self.feed = feed
             follower = ClusterFollower(endpoints: follow, feed: feed, curve: curve, logger: logger)
-            watcher = HighAvailabilityWatcher(own: follow, election: highAvailability.map { .init(etcd: $0.etcd, prefix: $0.election) },
+            watcher = HighAvailabilityWatcher(own: follow, election: highAvailability.map { .init(etcd: $0.etcd, prefix: $0.election, tls: $0.tls) },
                                               feed: feed, curve: curve)
         } else {
             feed = nil

@@ -18,7 +18,10 @@ struct HAStatusTests {
         try await HighAvailabilityTests.withHACluster(prepare: { cluster in
             for (name, address) in http { cluster.coordinatorArgumentsByName[name] = ["--http", address] }
         }) { cluster in
-            let endpoints = ["--coordinator", cluster.commandEndpoint, "--events", cluster.eventEndpoint]
+            // etcd speaks mutual TLS only: ctl shows the members' status with a certificate etcd accepts (root's).
+            let tls = try #require(try cluster.etcdClientTLS(as: "root"))
+            let endpoints = ["--coordinator", cluster.commandEndpoint, "--events", cluster.eventEndpoint,
+                             "--etcd-ca", tls.trustedCA, "--etcd-cert", tls.certificate, "--etcd-key", tls.privateKey]
             let first = try Self.status(endpoints)
             let ha = try #require(first.highAvailability)
             #expect(Set(ha.coordinators.map(\.name)) == ["c1", "c2", "c3"])

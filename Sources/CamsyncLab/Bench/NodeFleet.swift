@@ -35,12 +35,29 @@ final class NodeFleet {
     private(set) var followedAt: [UInt64?] = []
     private var leaving: String?
 
-    init(context: ZMQContext, count: Int, commandEndpoints: [String], eventEndpoints: [String], heartbeatMilliseconds: Int64,
-         liveness: Int64 = 3, apps: Int = 3) throws {
+    private let commandEndpoints: [String]
+    private let eventEndpoints: [String]
+    private let heartbeatMilliseconds: Int64
+    private let liveness: Int64
+    private let apps: Int
+
+    /// An empty fleet; `add` starts nodes.
+    init(context: ZMQContext, commandEndpoints: [String], eventEndpoints: [String], heartbeatMilliseconds: Int64,
+         liveness: Int64 = 3, apps: Int = 3) {
         self.context = context
-        Self.allowOpenFiles(count * 8 + 1024)
+        self.commandEndpoints = commandEndpoints
+        self.eventEndpoints = eventEndpoints
+        self.heartbeatMilliseconds = heartbeatMilliseconds
+        self.liveness = liveness
+        self.apps = apps
+    }
+
+    /// Starts `count` more nodes (`sim-NNNN`, numbered on from the last): each registers and asks
+    /// for a snapshot, as `camsync node` does at start.
+    func add(_ count: Int) throws {
+        Self.allowOpenFiles((members.count + count) * 8 + 1024)
         let now = Self.now()
-        for index in 0..<count {
+        for index in members.count..<(members.count + count) {
             let node = SimulatedNode.id(index)
             let settings = NodeSettings(config: NodeConfig(registration: SimulatedNode.registration(node, apps: apps)),
                                         coordinatorCommandEndpoint: commandEndpoints.joined(separator: ","),
@@ -52,9 +69,9 @@ final class NodeFleet {
             let subscriber = try NodeSockets.subscriber(context, settings)
             let actions = session.start(now: now)
             members.append(Member(session: session, dealer: dealer, subscriber: subscriber, deadline: session.nextDeadline))
+            followedAt.append(nil)
             try execute(actions, for: index)
         }
-        followedAt = Array(repeating: nil, count: count)
         rebuildPoller()
     }
 

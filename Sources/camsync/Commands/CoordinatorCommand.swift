@@ -118,7 +118,7 @@ struct CoordinatorCommand: AsyncParsableCommand {
                                         serverPublicKey: try CurveKeyPair(secretKey: security.secretKey).publicKey)
         }
         let observation = try http.server(follow: bound.follow, curve: followerCurve,
-                                          highAvailability: settings.highAvailability.map { ($0.etcd, $0.election) }, logger: logger)
+                                          highAvailability: settings.highAvailability.map { ($0.etcd, $0.election, $0.etcdTLS) }, logger: logger)
         let server = try CoordinatorServer(settings: settings, logger: logger)
         let endpointsFile = self.endpointsFile
         let serving: @Sendable (CoordinatorServer.Endpoints) throws -> Void = { endpoints in

@@ -1,5 +1,6 @@
 import ArgumentParser
 import CamsyncClient
+import CamsyncEtcd
 import Foundation
 import ZeroMQ
 
@@ -12,12 +13,27 @@ struct CtlStatusCommand: ParsableCommand {
     @OptionGroup var cluster: ClusterOptions
     @Flag(help: "Print JSON instead of tables.") var json = false
     @Option(help: "Seconds to wait for the coordinator.") var timeout: Double = 5
+    @Option(help: "HA: the CA (PEM) of the etcd members, to show their status over mutual TLS.") var etcdCa: String?
+    @Option(help: "HA: a client certificate (PEM) etcd accepts (e.g. root's from `camsync keygen --etcd-certs`).") var etcdCert: String?
+    @Option(help: "HA: the private key (PEM) of --etcd-cert.") var etcdKey: String?
+
+    func validate() throws {
+        let given = [etcdCa, etcdCert, etcdKey].compactMap { $0 }.count
+        guard given == 0 || given == 3 else { throw ValidationError("--etcd-ca, --etcd-cert and --etcd-key go together") }
+    }
+
+    /// The etcd client certificate given, if any (without it etcd members are asked in plaintext).
+    var etcdTLS: EtcdClientTLS? {
+        guard let etcdCa, let etcdCert, let etcdKey else { return nil }
+        return EtcdClientTLS(trustedCA: etcdCa, certificate: etcdCert, privateKey: etcdKey)
+    }
 
     func run() throws {
         let resolved = try cluster.resolve()
         // Every coordinator and etcd member first: it is what an operator needs most when nothing leads.
         let ha = HighAvailabilityReport.gather(context: try ZMQContext(), endpoints: resolved.commandEndpoints,
-                                               curve: resolved.curve, timeoutMilliseconds: min(2_000, Int(timeout * 1000)))
+                                               curve: resolved.curve, timeoutMilliseconds: min(2_000, Int(timeout * 1000)),
+                                               etcdTLS: etcdTLS)
         let snapshot: CoordinatorClient.Snapshot
         do {
             snapshot = try resolved.withLeader(timeoutMilliseconds: Int(timeout * 1000)) { client, timeout in

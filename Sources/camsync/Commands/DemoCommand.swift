@@ -208,7 +208,8 @@ struct DemoCommand: ParsableCommand {
             if ha {
                 // HA: every coordinator (the killed one unreachable) and every etcd member, the leader first.
                 report.highAvailability = HighAvailabilityReport.gather(
-                    context: try ZMQContext(), endpoints: cluster.topology.allCoordinators.map(LocalCluster.localCommands), curve: nil)
+                    context: try ZMQContext(), endpoints: cluster.topology.allCoordinators.map(LocalCluster.localCommands), curve: nil,
+                    etcdTLS: try? cluster.etcdClientTLS(as: "root"))
             }
             say(CtlStatusCommand.render(report))
             say("Shutting down the cluster (SIGTERM to every process)…")

@@ -25,7 +25,7 @@ struct HTTPOptions: ParsableArguments {
     /// Bootstraps the metrics backend and makes the server, or nil without `--http`. Call before the
     /// daemon creates its metrics.
     func server(follow: (@Sendable () -> (commandEndpoint: String, eventEndpoint: String)?)? = nil,
-                curve: ClientCurve? = nil, highAvailability: (etcd: [EtcdEndpoint], election: String)? = nil,
+                curve: ClientCurve? = nil, highAvailability: (etcd: [EtcdEndpoint], election: String, tls: EtcdClientTLS?)? = nil,
                 logger: Logger) throws -> ObservationServer? {
         guard let address else { return nil }
         let registry = MetricsExport.bootstrap()
