@@ -121,7 +121,8 @@ public enum HAFailoverBenchmark {
             while client.lastAnswer.map({ !$0.accepted || Clock.monotonicNanoseconds() - $0.at > 300_000_000 }) ?? true {
                 guard Clock.monotonicNanoseconds() < settle else {
                     throw BenchError("trial \(trial + 1): no leader answers the client within 20 s before the kill "
-                        + "(last answer \(client.lastAnswer.map { "\($0)" } ?? "none"), \(client.refused) refused; "
+                        + "(last answer: \(client.lastAnswer.map { "\($0.accepted ? "ack" : "refusal") from c\($0.coordinator) in term \($0.term)" } ?? "none"), "
+                        + "\(client.refused) refused; "
                         + "coordinator logs kept in \(dir))")
                 }
                 try pump(20)

@@ -87,7 +87,8 @@ final class NodeFleet {
         let registered = members.filter(\.session.registered).count
         let synced = members.filter { $0.session.replica.phase == .synced }.count
         let followed = Dictionary(grouping: members, by: \.session.followed.commandEndpoint).mapValues(\.count)
-        return "\(registered) registered, \(synced) synced, following \(followed); \(registrations) registrations, "
+            .sorted { $0.key < $1.key }.map { "\($0.value) at \($0.key)" }.joined(separator: ", ")
+        return "\(registered) registered, \(synced) synced, following: \(followed); \(registrations) registrations, "
             + "\(snapshotRequests) snapshot requests, \(replayRequests) replay requests sent"
     }
 
