@@ -1,22 +1,22 @@
 import CamsyncEtcd
 
-/// Where the loop makes the core's `commit`s durable and reads replays from: the SQLite journal
-/// (embedded) or etcd (HA, `EtcdLogExecutor`). Called on the loop thread; every call blocks until done.
-protocol CommandLog: AnyObject {
-    /// One group commit, conditional on `leadership` in HA: returns once durable, throws when not
-    /// (then nothing of the turn may be acknowledged).
-    func append(_ entries: [JournalEntry], ifLeading leadership: EtcdLeadership?) throws
+/// Where the loop makes the core's `commit`s and snapshots durable and reads replays from: the SQLite
+/// journal (embedded, `JournalWriter`) or etcd (HA, `EtcdLogExecutor`). Writes are started from the
+/// loop thread and not awaited: the answer is posted back (`LogAnswer`) and handed to the core.
+protocol CommandLog: AnyObject, Sendable {
+    /// Starts one group commit (conditional on its leadership and on the turn it follows, in HA);
+    /// `answer` is called once, on any thread, when it is durable or is not.
+    func submit(_ commit: TurnCommit, answer: @escaping @Sendable (LogAnswer) -> Void)
+    /// Starts a snapshot write; `answer` is called only when it fails.
+    func submit(_ snapshot: JournalSnapshot, keepingCommands keep: UInt64, ifLeading leadership: EtcdLeadership?,
+                answer: @escaping @Sendable (LogAnswer) -> Void)
+    /// Reads published batches (a replay older than what the core keeps in memory). Blocks.
     func batches(after sequence: UInt64, limit: Int) throws -> [[UInt8]]
-    func writeSnapshot(_ snapshot: JournalSnapshot, keepingCommands keep: UInt64, ifLeading leadership: EtcdLeadership?) throws
 }
 
-/// The embedded journal is this coordinator's own: no leadership to check.
-extension Journal: CommandLog {
-    func append(_ entries: [JournalEntry], ifLeading leadership: EtcdLeadership?) throws {
-        try append(entries)
-    }
-
-    func writeSnapshot(_ snapshot: JournalSnapshot, keepingCommands keep: UInt64, ifLeading leadership: EtcdLeadership?) throws {
-        try writeSnapshot(snapshot, keepingCommands: keep)
-    }
+/// What the log answers the loop about a write it started.
+enum LogAnswer: Sendable {
+    case committed(UInt64)
+    case failed(UInt64, StoreFailure)
+    case snapshotFailed(StoreFailure)
 }

@@ -11,17 +11,19 @@ public import CamsyncEtcd
 public enum CoordinatorAction: Sendable, Equatable {
     /// Send `envelope` to the connection holding `routingID` on the command socket.
     case reply(routingID: [UInt8], Envelope)
-    /// Make a turn's accepted commands durable in one group commit, conditional on `leadership` in HA
-    /// (nil: the embedded journal). Then call `turnCommitted(at:)`, or `turnFailed(_:at:)` when the
-    /// log did not take it.
-    case commit([JournalEntry], ifLeading: EtcdLeadership?)
+    /// Make a turn's accepted commands durable in one group commit, without waiting for it: then call
+    /// `turnCommitted(_:at:)`, or `turnFailed(_:_:at:)` when the log did not take it. Several may be
+    /// in flight; the embedded journal writes them in the order given.
+    case commit(TurnCommit)
     /// Publish on the event socket under `topic`.
     case publish(topic: String, Envelope)
     /// Read up to `limit` published batches after `after` from the log and hand them to
     /// `CoordinatorCore.replayReply(…)`; its envelope goes to `routingID`.
     case serveReplay(routingID: [UInt8], requestID: UInt64, after: UInt64, limit: Int)
     /// Write a state snapshot and drop log entries older than the retry window behind it (K3, K5),
-    /// conditional on `leadership` in HA. A failure goes to `snapshotFailed(_:at:)`.
+    /// conditional on `leadership` in HA and on the turn ending at the snapshot's sequence being in
+    /// the log (it may still be in flight: the embedded journal writes it after that turn, etcd
+    /// refuses it until then). Without waiting; a failure goes to `snapshotFailed(_:at:)`.
     case writeSnapshot(JournalSnapshot, keepingCommands: UInt64, ifLeading: EtcdLeadership?)
     /// HA: read the newest snapshot and every logged command after it, and hand them to
     /// `rebuilt(snapshot:entries:at:)` (or the failure to `storeFailed(_:at:)`).
@@ -88,6 +90,8 @@ public enum CoordinatorMetric: Sendable, Hashable {
     /// A frame that could not be served, by reason.
     case badFrame(BadFrameReason)
     case groupCommit(size: Int)
+    /// A pipelined turn sent again: it had reached the log before the turn it follows.
+    case commitResent
     /// A snapshot request answered.
     case snapshotServed
     /// A camera grant for a session that had asked to run: engine milliseconds since its `startSession`

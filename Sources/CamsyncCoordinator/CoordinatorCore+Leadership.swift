@@ -60,8 +60,9 @@ extension CoordinatorCore {
             return storeFailed(StoreFailure(.unavailable, "the log on etcd does not replay: \(error)"), at: time)
         }
         takeReplica(of: fresh)
-        for entry in entries.suffix(Self.republishLimit) {
-            if let batch = try? Camsync_V1_EventBatch(serializedBytes: entry.batch) { keepForRepublishing(batch) }
+        recentBatches.removeAll()
+        for entry in entries.suffix(recentBatches.capacity) {
+            if let batch = try? Camsync_V1_EventBatch(serializedBytes: entry.batch) { recentBatches.append(batch, size: entry.batch.count) }
         }
         role = .standby
         ha!.retryDelay = HighAvailabilityState.firstRetryDelay
@@ -80,7 +81,7 @@ extension CoordinatorCore {
         var actions: [CoordinatorAction] = []
         for entry in entries {
             guard let batch = try? Camsync_V1_EventBatch(serializedBytes: entry.batch),
-                  follow(batch) == .applied else {
+                  follow(batch, size: entry.batch.count) == .applied else {
                 actions.append(.log(.init(.info, "catching up: the log does not continue this state; rebuilding",
                                           ["sequence": "\(sequence)", "entry": "\(entry.sequence)"])))
                 role = .rebuilding
@@ -159,7 +160,7 @@ extension CoordinatorCore {
         let leadership = role.leadership
         var actions: [CoordinatorAction] = [.log(.init(.warning, "stepping down", [
             "term": "\(term)", "sequence": "\(sequence)", "why": reason]))]
-        if !turn.committing { actions += abandonTurn("not acknowledged: this coordinator stepped down (\(reason))") }
+        actions += abandonTurns("not acknowledged: this coordinator stepped down (\(reason))")
         let wasLeading = role.isLeading
         role = .rebuilding
         ha!.pendingWin = nil

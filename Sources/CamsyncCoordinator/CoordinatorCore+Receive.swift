@@ -125,6 +125,7 @@ extension CoordinatorCore {
                     sequence: sequence, term: term, time: Instant(milliseconds: engineTime),
                     originNode: sender == Envelope.coordinatorSender ? nil : NodeID(sender),
                     originRequestID: requestID, wireCommand: wireCommand, events: events)
+                turn.batches.append(batch)
                 turn.entries.append(JournalEntry(
                     sequence: sequence, term: term, timeMilliseconds: engineTime, node: sender, requestID: requestID,
                     command: WireCodec.encode(wireCommand), batch: WireCodec.encode(batch)))

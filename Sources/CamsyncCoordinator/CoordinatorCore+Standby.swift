@@ -8,7 +8,8 @@ extension CoordinatorCore {
     /// Applies one batch of the leader's log: the retry window (K5) and the engine follow exactly as
     /// recovery would. `.gap` when the batch is not the next one (the core then rebuilds from etcd);
     /// `.stale` for one already applied.
-    public mutating func follow(_ batch: Camsync_V1_EventBatch) -> FollowOutcome {
+    /// `size`: its encoded size when known (it is kept for replays, `RecentBatches`).
+    public mutating func follow(_ batch: Camsync_V1_EventBatch, size: Int? = nil) -> FollowOutcome {
         guard batch.sequence > sequence else { return .stale }
         guard batch.sequence == sequence + 1 else { return .gap }
         guard let entry = try? JournalEntry(publishedBatch: batch),
@@ -17,7 +18,7 @@ extension CoordinatorCore {
                      at: Instant(milliseconds: entry.timeMilliseconds)) else { return .diverged }
         term = max(term, batch.term)
         committedSequence = sequence
-        keepForRepublishing(batch)
+        recentBatches.append(batch, size: size ?? (try? batch.serializedBytes() as [UInt8])?.count ?? 0)
         return .applied
     }
 

@@ -14,9 +14,6 @@ extension CoordinatorCore {
     /// The PUB topic of the leader's pulse. Nodes subscribe to `ev.` and `hb`, which it does not match.
     public static let pulseTopic = "pulse"
 
-    /// Most applied batches a standby keeps to publish again when it starts to lead.
-    static let republishLimit = 1024
-
     var suspicionMilliseconds: Int64 { settings.highAvailability?.suspicionMilliseconds ?? 0 }
 
     /// One message on the standby's SUB to the leader's event endpoint (topic, then an `Envelope`):
@@ -73,14 +70,6 @@ extension CoordinatorCore {
         return [.publish(topic: Self.pulseTopic, heartbeatEnvelope(at: time, lastSequence: committedSequence))]
     }
 
-    /// The shell waits for etcd to take a turn: the pulse goes on meanwhile (the shell publishes it
-    /// at once; it is not part of the turn), so a slow etcd (an fsync stall, its own election) is
-    /// not taken for a dead leader. A leader whose process stalls still falls silent.
-    public mutating func pulseWhileCommitting(at time: CoordinatorTime) -> [CoordinatorAction] {
-        guard turn.committing else { return [] }
-        return pulse(at: time)
-    }
-
     /// A leader that has not published its pulse for the suspicion window (it was paused, or its loop
     /// stalled) may have been revoked by a standby: it steps down before it answers a frame or
     /// commits a turn. The commit would fail anyway once etcd took the key; this also keeps it
@@ -93,14 +82,6 @@ extension CoordinatorCore {
                         resign: true)
     }
 
-    /// A standby keeps the batches it applied last, to publish again when it leads (`republish`).
-    mutating func keepForRepublishing(_ batch: Camsync_V1_EventBatch) {
-        ha?.recentBatches.append(batch)
-        if let count = ha?.recentBatches.count, count > 2 * Self.republishLimit {
-            ha!.recentBatches.removeFirst(count - Self.republishLimit)
-        }
-    }
-
     /// K7: the new leader publishes again what the old one committed but may not have published
     /// (it dies after its commit, before its publications): the batches after the last sequence its
     /// pulse announced, or its last few when no pulse was heard. Nodes drop what they hold already,
@@ -108,9 +89,7 @@ extension CoordinatorCore {
     mutating func republish() -> [CoordinatorAction] {
         guard let state = ha else { return [] }
         let after = state.leaderPublishedThrough > 0 ? state.leaderPublishedThrough : sequence - min(sequence, 64)
-        let batches = state.recentBatches.filter { $0.sequence > after && $0.sequence <= sequence }
-        ha!.recentBatches.removeAll()
-        return batches.compactMap { batch in
+        return recentBatches.after(after, through: sequence).compactMap { batch in
             guard let command = try? Command(wire: batch.command) else { return nil }
             return .publish(topic: EventTopic.topic(for: command, in: engine.state), .eventBatch(batch))
         }

@@ -30,17 +30,22 @@ extension CoordinatorCore {
         return wire
     }
 
-    /// A replay request: answered at once when there is nothing after `after_sequence`, otherwise the
-    /// shell reads the log (`serveReplay`) and calls `replayReply`.
+    /// A replay request: answered at once from the batches kept in memory (`recentBatches`), or when
+    /// there is nothing after `after_sequence`; otherwise the shell reads the log (`serveReplay`) and
+    /// calls `replayReply`.
     func replayActions(_ request: Camsync_V1_ReplayRequest, requestID: UInt64, to identity: [UInt8]) -> [CoordinatorAction] {
-        guard request.afterSequence < committedSequence else {
-            var replay = Camsync_V1_Replay()
-            replay.lastSequence = committedSequence
-            return [.count(.replayServed), .reply(routingID: identity,
-                    Envelope(sender: Envelope.coordinatorSender, requestID: requestID, term: term, body: .replay(replay)))]
-        }
+        var replay = Camsync_V1_Replay()
+        replay.lastSequence = committedSequence
         let limit = request.maxBatches == 0 ? Self.replayBatchLimit : min(Int(request.maxBatches), Self.replayBatchLimit)
-        return [.serveReplay(routingID: identity, requestID: requestID, after: request.afterSequence, limit: limit)]
+        if request.afterSequence < committedSequence {
+            guard recentBatches.holds(after: request.afterSequence) else {
+                return [.serveReplay(routingID: identity, requestID: requestID, after: request.afterSequence, limit: limit)]
+            }
+            replay.batches = recentBatches.after(request.afterSequence, through: committedSequence, limit: limit,
+                                                 byteLimit: Self.replayByteLimit)
+        }
+        return [.count(.replayServed), .reply(routingID: identity,
+                Envelope(sender: Envelope.coordinatorSender, requestID: requestID, term: term, body: .replay(replay)))]
     }
 
     /// The reply to a replay request from the batches the log holds after `after` (as published), or

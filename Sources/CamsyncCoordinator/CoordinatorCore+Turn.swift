@@ -6,12 +6,22 @@ public import CamsyncWire
 /// replies and publications that may leave only once they are (the write-ahead contract).
 struct Turn: Sendable {
     var entries: [JournalEntry] = []
+    /// The batches of `entries`, as published (kept in `RecentBatches` once durable).
+    var batches: [Camsync_V1_EventBatch] = []
     var replies: [(routingID: [UInt8], envelope: Envelope)] = []
     var publications: [(topic: String, envelope: Envelope)] = []
-    /// The `commit` action was returned; its outcome is awaited.
-    var committing = false
 
     var isEmpty: Bool { entries.isEmpty && replies.isEmpty && publications.isEmpty }
+}
+
+/// A turn handed to the log and not released yet (the pipeline, oldest first).
+struct TurnInFlight: Sendable {
+    var commit: TurnCommit
+    var turn: Turn
+    /// The log took it; it is released once every earlier turn is released too.
+    var durable = false
+    /// How many times it was sent (again after `outOfOrder`).
+    var attempts = 1
 }
 
 /// A connection refused for holding another node's route, dropped at `due` (monotonic ms).
@@ -38,37 +48,35 @@ extension CoordinatorCore {
         return rest
     }
 
-    /// The turn ends (the shell has handed over the frames at hand and run the timers): a `commit`
-    /// of its accepted commands, or, when it has none, its replies and publications at once.
+    /// The turn ends (the shell has handed over the frames at hand and run the timers). With commands
+    /// accepted, and room in the pipeline, a `commit` (not awaited: the next turn gathers meanwhile);
+    /// with none, its replies and publications leave with the last turn in flight, or at once when
+    /// none is (they may speak of state that is not durable yet: they wait for it, in order).
     public mutating func endTurn(at time: CoordinatorTime) -> [CoordinatorAction] {
-        guard !turn.committing else { return [] }
-        if turn.entries.isEmpty { return release() }
+        if turn.entries.isEmpty {
+            guard let last = inFlight.indices.last else { return release(&turn) }
+            inFlight[last].turn.replies += turn.replies
+            inFlight[last].turn.publications += turn.publications
+            turn = Turn()
+            return []
+        }
+        guard inFlight.count < settings.commitsInFlight else { return [] }
         var actions = checkLease(at: time)
         guard role.isLeading else {
-            return counted(actions + failTurn(StoreFailure(.notLeader, "this coordinator stopped leading during the turn")))
+            return counted(actions + failTurns(StoreFailure(.notLeader, "this coordinator stopped leading during the turn")))
         }
-        turn.committing = true
-        if settings.plantedBug == .acknowledgeBeforeDurable { actions += release() }
-        actions.append(.commit(turn.entries, ifLeading: role.leadership))
-        return counted(actions)
-    }
-
-    /// The shell made the turn's `commit` durable: everything up to `sequence` may now be
-    /// acknowledged, published and replayed. Replies, then publications, then a snapshot when due.
-    public mutating func turnCommitted(at time: CoordinatorTime) -> [CoordinatorAction] {
-        guard turn.committing else { return [] }
-        let size = turn.entries.count
-        turn.entries.removeAll(keepingCapacity: true)
-        turn.committing = false
-        guard role.isLeading else {
-            // Durable, but this coordinator no longer leads: it neither acknowledges nor publishes.
-            // The requests are retried with the same ids at the leader, whose retry window holds them (K5).
-            return counted(failTurn(StoreFailure(.notLeader, "this coordinator stopped leading while the turn was committed")))
-        }
-        committedSequence = sequence
-        var actions: [CoordinatorAction] = [.count(.groupCommit(size: size))]
-        actions += release()
+        let commit = TurnCommit(id: nextCommitID, entries: turn.entries, leadership: role.leadership,
+                                follows: inFlight.last?.commit.lastSequence)
+        nextCommitID += 1
+        var submitted = TurnInFlight(commit: commit, turn: turn)
+        submitted.turn.entries = []
+        turn = Turn()
+        if settings.plantedBug == .acknowledgeBeforeDurable { actions += release(&submitted.turn) }
+        inFlight.append(submitted)
+        actions.append(.commit(commit))
         if settings.durability != .off, sequence >= lastSnapshotSequence + settings.snapshotEvery {
+            // The state is the log through `sequence` (every accepted command is in a turn in flight):
+            // the snapshot is written after that turn, or refused by etcd until it is in the log.
             actions.append(.writeSnapshot(JournalSnapshot(sequence: sequence, term: term, state: WireCodec.encode(state)),
                                           keepingCommands: UInt64(settings.retryWindow), ifLeading: role.leadership))
             lastSnapshotSequence = sequence
@@ -76,27 +84,73 @@ extension CoordinatorCore {
         return counted(actions)
     }
 
-    /// The log did not take the turn: nothing of it is acknowledged or published. In HA every request
-    /// of the turn gets NOT_LEADER saying why (the client retries with the same id, K5; if the write
-    /// did land after all, the next leader's retry window answers with the ack), and this coordinator
-    /// steps down: its engine holds commands the log may not. Embedded, the journal failing is fatal.
-    public mutating func turnFailed(_ failure: StoreFailure, at time: CoordinatorTime) -> [CoordinatorAction] {
-        counted(failTurn(failure))
+    /// Whether the shell should read more frames now: not while the pipeline is full and the turn
+    /// being gathered has reached `batchLimit` (the sockets' queues hold the rest: backpressure).
+    public var takesFrames: Bool {
+        inFlight.count < settings.commitsInFlight || turn.entries.count < settings.batchLimit
     }
 
-    private mutating func failTurn(_ failure: StoreFailure) -> [CoordinatorAction] {
+    /// Whether a commit is awaited.
+    public var hasTurnsInFlight: Bool { !inFlight.isEmpty }
+
+    /// The log took commit `id`. Every turn up to the oldest one not taken yet is released, in order:
+    /// replies, then publications; their batches may now be replayed.
+    public mutating func turnCommitted(_ id: UInt64, at time: CoordinatorTime) -> [CoordinatorAction] {
+        guard let index = inFlight.firstIndex(where: { $0.commit.id == id }) else { return [] }
+        inFlight[index].durable = true
+        var actions: [CoordinatorAction] = []
+        while let head = inFlight.first, head.durable {
+            guard role.isLeading else {
+                // Durable, but this coordinator no longer leads: it neither acknowledges nor publishes.
+                // The requests are retried with the same ids at the leader, whose retry window holds them (K5).
+                return counted(actions + failTurns(StoreFailure(.notLeader, "this coordinator stopped leading while the turn was committed")))
+            }
+            var released = inFlight.removeFirst()
+            committedSequence = released.commit.lastSequence
+            for (batch, entry) in zip(released.turn.batches, released.commit.entries) {
+                recentBatches.append(batch, size: entry.batch.count)
+            }
+            actions.append(.count(.groupCommit(size: released.commit.entries.count)))
+            actions += release(&released.turn)
+        }
+        return counted(actions)
+    }
+
+    /// The log did not take commit `id`. Sent too early (`outOfOrder`: the turn before it was not in
+    /// the log yet), it is sent again. Otherwise nothing of it, nor of any later turn, is acknowledged
+    /// or published: in HA every request of those turns gets NOT_LEADER saying why (the client retries
+    /// with the same id, K5; if a write did land after all, the next leader's retry window answers
+    /// with the ack), and this coordinator steps down: its engine holds commands the log may not.
+    /// Embedded, the journal failing is fatal.
+    public mutating func turnFailed(_ id: UInt64, _ failure: StoreFailure, at time: CoordinatorTime) -> [CoordinatorAction] {
+        guard let index = inFlight.firstIndex(where: { $0.commit.id == id }) else { return [] }
+        if failure.kind == .outOfOrder, role.isLeading, inFlight[index].attempts < Self.mostAttempts {
+            inFlight[index].attempts += 1
+            inFlight[index].commit.follows = index > 0 ? inFlight[index - 1].commit.lastSequence : nil
+            return counted([.count(.commitResent), .commit(inFlight[index].commit)])
+        }
+        return counted(failTurns(failure))
+    }
+
+    /// How many times a turn is sent before an `outOfOrder` refusal counts as a failure.
+    static let mostAttempts = 64
+
+    /// Fails every turn in flight and the one being gathered.
+    private mutating func failTurns(_ failure: StoreFailure) -> [CoordinatorAction] {
         guard ha != nil else {
+            inFlight.removeAll()
             turn = Turn()
             return [.log(.init(.error, "journal write failed: stopping", ["error": failure.description])),
                     .stop(reason: "journal write failed: \(failure)")]
         }
         let why = "the command log on etcd did not take this turn (\(failure)): not acknowledged"
-        var actions = abandonTurn(why)
+        var actions = abandonTurns(why)
         if role.leadership != nil { actions += stepDown(why, resign: true) }
         return actions
     }
 
-    /// A snapshot write failed. A snapshot is an optimisation in HA: only a lost leadership matters.
+    /// A snapshot write failed. A snapshot is an optimisation in HA: only a lost leadership matters
+    /// (one refused for arriving before its turn is simply not written; the next one will be).
     public mutating func snapshotFailed(_ failure: StoreFailure, at time: CoordinatorTime) -> [CoordinatorAction] {
         guard ha != nil else {
             return [.log(.init(.error, "snapshot write failed: stopping", ["error": failure.description])),
@@ -107,9 +161,11 @@ extension CoordinatorCore {
         return counted(actions)
     }
 
-    /// Every reply of the gathered turn becomes NOT_LEADER with `why`; its appends and publications go.
-    mutating func abandonTurn(_ why: String) -> [CoordinatorAction] {
-        let replies = turn.replies
+    /// Every reply of the turns in flight and of the one gathered becomes NOT_LEADER with `why`;
+    /// their publications go. Answers of the log for them arriving later are ignored.
+    mutating func abandonTurns(_ why: String) -> [CoordinatorAction] {
+        let replies = inFlight.flatMap(\.turn.replies) + turn.replies
+        inFlight.removeAll()
         turn = Turn()
         return replies.flatMap { identity, envelope -> [CoordinatorAction] in
             [.count(.refused(.notLeader)),
@@ -118,8 +174,8 @@ extension CoordinatorCore {
         }
     }
 
-    /// The turn's replies, then its publications.
-    private mutating func release() -> [CoordinatorAction] {
+    /// `turn`'s replies, then its publications (emptied).
+    private func release(_ turn: inout Turn) -> [CoordinatorAction] {
         guard !turn.isEmpty else { return [] }
         let actions = turn.replies.map { CoordinatorAction.reply(routingID: $0.routingID, $0.envelope) }
             + turn.publications.map { CoordinatorAction.publish(topic: $0.topic, $0.envelope) }
@@ -137,16 +193,14 @@ extension CoordinatorCore {
 
     static let turnMilliseconds: Int64 = 20
 
-    /// Runs `body` (frames, timers) as one whole turn against a log that takes every commit: what the
-    /// embedded shell does when its journal is healthy. The actions in the order a shell meets them.
+    /// Runs `body` (frames, timers) as one whole turn against a log that takes every commit at once:
+    /// what the embedded shell comes to when its journal is healthy. The actions in the order a shell meets them.
     public mutating func runTurn(at time: CoordinatorTime,
                                  _ body: (inout CoordinatorCore) -> [CoordinatorAction]) -> [CoordinatorAction] {
         var actions = body(&self)
         let end = endTurn(at: time)
         actions += end
-        if end.contains(where: { if case .commit = $0 { true } else { false } }) {
-            actions += turnCommitted(at: time)
-        }
+        for case .commit(let commit) in end { actions += turnCommitted(commit.id, at: time) }
         return actions
     }
 }

@@ -27,6 +27,12 @@ public struct CoordinatorCore: Sendable {
     public internal(set) var counters = CoordinatorCounters()
     /// The turn being gathered: its log appends, and the replies and publications that wait for them.
     var turn = Turn()
+    /// Turns handed to the log and not released yet, oldest first (at most `settings.commitsInFlight`).
+    var inFlight: [TurnInFlight] = []
+    var nextCommitID: UInt64 = 1
+    /// The last committed batches: replays are served from here when they can be, and a new leader
+    /// publishes its tail again (K7).
+    public internal(set) var recentBatches = RecentBatches(capacity: CoordinatorCore.recentBatchCapacity)
     /// Connections refused for holding another node's route, dropped once their refusal has left.
     var routeDrops: [RouteDrop] = []
     /// When the next "coordinator stats" log line is due (monotonic ms; 0: at the first tick).
@@ -45,6 +51,9 @@ public struct CoordinatorCore: Sendable {
     /// Last traffic from each node (monotonic milliseconds).
     private var lastSeen: [NodeID: Int64] = [:]
     public var livenessTimeoutMilliseconds: Int64 { settings.livenessTimeoutMilliseconds }
+
+    /// How many committed batches the core keeps in memory for replays (about 200 bytes to 2 KiB each).
+    public static let recentBatchCapacity = 16_384
 
     /// A core over `state` after `sequence` (a recovered snapshot, or empty), in `term`.
     public init(settings: CoordinatorSettings, state: ClusterState = ClusterState(), sequence: UInt64 = 0, term: UInt64,

@@ -7,8 +7,9 @@ import Logging
 import ZeroMQ
 
 /// Carrying out the core's actions, in the order given. An I/O action's outcome goes back to the core
-/// as the event the action names (`turnCommitted`/`turnFailed`, `rebuilt`, `logRead`, `storeFailed`,
-/// `replayReply`, `snapshotFailed`), and what the core answers is carried out in turn.
+/// as the event the action names (`rebuilt`, `logRead`, `storeFailed`, `replayReply` at once; the
+/// writes' `turnCommitted`/`turnFailed`/`snapshotFailed` when the log answers, `takeAnswers`), and
+/// what the core answers is carried out in turn.
 extension CoordinatorLoop {
 
     func execute(_ actions: [CoordinatorAction]) throws {
@@ -25,21 +26,9 @@ extension CoordinatorLoop {
             }
         case .publish(let topic, let envelope):
             _ = try publisher.send([Array(topic.utf8), envelope.serializedBytes()], dontWait: true)
-        case .commit(let entries, let leadership):
-            let outcome = Result {
-                if let etcd, let pulse = settings.highAvailability?.pulseMilliseconds {
-                    // The pulse goes on while etcd takes its time: slowness is not death.
-                    try etcd.append(entries, ifLeading: leadership, every: Int(pulse)) {
-                        try execute(core.pulseWhileCommitting(at: Self.now()))
-                    }
-                } else {
-                    try commandLog.append(entries, ifLeading: leadership)
-                }
-            }
-            switch outcome {
-            case .success: try execute(core.turnCommitted(at: Self.now()))
-            case .failure(let error): try execute(core.turnFailed(StoreFailure(error), at: Self.now()))
-            }
+        case .commit(let commit):
+            let answers = self.answers
+            commandLog.submit(commit) { answers.post($0) }
         case .serveReplay(let identity, let requestID, let after, let limit):
             let stored = Result<[[UInt8]], any Error> { try commandLog.batches(after: after, limit: limit) }
             if case .failure(let error) = stored {
@@ -47,8 +36,8 @@ extension CoordinatorLoop {
             }
             try execute(core.replayReply(to: identity, after: after, requestID: requestID, stored: stored))
         case .writeSnapshot(let snapshot, let keep, let leadership):
-            let outcome = Result { try commandLog.writeSnapshot(snapshot, keepingCommands: keep, ifLeading: leadership) }
-            if case .failure(let error) = outcome { try execute(core.snapshotFailed(StoreFailure(error), at: Self.now())) }
+            let answers = self.answers
+            commandLog.submit(snapshot, keepingCommands: keep, ifLeading: leadership) { answers.post($0) }
         case .rebuildFromLog:
             guard let etcd else { return }
             switch Result(catching: { try etcd.recover() }) {

@@ -19,6 +19,7 @@ extension StoreFailure {
         }
         switch etcd.code {
         case .notLeader: self.init(.notLeader, "this coordinator lost its leadership on etcd")
+        case .outOfOrder: self.init(.outOfOrder, etcd.message)
         case .noQuorum: self.init(.unavailable, "etcd has no quorum")
         case .unavailable: self.init(.unavailable, "etcd cannot be reached")
         case .timedOut: self.init(.unavailable, "etcd did not answer in time")

@@ -20,6 +20,10 @@ final class CoordinatorLoop {
     let zap: ZAPAuthenticator?
     /// The SQLite journal, or etcd in HA (`etcd`).
     let commandLog: any CommandLog
+    /// The log's answers to the writes in flight.
+    let answers: LoopInbox<LogAnswer>
+    /// Whether the poller watches the command socket (not while the core takes no frames: backpressure).
+    var pollsCommands = true
     /// HA mode (SPEC K6): the log on etcd, and the supervisor's mailbox; nil for an embedded coordinator.
     let etcd: EtcdLogExecutor?
     let mailbox: HAMailbox?
@@ -35,6 +39,7 @@ final class CoordinatorLoop {
     init(settings: CoordinatorSettings, context: ZMQContext, wakeEndpoint: String, etcd link: HALink?, logger: Logger) throws {
         self.settings = settings
         self.logger = logger
+        answers = try LoopInbox()
         let journal: Journal?
         if let link {
             let log = EtcdLogExecutor(log: link.log)
@@ -45,7 +50,7 @@ final class CoordinatorLoop {
             journal = nil
         } else {
             let opened = try Journal(directory: settings.dataDirectory, durability: settings.durability)
-            commandLog = opened
+            commandLog = JournalWriter(journal: opened)
             etcd = nil
             mailbox = nil
             revoke = nil
@@ -109,6 +114,7 @@ final class CoordinatorLoop {
         if let leaderPulse { poller.register(leaderPulse, for: .readable) }
         if let address = settings.advertisedAddress(bound: endpoints) { core.ha?.address = address }
         if let mailbox { poller.register(fileDescriptor: mailbox.wakeDescriptor, for: .readable) }
+        poller.register(fileDescriptor: answers.wakeDescriptor, for: .readable)
         let serving = core.beginServing(at: Self.now())
         logger.info(mailbox == nil ? "coordinator serving" : "coordinator serving as a standby", metadata: [
             "term": "\(core.term)", "sequence": "\(core.sequence)", "commands": "\(endpoints.command)",
@@ -141,19 +147,52 @@ final class CoordinatorLoop {
                     try execute(core.heardPulse(message.frames, at: Self.now()))
                 }
             }
+            try takeAnswers()
             if ready.contains(where: { $0.socket === router }) { try receiveFrames() }
             try execute(core.tick(at: Self.now()))
             try execute(core.endTurn(at: Self.now()))
+            watchCommands(core.takesFrames)
         }
         try execute(core.endTurn(at: Self.now()))
+        try finishTurnsInFlight()
         logger.info("coordinator stopped", metadata: core.statsMetadata.mapValues { .string($0) })
+    }
+
+    /// Hands the core what the log answered about the writes in flight.
+    func takeAnswers() throws {
+        for answer in answers.take() {
+            let now = Self.now()
+            switch answer {
+            case .committed(let id): try execute(core.turnCommitted(id, at: now))
+            case .failed(let id, let failure): try execute(core.turnFailed(id, failure, at: now))
+            case .snapshotFailed(let failure): try execute(core.snapshotFailed(failure, at: now))
+            }
+        }
+    }
+
+    /// Stops or resumes watching the command socket: frames the core cannot take yet wait in
+    /// libzmq's queue (and, once it is full, in the peers'), instead of waking the loop for nothing.
+    func watchCommands(_ watch: Bool) {
+        guard watch != pollsCommands else { return }
+        pollsCommands = watch
+        if watch { poller.register(router, for: .readable) } else { poller.unregister(router) }
+    }
+
+    /// Stopping: the answers to the turns in flight (replies waiting for them leave), for up to 5 s.
+    func finishTurnsInFlight() throws {
+        let deadline = Clock.monotonicMilliseconds() + 5_000
+        while core.hasTurnsInFlight, Clock.monotonicMilliseconds() < deadline {
+            _ = try poller.poll(timeoutMs: 50)
+            try takeAnswers()
+            try execute(core.endTurn(at: Self.now()))
+        }
     }
 
     /// Hands the core the frames at hand, as many as it takes in one turn.
     func receiveFrames() throws {
         let start = Self.now().monotonicMilliseconds
         var received = 0
-        while let message = try router.receive(dontWait: true) {
+        while core.takesFrames, let message = try router.receive(dontWait: true) {
             received += 1
             let inbound = InboundFrame(frames: message.frames, userID: message.userID,
                                        connection: message.connectionDescriptor.map(ConnectionHandle.init))

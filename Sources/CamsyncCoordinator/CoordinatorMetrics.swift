@@ -14,6 +14,7 @@ struct CoordinatorMetrics {
     private let leading = Gauge(label: "camsync_coordinator_leading")
     private let term = Gauge(label: "camsync_coordinator_term")
     private let suspicions = Counter(label: "camsync_leader_suspicions_total")
+    private let resent = Counter(label: "camsync_commits_resent_total")
 
     func record(_ metric: CoordinatorMetric) {
         switch metric {
@@ -29,6 +30,7 @@ struct CoordinatorMetrics {
         case .snapshotServed: snapshotCounter.increment()
         case .claimGranted(let milliseconds): claimLatency.recordMilliseconds(milliseconds)
         case .leaderSuspected: suspicions.increment()
+        case .commitResent: resent.increment()
         case .role(let isLeading, let current):
             leading.record(isLeading ? 1 : 0)
             term.record(Double(current))

@@ -18,6 +18,9 @@ public struct CoordinatorSettings: Sendable, Equatable {
     public var maxMessageSize: Int64
     /// Most requests handled per loop turn (one journal transaction covers them: group commit).
     public var batchLimit: Int
+    /// Most turns in flight to the log at once (a pipelined log: the next turn is gathered, and sent,
+    /// while earlier ones are written; replies still leave in commit order). 1: one at a time.
+    public var commitsInFlight: Int
     /// K5: how many recent replies are kept for retries.
     public var retryWindow: Int
     public var policy: PolicySettings
@@ -31,7 +34,7 @@ public struct CoordinatorSettings: Sendable, Equatable {
     public init(commandEndpoint: String = "tcp://127.0.0.1:5555", eventEndpoint: String = "tcp://127.0.0.1:5556",
                 dataDirectory: String, durability: JournalDurability = .full,
                 heartbeatIntervalMilliseconds: Int64 = 500, liveness: Int64 = 3, snapshotEvery: UInt64 = 10_000,
-                maxMessageSize: Int64 = 1 << 20, batchLimit: Int = 1024, retryWindow: Int = 65_536,
+                maxMessageSize: Int64 = 1 << 20, batchLimit: Int = 1024, commitsInFlight: Int = 4, retryWindow: Int = 65_536,
                 policy: PolicySettings = PolicySettings(), security: CoordinatorSecurity? = nil) {
         self.commandEndpoint = commandEndpoint
         self.eventEndpoint = eventEndpoint
@@ -42,6 +45,7 @@ public struct CoordinatorSettings: Sendable, Equatable {
         self.snapshotEvery = snapshotEvery
         self.maxMessageSize = maxMessageSize
         self.batchLimit = batchLimit
+        self.commitsInFlight = max(1, commitsInFlight)
         self.retryWindow = retryWindow
         self.policy = policy
         self.security = security

@@ -31,32 +31,40 @@ public struct EtcdCommandLog: Sendable {
     }
 
     /// Makes one group commit durable, if and only if `leadership` still holds (`EtcdError.notLeader`
-    /// otherwise). Every entry must carry its batch. A turn larger than `maximumPutBytes` goes as
-    /// several puts, one transaction each, in order (etcd refuses requests over 1.5 MiB); if one
-    /// fails, the earlier ones are durable but unacknowledged, like a write whose outcome is unknown.
-    public func append(_ entries: [JournalEntry], ifLeading leadership: EtcdLeadership) async throws {
-        var turn = Camsync_V1_Replay()
-        var bytes = 0
+    /// otherwise) and, for a pipelined turn, the turn it `follows` is in the log (`EtcdError.outOfOrder`
+    /// otherwise: nothing written, send it again). Every entry must carry its batch. The value is a
+    /// `Replay` built from the batches as serialized for publication (no decode, no re-encode). A
+    /// turn larger than `maximumPutBytes` goes as several puts, one transaction each, in order, each
+    /// requiring the one before (etcd refuses requests over 1.5 MiB); if one fails, the earlier ones
+    /// are durable but unacknowledged, like a write whose outcome is unknown.
+    public func append(_ entries: [JournalEntry], ifLeading leadership: EtcdLeadership, follows: UInt64? = nil) async throws {
+        var value: [UInt8] = []
+        var last: UInt64 = 0
+        var previous = follows
         for entry in entries {
             let batch = entry.batch
             guard !batch.isEmpty else { throw EtcdCommandLogError("entry \(entry.sequence) has no batch") }
-            if bytes + batch.count > Self.maximumPutBytes, !turn.batches.isEmpty {
-                try await put(turn, ifLeading: leadership)
-                turn = Camsync_V1_Replay()
-                bytes = 0
+            if value.count + batch.count > Self.maximumPutBytes, last != 0 {
+                try await put(value, through: last, ifLeading: leadership, follows: previous)
+                previous = last
+                value.removeAll(keepingCapacity: true)
+                last = 0
             }
-            turn.batches.append(try Camsync_V1_EventBatch(serializedBytes: batch))
-            turn.lastSequence = entry.sequence
-            bytes += batch.count
+            ProtobufWire.append(WireField(number: 1, value: .bytes(batch, nested: nil)), to: &value)
+            last = entry.sequence
         }
-        if !turn.batches.isEmpty { try await put(turn, ifLeading: leadership) }
+        if last != 0 { try await put(value, through: last, ifLeading: leadership, follows: previous) }
     }
 
     /// Most bytes of batches in one put (etcd's default request limit is 1.5 MiB).
     public static let maximumPutBytes = 1 << 20
 
-    private func put(_ turn: Camsync_V1_Replay, ifLeading leadership: EtcdLeadership) async throws {
-        try await client.commit([.put(key: logKey(turn.lastSequence), value: try turn.serializedBytes())], ifLeading: leadership)
+    /// One log key: `batches` (field 1 of `Replay`, already encoded) and `last_sequence` (field 2).
+    private func put(_ batches: [UInt8], through last: UInt64, ifLeading leadership: EtcdLeadership, follows: UInt64?) async throws {
+        var value = batches
+        ProtobufWire.append(WireField(number: 2, value: .varint(last)), to: &value)
+        try await client.commit([.put(key: logKey(last), value: value)], ifLeading: leadership,
+                                requiring: follows.map { [logKey($0)] } ?? [])
     }
 
     /// The published batches after `after`, at most `limit`, in sequence order, as the SQLite
@@ -86,7 +94,9 @@ public struct EtcdCommandLog: Sendable {
     }
 
     /// Writes `snapshot` and drops the log's turns that end more than `keep` commands before it (the
-    /// K5 retry window stays), in one transaction conditional on `leadership`.
+    /// K5 retry window stays), in one transaction conditional on `leadership` and on the turn that
+    /// ends at `snapshot.sequence` being in the log (`EtcdError.outOfOrder` otherwise: the snapshot of
+    /// a pipelined leader may reach etcd before that turn does).
     public func writeSnapshot(_ snapshot: JournalSnapshot, keepingCommands keep: UInt64,
                               ifLeading leadership: EtcdLeadership) async throws {
         var message = Camsync_V1_Snapshot()
@@ -97,7 +107,7 @@ public struct EtcdCommandLog: Sendable {
         if snapshot.sequence > keep {
             writes.append(.deleteRange(from: logPrefix, to: logKey(snapshot.sequence - keep + 1)))
         }
-        try await client.commit(writes, ifLeading: leadership)
+        try await client.commit(writes, ifLeading: leadership, requiring: snapshot.sequence > 0 ? [logKey(snapshot.sequence)] : [])
     }
 
     /// The newest snapshot, or nil.

@@ -2,34 +2,40 @@ import CamsyncEtcd
 import CamsyncRuntime
 
 /// The HA loop's command log (SPEC K6): `EtcdCommandLog` driven from the loop thread. Every write is
-/// conditional on the leadership the core names in its action (none: refused).
+/// conditional on the leadership the core names in its action (none: refused). Commits and snapshots
+/// run as tasks, several at once (the pipeline); reads block the calling thread.
 final class EtcdLogExecutor: CommandLog {
     let log: EtcdCommandLog
 
     init(log: EtcdCommandLog) { self.log = log }
 
-    func append(_ entries: [JournalEntry], ifLeading leadership: EtcdLeadership?) throws {
-        try append(entries, ifLeading: leadership, every: 1_000) {}
+    func submit(_ commit: TurnCommit, answer: @escaping @Sendable (LogAnswer) -> Void) {
+        let log = self.log
+        Task {
+            do {
+                try await log.append(commit.entries, ifLeading: try Self.required(commit.leadership), follows: commit.follows)
+                answer(.committed(commit.id))
+            } catch {
+                answer(.failed(commit.id, StoreFailure(error)))
+            }
+        }
     }
 
-    /// As `append`, calling `meanwhile` on this thread every `milliseconds` while etcd has not
-    /// answered (the leader's pulse goes on while etcd is slow or electing its own leader).
-    func append(_ entries: [JournalEntry], ifLeading leadership: EtcdLeadership?, every milliseconds: Int,
-                meanwhile: () throws -> Void) throws {
-        let leadership = try Self.required(leadership)
+    func submit(_ snapshot: JournalSnapshot, keepingCommands keep: UInt64, ifLeading leadership: EtcdLeadership?,
+                answer: @escaping @Sendable (LogAnswer) -> Void) {
         let log = self.log
-        try Blocking.run(every: milliseconds, meanwhile: meanwhile) { try await log.append(entries, ifLeading: leadership) }
+        Task {
+            do {
+                try await log.writeSnapshot(snapshot, keepingCommands: keep, ifLeading: try Self.required(leadership))
+            } catch {
+                answer(.snapshotFailed(StoreFailure(error)))
+            }
+        }
     }
 
     func batches(after sequence: UInt64, limit: Int) throws -> [[UInt8]] {
         let log = self.log
         return try Blocking.run { try await log.batches(after: sequence, limit: limit) }
-    }
-
-    func writeSnapshot(_ snapshot: JournalSnapshot, keepingCommands keep: UInt64, ifLeading leadership: EtcdLeadership?) throws {
-        let leadership = try Self.required(leadership)
-        let log = self.log
-        try Blocking.run { try await log.writeSnapshot(snapshot, keepingCommands: keep, ifLeading: leadership) }
     }
 
     /// The newest snapshot and every logged command after it (a standby rebuilding).

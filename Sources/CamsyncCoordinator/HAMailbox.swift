@@ -7,8 +7,7 @@ import ZeroMQ
 /// the core): etcd's news for the core in a locked queue with a pipe the loop polls, and the other
 /// way the leaderships the core resigned, which the supervisor awaits.
 final class HAMailbox: Sendable {
-    private let queue = Locked<[LeadershipEvent]>([])
-    private let pipe: (read: Int32, write: Int32)
+    private let news: LoopInbox<LeadershipEvent>
     private let resignations = Locked<Resignations>(Resignations())
 
     private struct Resignations {
@@ -18,36 +17,15 @@ final class HAMailbox: Sendable {
         var nextID: UInt64 = 0
     }
 
-    init() throws {
-        var fds: [Int32] = [0, 0]
-        guard Foundation.pipe(&fds) == 0 else { throw CoordinatorStartError.system("pipe() failed: errno \(errno)") }
-        for fd in fds { _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) }
-        pipe = (fds[0], fds[1])
-    }
-
-    deinit {
-        close(pipe.read)
-        close(pipe.write)
-    }
+    init() throws { news = try LoopInbox() }
 
     /// The descriptor the loop polls.
-    var wakeDescriptor: Int32 { pipe.read }
+    var wakeDescriptor: Int32 { news.wakeDescriptor }
 
-    func post(_ event: LeadershipEvent) {
-        queue.withLock { $0.append(event) }
-        var byte: UInt8 = 1
-        _ = write(pipe.write, &byte, 1)
-    }
+    func post(_ event: LeadershipEvent) { news.post(event) }
 
     /// Everything posted so far, oldest first.
-    func take() -> [LeadershipEvent] {
-        var sink = [UInt8](repeating: 0, count: 256)
-        while read(pipe.read, &sink, sink.count) > 0 {}
-        return queue.withLock { events in
-            defer { events.removeAll() }
-            return events
-        }
-    }
+    func take() -> [LeadershipEvent] { news.take() }
 
     /// The loop carries out the core's `resign`: the supervisor waiting on that leadership goes on.
     func resign(_ leadership: EtcdLeadership) {

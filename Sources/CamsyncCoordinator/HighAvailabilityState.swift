@@ -35,8 +35,6 @@ public struct HighAvailabilityState: Sendable, Equatable {
     public var revokedLease: Int64 = 0
     /// Leading: when it last published its pulse (monotonic ms).
     public var lastPulse: Int64 = 0
-    /// The batches applied last as a standby, published again on taking the lead (K7).
-    public var recentBatches: [Camsync_V1_EventBatch] = []
 
     public static let firstRetryDelay: Int64 = 100
     public static let longestRetryDelay: Int64 = 2_000
@@ -96,6 +94,9 @@ public struct StoreFailure: Error, Sendable, Equatable, CustomStringConvertible 
     public enum Kind: Sendable, Equatable {
         /// etcd refused a write conditional on a leadership this coordinator no longer holds.
         case notLeader
+        /// etcd refused a pipelined write that reached it before the turn it follows: nothing was
+        /// written, and the leadership holds (the core sends it again).
+        case outOfOrder
         /// Anything else: no quorum, unreachable, timed out, a disk error, a corrupt record.
         case unavailable
     }

@@ -11,6 +11,9 @@ public struct EtcdError: Error, Equatable, CustomStringConvertible {
         /// A leadership-conditional write found the leader key gone or re-created: this process
         /// is no longer the leader and must stop acting as one. Nothing was written.
         case notLeader
+        /// A conditional write found a key it requires missing while the leadership holds (a
+        /// pipelined turn reached etcd before the turn it follows). Nothing was written.
+        case outOfOrder
         /// The requested revision has been compacted away; `compactRevision` is the oldest kept.
         case compacted
         /// The lease does not exist any more (expired or revoked).

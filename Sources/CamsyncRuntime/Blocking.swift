@@ -17,24 +17,6 @@ public enum Blocking {
         return try box.wait().get()
     }
 
-    /// As `run`, and calls `meanwhile` on the waiting thread every `milliseconds` until the work is
-    /// done (the coordinator's loop publishes its pulse while it waits for etcd).
-    public static func run<Value: Sendable>(every milliseconds: Int, meanwhile: () throws -> Void,
-                                            _ operation: @escaping @Sendable () async throws -> Value) throws -> Value {
-        let box = ResultBox<Value>()
-        Task {
-            do {
-                box.finish(.success(try await operation()))
-            } catch {
-                box.finish(.failure(error))
-            }
-        }
-        while true {
-            if let result = box.wait(milliseconds: milliseconds) { return try result.get() }
-            try meanwhile()
-        }
-    }
-
     private final class ResultBox<Value: Sendable>: @unchecked Sendable {
         private let lock = NSLock()
         private let done = DispatchSemaphore(value: 0)
@@ -47,12 +29,6 @@ public enum Blocking {
 
         func wait() -> Result<Value, any Error> {
             done.wait()
-            return lock.withLock { result! }
-        }
-
-        /// The result, or nil when it did not come within `milliseconds`.
-        func wait(milliseconds: Int) -> Result<Value, any Error>? {
-            guard done.wait(timeout: .now() + .milliseconds(milliseconds)) == .success else { return nil }
             return lock.withLock { result! }
         }
     }

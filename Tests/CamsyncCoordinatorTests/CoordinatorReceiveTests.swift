@@ -32,7 +32,7 @@ struct CoordinatorReceiveTests {
 
     static func appends(_ actions: [CoordinatorAction]) -> [JournalEntry] {
         actions.flatMap { action -> [JournalEntry] in
-            if case .commit(let entries, _) = action { entries } else { [] }
+            if case .commit(let commit) = action { commit.entries } else { [] }
         }
     }
 
@@ -48,16 +48,17 @@ struct CoordinatorReceiveTests {
         #expect(decided.contains(.count(.accepted)))
         let end = core.endTurn(at: Self.at(6))
         #expect(end.count == 1)
-        guard case .commit(let entries, let leadership)? = end.first, let entry = entries.first else {
+        guard case .commit(let commit)? = end.first, let entry = commit.entries.first else {
             Issue.record("no commit: \(end)"); return
         }
-        #expect(leadership == nil, "the embedded journal is this coordinator's own")
+        #expect(commit.leadership == nil, "the embedded journal is this coordinator's own")
+        #expect(commit.follows == nil, "no turn before it is in flight")
         #expect(entry.sequence == 1 && entry.term == 7 && entry.node == "ipad-1" && entry.requestID == 42)
         #expect(entry.timeMilliseconds == 1_000_005)
         #expect(core.committedSequence == 0, "nothing is committed until the shell says so")
-        #expect(core.endTurn(at: Self.at(7)).isEmpty, "one commit at a time")
+        #expect(core.endTurn(at: Self.at(7)).isEmpty, "a turn with nothing accepted commits nothing")
 
-        let released = core.turnCommitted(at: Self.at(8))
+        let released = core.turnCommitted(commit.id, at: Self.at(8))
         #expect(core.committedSequence == 1)
         let replyIndex = try #require(released.firstIndex { if case .reply = $0 { true } else { false } })
         let publishIndex = try #require(released.firstIndex { if case .publish = $0 { true } else { false } })
@@ -78,8 +79,8 @@ struct CoordinatorReceiveTests {
     func embeddedCommitFailure() {
         var core = Self.core()
         _ = core.receive(Self.frame(Self.register("ipad-1", requestID: 42)), at: Self.at(5))
-        _ = core.endTurn(at: Self.at(6))
-        let failed = core.turnFailed(StoreFailure(.unavailable, "disk I/O error"), at: Self.at(7))
+        guard case .commit(let commit)? = core.endTurn(at: Self.at(6)).first else { Issue.record("no commit"); return }
+        let failed = core.turnFailed(commit.id, StoreFailure(.unavailable, "disk I/O error"), at: Self.at(7))
         #expect(Self.replies(failed).isEmpty)
         #expect(failed.contains { if case .stop = $0 { true } else { false } })
         #expect(!failed.contains { if case .publish = $0 { true } else { false } })
@@ -171,7 +172,7 @@ struct CoordinatorReceiveTests {
         #expect(core.nextDeadline(at: Self.at(251)) == 500)
     }
 
-    @Test("replays: nothing newer is answered at once; otherwise the shell reads the log, and an empty log is COMPACTED")
+    @Test("replays: nothing newer is answered at once; kept batches from memory; otherwise the shell reads the log, and an empty log is COMPACTED")
     func replays() throws {
         var core = Self.core()
         let request = { (after: UInt64) in
@@ -182,18 +183,24 @@ struct CoordinatorReceiveTests {
         actions = core.receiveTurn(Self.frame(request(1)), at: Self.at(2))
         guard case .replay(let upToDate)? = Self.replies(actions).first?.body else { Issue.record("\(actions)"); return }
         #expect(upToDate.batches.isEmpty && upToDate.lastSequence == 1)
-
         actions = core.receiveTurn(Self.frame(request(0)), at: Self.at(3))
+        guard case .replay(let kept)? = Self.replies(actions).first?.body else { Issue.record("\(actions)"); return }
+        #expect(kept.batches.map(\.sequence) == [1], "batch 1 is kept in memory: no log read")
+
+        // A restarted coordinator keeps nothing in memory: the log is read.
+        var restarted = CoordinatorCore(settings: core.settings, state: core.state, sequence: 1, term: 8)
+        restarted.beginServing(at: Self.at(3))
+        actions = restarted.receiveTurn(Self.frame(request(0)), at: Self.at(3))
         #expect(actions == [.serveReplay(routingID: Self.ipad1, requestID: 3, after: 0, limit: CoordinatorCore.replayBatchLimit)])
-        let served = core.runTurn(at: Self.at(4)) {
+        let served = restarted.runTurn(at: Self.at(4)) {
             $0.replayReply(to: Self.ipad1, after: 0, requestID: 3, stored: .success(logged.map(\.batch)))
         }
         guard case .replay(let replay)? = Self.replies(served).first?.body else { Issue.record("\(served)"); return }
         #expect(replay.batches.map(\.sequence) == [1])
-        let compacted = core.runTurn(at: Self.at(5)) { $0.replayReply(to: Self.ipad1, after: 0, requestID: 3, stored: .success([])) }
+        let compacted = restarted.runTurn(at: Self.at(5)) { $0.replayReply(to: Self.ipad1, after: 0, requestID: 3, stored: .success([])) }
         guard case .error(let error)? = Self.replies(compacted).first?.body else { Issue.record("\(compacted)"); return }
         #expect(error.code == .compacted)
-        #expect(core.counters.replaysServed == 2)
+        #expect(core.counters.replaysServed == 2 && restarted.counters.replaysServed == 1)
     }
 
     @Test("K3: a snapshot is written once snapshotEvery commands are committed")

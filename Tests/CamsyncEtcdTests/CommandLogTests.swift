@@ -22,7 +22,7 @@ extension LiveEtcdTests {
                 let frame = InboundFrame(frames: [Array(node.rawValue.utf8),
                     Envelope.request(.registerNode(registration), sender: node.rawValue, requestID: UInt64(index)).serializedBytes()])
                 let time = CoordinatorTime(monotonicMilliseconds: Int64(index), wallMilliseconds: 1_000 + Int64(index))
-                for case .commit(let turn, _) in core.runTurn(at: time, { $0.receive(frame, at: time) }) { entries += turn }
+                for case .commit(let commit) in core.runTurn(at: time, { $0.receive(frame, at: time) }) { entries += commit.entries }
             }
             return entries
         }
@@ -41,6 +41,28 @@ extension LiveEtcdTests {
                 #expect(try await log.batches(after: 2, limit: 2) == entries[2..<4].map(\.batch),
                         "a replay starts inside a turn and stops at its limit")
                 #expect(try await log.batches(after: 5, limit: 10).isEmpty)
+            }
+        }
+
+        @Test("a pipelined turn that reaches etcd before the turn it follows is refused as out of order, writes nothing, and goes through once sent again after it")
+        func pipelinedTurnsKeepTheirOrder() async throws {
+            try await withEtcdCluster { _, client in
+                let lease = try await client.grantLease(ttlSeconds: 5)
+                let leader = try await client.campaign(Self.election, lease: lease, value: Array("coordinator-a"))
+                let log = EtcdCommandLog(client: client, prefix: "camsync/test")
+                let entries = Self.entries(4)
+                try await log.append(Array(entries[0..<2]), ifLeading: leader)
+                let early = await etcdErrorCode { try await log.append([entries[3]], ifLeading: leader, follows: 3) }
+                #expect(early == .outOfOrder)
+                #expect(try await log.entries(after: 0) == Array(entries[0..<2]), "nothing of the early turn is written")
+                let snapshot = JournalSnapshot(sequence: 4, term: 7, state: WireCodec.encode(ClusterState()))
+                let earlySnapshot = await etcdErrorCode { try await log.writeSnapshot(snapshot, keepingCommands: 1, ifLeading: leader) }
+                #expect(earlySnapshot == .outOfOrder, "a snapshot waits for the turn it ends with")
+                try await log.append([entries[2]], ifLeading: leader, follows: 2)
+                try await log.append([entries[3]], ifLeading: leader, follows: 3)
+                #expect(try await log.entries(after: 0) == entries)
+                try await log.writeSnapshot(snapshot, keepingCommands: 1, ifLeading: leader)
+                #expect(try await log.latestSnapshot() == snapshot)
             }
         }
 

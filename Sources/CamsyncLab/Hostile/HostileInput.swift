@@ -143,9 +143,9 @@ public enum HostileInput {
                 if case .snapshot? = envelope.body { try checkSnapshot(envelope, state: core.state, bytes) }
             case .publish(_, let envelope):
                 try checkReply(envelope, bytes)
-            case .commit(let entries, _):
+            case .commit(let commit):
                 appended = true
-                for entry in entries { try checkAppended(entry, replica: &engine, bytes) }
+                for entry in commit.entries { try checkAppended(entry, replica: &engine, bytes) }
             default:
                 continue
             }

@@ -5,8 +5,9 @@ import CamsyncRuntime
 import CamsyncWire
 
 /// One coordinator process of the simulation: the real `CoordinatorCore`, and a shell that does what
-/// `CoordinatorLoop` does (etcd's news, then the frames at hand, then `tick`, then `endTurn`), blocking
-/// on each I/O action as the loop thread does.
+/// `CoordinatorLoop` does (etcd's news, the log's answers, then the frames at hand, then `tick`, then
+/// `endTurn`), blocking on each read as the loop thread does; writes are not awaited (a pipelined
+/// log): their answers come back later, in any order from the store, in order from the journal.
 struct SimCoordinator {
     let index: Int
     let name: String
@@ -22,6 +23,10 @@ struct SimCoordinator {
     var pulses: [[UInt8]] = []
     var listeningTo: Int?
     var work: [Work] = []
+    /// The log's answers to writes in flight, taken at the next iteration.
+    var answers: [IOOutcome] = []
+    /// When the journal's writer thread is free again (embedded: writes are done in order).
+    var journalFreeAt: Int64 = 0
     var blocked = false
     var wakeToken = 0
     var wakeAt: Int64?
@@ -32,6 +37,7 @@ struct SimCoordinator {
     enum Work {
         case observe(LeadershipEvent)
         case pulse([UInt8])
+        case answer(IOOutcome)
         case receive(routingID: [UInt8], bytes: [UInt8])
         case tick
         case endTurn
@@ -54,10 +60,10 @@ struct SimCoordinator {
     }
 }
 
-/// What a blocking I/O action of the loop came to.
+/// What an I/O action of the loop came to.
 enum IOOutcome {
-    case committed
-    case commitFailed(StoreFailure)
+    case committed(UInt64)
+    case commitFailed(UInt64, StoreFailure)
     case replay(routingID: [UInt8], requestID: UInt64, after: UInt64, Result<[[UInt8]], StoreFailure>)
     case snapshotFailed(StoreFailure)
     case snapshotWritten
@@ -85,6 +91,8 @@ extension Simulation {
         process.pulses = []
         process.listeningTo = nil
         process.work = []
+        process.answers = []
+        process.journalFreeAt = 0
         process.blocked = false
         process.wakeAt = nil
         process.supervisor = SimSupervisor()
@@ -133,7 +141,8 @@ extension Simulation {
             let time = coordinatorTime(c)
             guard let core = coordinators[c].core else { return }
             let due = core.nextDeadline(at: time) <= time.monotonicMilliseconds
-            guard due || !coordinators[c].mailbox.isEmpty || !coordinators[c].inbox.isEmpty
+            let frames = core.takesFrames && !coordinators[c].inbox.isEmpty
+            guard due || !coordinators[c].mailbox.isEmpty || frames || !coordinators[c].answers.isEmpty
                     || !coordinators[c].pulses.isEmpty else {
                 sleep(c, until: core.nextDeadline(at: time))
                 return
@@ -151,7 +160,9 @@ extension Simulation {
             coordinators[c].mailbox.removeAll()
             iteration += coordinators[c].pulses.map(SimCoordinator.Work.pulse)
             coordinators[c].pulses.removeAll()
-            let take = min(coordinators[c].inbox.count, settings.batchLimit)
+            iteration += coordinators[c].answers.map(SimCoordinator.Work.answer)
+            coordinators[c].answers.removeAll()
+            let take = core.takesFrames ? min(coordinators[c].inbox.count, settings.batchLimit) : 0
             iteration += coordinators[c].inbox.prefix(take).map { .receive(routingID: $0.routingID, bytes: $0.bytes) }
             coordinators[c].inbox.removeFirst(take)
             iteration += [.tick, .endTurn]
@@ -176,6 +187,10 @@ extension Simulation {
             actions = coordinators[c].core!.observe(news, at: time)
         case .pulse(let bytes):
             actions = coordinators[c].core!.heardPulse([Array(CoordinatorCore.pulseTopic.utf8), bytes], at: time)
+        case .answer(let outcome):
+            var core = coordinators[c].core!
+            actions = answer(&core, outcome, at: time)
+            coordinators[c].core = core
         case .receive(let routingID, let bytes):
             operationsSeen(c, bytes)
             actions = coordinators[c].core!.receive(InboundFrame(frames: [routingID, bytes]), at: time)
@@ -234,26 +249,27 @@ extension Simulation {
                     checkDeclaration(by: c, of: node)
                 }
             }
-        case .commit(let entries, let leadership):
-            block(c)
+        case .commit(let commit):
             switch options.mode {
             case .embedded:
-                let sync = Int64.random(in: 300...2_000, using: &rng)
+                // One writer thread: each commit syncs after the one before it.
+                let done = max(now, coordinators[c].journalFreeAt) + Int64.random(in: 300...2_000, using: &rng)
+                coordinators[c].journalFreeAt = done
                 scheduler.schedule(.call { [unowned self] in
                     guard coordinators[c].isRunning(generation) else { return }   // died before the fsync: lost
-                    journal.append(entries)
-                    scheduler.schedule(.coordinatorIO(c, generation: generation, .committed), at: now)
-                }, at: now + sync)
+                    journal.append(commit.entries)
+                    scheduler.schedule(.coordinatorIO(c, generation: generation, .committed(commit.id)), at: now)
+                }, at: done)
             case .highAvailability:
                 storeCall(c, generation: generation) { [unowned self] in
                     do throws(StoreFailure) {
-                        let turn = try store.append(entries, ifLeading: leadership)
+                        let turn = try store.append(commit.entries, ifLeading: commit.leadership, follows: commit.follows)
                         watchersSee(turn)
-                        return .committed
+                        return .committed(commit.id)
                     } catch {
-                        return .commitFailed(error)
+                        return .commitFailed(commit.id, error)
                     }
-                } failed: { .commitFailed($0) }
+                } failed: { .commitFailed(commit.id, $0) }
             }
         case .serveReplay(let routingID, let requestID, let after, let limit):
             block(c)
@@ -269,11 +285,14 @@ extension Simulation {
                 } failed: { .replay(routingID: routingID, requestID: requestID, after: after, .failure($0)) }
             }
         case .writeSnapshot(let snapshot, let keep, let leadership):
-            block(c)
             switch options.mode {
             case .embedded:
-                journal.writeSnapshot(snapshot, keepingCommands: keep)
-                scheduler.schedule(.coordinatorIO(c, generation: generation, .snapshotWritten), at: now + 1_000)
+                let done = max(now, coordinators[c].journalFreeAt) + 1_000
+                coordinators[c].journalFreeAt = done
+                scheduler.schedule(.call { [unowned self] in
+                    guard coordinators[c].isRunning(generation) else { return }
+                    journal.writeSnapshot(snapshot, keepingCommands: keep)
+                }, at: done)
             case .highAvailability:
                 storeCall(c, generation: generation) { [unowned self] in
                     do throws(StoreFailure) {
@@ -309,25 +328,36 @@ extension Simulation {
 
     private func block(_ c: Int) { coordinators[c].blocked = true }
 
+    /// An I/O action came back. A write's answer waits for the loop's next iteration; a read's
+    /// unblocks the loop with it.
     func completeIO(_ c: Int, _ outcome: IOOutcome) {
-        let time = coordinatorTime(c)
-        var core = coordinators[c].core!
-        let actions: [CoordinatorAction]
         switch outcome {
-        case .committed: actions = core.turnCommitted(at: time)
-        case .commitFailed(let failure): actions = core.turnFailed(failure, at: time)
-        case .replay(let routingID, let requestID, let after, let result):
-            actions = core.replayReply(to: routingID, after: after, requestID: requestID, stored: result.mapError { $0 as any Error })
-        case .snapshotFailed(let failure): actions = core.snapshotFailed(failure, at: time)
-        case .snapshotWritten: actions = []
-        case .rebuilt(let snapshot, let entries): actions = core.rebuilt(snapshot: snapshot, entries: entries, at: time)
-        case .logRead(let entries): actions = core.logRead(entries, at: time)
-        case .readFailed(let failure): actions = core.storeFailed(failure, at: time)
+        case .committed, .commitFailed, .snapshotFailed, .snapshotWritten:
+            coordinators[c].answers.append(outcome)
+            runCoordinator(c)
+            return
+        default: break
         }
+        var core = coordinators[c].core!
+        let actions = answer(&core, outcome, at: coordinatorTime(c))
         coordinators[c].core = core
         coordinators[c].blocked = false
         coordinators[c].work.insert(contentsOf: actions.map(SimCoordinator.Work.action), at: 0)
         runCoordinator(c)
+    }
+
+    private func answer(_ core: inout CoordinatorCore, _ outcome: IOOutcome, at time: CoordinatorTime) -> [CoordinatorAction] {
+        switch outcome {
+        case .committed(let id): core.turnCommitted(id, at: time)
+        case .commitFailed(let id, let failure): core.turnFailed(id, failure, at: time)
+        case .replay(let routingID, let requestID, let after, let result):
+            core.replayReply(to: routingID, after: after, requestID: requestID, stored: result.mapError { $0 as any Error })
+        case .snapshotFailed(let failure): core.snapshotFailed(failure, at: time)
+        case .snapshotWritten: []
+        case .rebuilt(let snapshot, let entries): core.rebuilt(snapshot: snapshot, entries: entries, at: time)
+        case .logRead(let entries): core.logRead(entries, at: time)
+        case .readFailed(let failure): core.storeFailed(failure, at: time)
+        }
     }
 
     /// A request to the store: applied when it reaches the store (if it can), answered a little

@@ -89,9 +89,11 @@ struct SimStore {
         candidates[leadership.lease]?.createRevision == leadership.term
     }
 
-    /// One group commit, conditional on `leadership`.
-    mutating func append(_ entries: [JournalEntry], ifLeading leadership: EtcdLeadership?) throws(StoreFailure) -> Camsync_V1_Replay {
+    /// One group commit, conditional on `leadership` and on the turn it `follows` being in the log.
+    mutating func append(_ entries: [JournalEntry], ifLeading leadership: EtcdLeadership?,
+                         follows: UInt64?) throws(StoreFailure) -> Camsync_V1_Replay {
         guard let leadership, holds(leadership) else { throw StoreFailure(.notLeader, "the leader key is gone") }
+        if let follows, turns[follows] == nil { throw StoreFailure(.outOfOrder, "turn \(follows) not in the log yet") }
         var turn = Camsync_V1_Replay()
         for entry in entries {
             guard let batch = try? Camsync_V1_EventBatch(serializedBytes: entry.batch) else {
@@ -108,6 +110,7 @@ struct SimStore {
     mutating func writeSnapshot(_ snapshot: JournalSnapshot, keepingCommands keep: UInt64,
                                 ifLeading leadership: EtcdLeadership?) throws(StoreFailure) {
         guard let leadership, holds(leadership) else { throw StoreFailure(.notLeader, "the leader key is gone") }
+        guard turns[snapshot.sequence] != nil else { throw StoreFailure(.outOfOrder, "turn \(snapshot.sequence) not in the log yet") }
         revision += 1
         self.snapshot = snapshot
         if snapshot.sequence > keep {

@@ -1,0 +1,28 @@
+public import CamsyncEtcd
+
+/// One turn's group commit, as the core asks its shell for it (`CoordinatorAction.commit`). Up to
+/// `CoordinatorSettings.commitsInFlight` of them are in flight at once (a pipelined log): the shell
+/// answers each with `turnCommitted(_:at:)` or `turnFailed(_:_:at:)`, in any order; the core releases
+/// replies and publications in commit order only.
+public struct TurnCommit: Sendable, Equatable {
+    /// Names this commit in the answer (unique for the life of the core).
+    public var id: UInt64
+    /// The turn's accepted commands, each with its batch as published.
+    public var entries: [JournalEntry]
+    /// HA: the leadership the write is conditional on (nil: the embedded journal).
+    public var leadership: EtcdLeadership?
+    /// The last sequence of the turn before this one while that turn is still in flight: the write is
+    /// conditional on that turn being in the log too, so that a turn reaching etcd early fails
+    /// (`StoreFailure.Kind.outOfOrder`) instead of leaving a hole. nil: every earlier turn is durable.
+    public var follows: UInt64?
+
+    public init(id: UInt64, entries: [JournalEntry], leadership: EtcdLeadership?, follows: UInt64?) {
+        self.id = id
+        self.entries = entries
+        self.leadership = leadership
+        self.follows = follows
+    }
+
+    /// The sequence of the turn's last command (its key in the log).
+    public var lastSequence: UInt64 { entries.last?.sequence ?? 0 }
+}
