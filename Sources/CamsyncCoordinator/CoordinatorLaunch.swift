@@ -38,7 +38,7 @@ public struct CoordinatorLaunch: Sendable, Equatable {
         let s = settings
         var arguments = ["coordinator", "--commands", s.commandEndpoint, "--events", s.eventEndpoint,
                          "--heartbeat-ms", "\(s.heartbeatIntervalMilliseconds)", "--liveness", "\(s.liveness)",
-                         "--snapshot-every", "\(s.snapshotEvery)",
+                         "--snapshot-every", "\(s.snapshotEvery)", "--commits-in-flight", "\(s.commitsInFlight)",
                          "--stage-window-limit", "\(s.policy.stageWindowLimitPerScreen)",
                          "--background-media-limit-mb", "\(s.policy.backgroundMediaMemoryLimitMB)",
                          "--pip-restore-deadline-ms", "\(s.policy.pipRestoreDeadlineMilliseconds)"]

@@ -34,7 +34,7 @@ public struct CoordinatorSettings: Sendable, Equatable {
     public init(commandEndpoint: String = "tcp://127.0.0.1:5555", eventEndpoint: String = "tcp://127.0.0.1:5556",
                 dataDirectory: String, durability: JournalDurability = .full,
                 heartbeatIntervalMilliseconds: Int64 = 500, liveness: Int64 = 3, snapshotEvery: UInt64 = 10_000,
-                maxMessageSize: Int64 = 1 << 20, batchLimit: Int = 1024, commitsInFlight: Int = 4, retryWindow: Int = 65_536,
+                commitsInFlight: Int = 4, maxMessageSize: Int64 = 1 << 20, batchLimit: Int = 1024, retryWindow: Int = 65_536,
                 policy: PolicySettings = PolicySettings(), security: CoordinatorSecurity? = nil) {
         self.commandEndpoint = commandEndpoint
         self.eventEndpoint = eventEndpoint

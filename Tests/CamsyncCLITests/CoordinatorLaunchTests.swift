@@ -11,7 +11,7 @@ import ZeroMQ
 @Suite struct CoordinatorLaunchTests {
     static let embedded = CoordinatorSettings(
         commandEndpoint: "tcp://0.0.0.0:5555,ipc:///tmp/c.sock", eventEndpoint: "tcp://0.0.0.0:5556", dataDirectory: "/var/lib/camsync",
-        durability: .normal, heartbeatIntervalMilliseconds: 250, liveness: 4, snapshotEvery: 500,
+        durability: .normal, heartbeatIntervalMilliseconds: 250, liveness: 4, snapshotEvery: 500, commitsInFlight: 3,
         policy: PolicySettings(stageWindowLimitPerScreen: 3, backgroundMediaMemoryLimitMB: 150, pipRestoreDeadlineMilliseconds: 900))
 
     static var highAvailability: CoordinatorSettings {

@@ -45,6 +45,8 @@ struct CoordinatorCommand: AsyncParsableCommand {
     @Option(help: "Heartbeat interval in milliseconds (K1).") var heartbeatMs = Self.defaults.heartbeatIntervalMilliseconds
     @Option(help: "Missed heartbeats before a node is declared dead (K1).") var liveness = Self.defaults.liveness
     @Option(help: "Write a state snapshot every N commands (K3).") var snapshotEvery = Self.defaults.snapshotEvery
+    @Option(help: "Most turns in flight to the log at once (pipelined group commits; 1: one at a time).")
+    var commitsInFlight = Self.defaults.commitsInFlight
     @Option(help: "Stage Manager windows per screen (L3).") var stageWindowLimit = Self.defaults.policy.stageWindowLimitPerScreen
     @Option(help: "Memory limit of a backgroundMedia app in MB (P9).")
     var backgroundMediaLimitMb = Self.defaults.policy.backgroundMediaMemoryLimitMB
@@ -61,6 +63,7 @@ struct CoordinatorCommand: AsyncParsableCommand {
             throw ValidationError("--durability must be full, normal or off, not '\(durability)'")
         }
         guard heartbeatMs > 0, liveness > 0 else { throw ValidationError("--heartbeat-ms and --liveness must be positive") }
+        guard (1...64).contains(commitsInFlight) else { throw ValidationError("--commits-in-flight must be between 1 and 64") }
         if let etcd {
             do { _ = try EtcdEndpoint.list(parsing: etcd) } catch { throw ValidationError("--etcd: \(error)") }
             guard dataDir == nil else { throw ValidationError("--data-dir and --etcd exclude each other: in HA mode the log lives on etcd") }
@@ -87,6 +90,7 @@ struct CoordinatorCommand: AsyncParsableCommand {
             commandEndpoint: commands, eventEndpoint: events, dataDirectory: dataDir ?? "",
             durability: JournalDurability(rawValue: durability) ?? .full,
             heartbeatIntervalMilliseconds: heartbeatMs, liveness: liveness, snapshotEvery: snapshotEvery,
+            commitsInFlight: commitsInFlight,
             policy: PolicySettings(stageWindowLimitPerScreen: stageWindowLimit,
                                    backgroundMediaMemoryLimitMB: backgroundMediaLimitMb,
                                    pipRestoreDeadlineMilliseconds: pipRestoreDeadlineMs),
