@@ -207,6 +207,7 @@ extension CoordinatorCore {
     /// knowledge, counters and timers.
     private mutating func takeReplica(of other: CoordinatorCore) {
         engine = other.engine
+        snapshotCache = nil
         sequence = other.sequence
         term = other.term
         committedSequence = other.committedSequence

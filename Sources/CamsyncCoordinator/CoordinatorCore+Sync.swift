@@ -8,8 +8,16 @@ extension CoordinatorCore {
     public static let replayBatchLimit = 1000
     public static let replayByteLimit = 512 * 1024
 
-    func snapshotEnvelope(requestID: UInt64, now: Int64) -> Envelope {
-        var snapshot = Envelope.snapshot(state, sequence: sequence, term: term, requestID: requestID, settings: settings.policy)
+    /// A snapshot reply. The state's wire form is made once per sequence (a thousand nodes joining at
+    /// once ask for the same state); liveness and counters are the moment's.
+    mutating func snapshotEnvelope(requestID: UInt64, now: Int64) -> Envelope {
+        var snapshot: Envelope
+        if let cached = snapshotCache, cached.sequence == sequence, cached.term == term {
+            snapshot = Envelope(sender: Envelope.coordinatorSender, requestID: requestID, term: term, body: .snapshot(cached))
+        } else {
+            snapshot = Envelope.snapshot(state, sequence: sequence, term: term, requestID: requestID, settings: settings.policy)
+            if case .snapshot(let body)? = snapshot.body { snapshotCache = body }
+        }
         guard case .snapshot(var body)? = snapshot.body else { return snapshot }
         body.liveness = silence(at: now).map { node, silent in
             var entry = Camsync_V1_NodeLiveness()

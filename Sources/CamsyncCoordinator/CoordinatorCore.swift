@@ -33,6 +33,8 @@ public struct CoordinatorCore: Sendable {
     /// The last committed batches: replays are served from here when they can be, and a new leader
     /// publishes its tail again (K7).
     public internal(set) var recentBatches = RecentBatches(capacity: CoordinatorCore.recentBatchCapacity)
+    /// The state's snapshot message at its sequence and term (without liveness and counters).
+    var snapshotCache: Camsync_V1_Snapshot?
     /// Connections refused for holding another node's route, dropped once their refusal has left.
     var routeDrops: [RouteDrop] = []
     /// When the next "coordinator stats" log line is due (monotonic ms; 0: at the first tick).

@@ -25,7 +25,7 @@ extension CoordinatorLoop {
                 logger.debug("reply not delivered", metadata: ["error": "\(error)"])
             }
         case .publish(let topic, let envelope):
-            _ = try publisher.send([Array(topic.utf8), envelope.serializedBytes()], dontWait: true)
+            publisher.publish(topic: topic, envelope)
         case .commit(let commit):
             let answers = self.answers
             commandLog.submit(commit) { answers.post($0) }

@@ -15,7 +15,8 @@ final class CoordinatorLoop {
     let logger: Logger
     let endpoints: CoordinatorServer.Endpoints
     let router: ZMQSocket
-    let publisher: ZMQSocket
+    /// The PUB socket, on its own thread (encoding and sending publications off the loop).
+    let publisher: EventPublisher
     let wake: ZMQSocket
     let zap: ZAPAuthenticator?
     /// The SQLite journal, or etcd in HA (`etcd`).
@@ -69,9 +70,9 @@ final class CoordinatorLoop {
             zap = nil
         }
         router = try ZMQSocket(context, .router)
-        publisher = try ZMQSocket(context, .pub)
+        let events = try ZMQSocket(context, .pub)
         wake = try ZMQSocket(context, .pair)
-        for socket in [router, publisher] {
+        for socket in [router, events] {
             try socket.set([.linger(milliseconds: 1000), .maxMessageSize(settings.maxMessageSize)])
             if let security = settings.security {
                 try socket.set([.zapDomain("camsync"), .curveServer(true), .curveSecretKey(security.secretKey)])
@@ -89,7 +90,7 @@ final class CoordinatorLoop {
                             .heartbeatInterval(milliseconds: Int(settings.heartbeatIntervalMilliseconds)),
                             .heartbeatTimeout(milliseconds: Int(settings.livenessTimeoutMilliseconds))])
         }
-        try publisher.set([.sendHighWaterMark(100_000)])
+        try events.set([.sendHighWaterMark(100_000)])
         if link != nil {
             let pulse = try ZMQSocket(context, .sub)
             try pulse.set([.linger(milliseconds: 0), .reconnectInterval(milliseconds: 20), .maxMessageSize(settings.maxMessageSize),
@@ -106,9 +107,10 @@ final class CoordinatorLoop {
         // nodes plus an ipc path for local admin tools); the last bound is reported, the first is
         // advertised in HA mode unless `--advertise-*` says otherwise.
         for endpoint in EndpointList.entries(in: settings.commandEndpoint) { try router.bind(endpoint) }
-        for endpoint in EndpointList.entries(in: settings.eventEndpoint) { try publisher.bind(endpoint) }
+        for endpoint in EndpointList.entries(in: settings.eventEndpoint) { try events.bind(endpoint) }
         try wake.bind(wakeEndpoint)
-        endpoints = .init(command: try router.lastEndpoint, event: try publisher.lastEndpoint)
+        endpoints = .init(command: try router.lastEndpoint, event: try events.lastEndpoint)
+        publisher = try EventPublisher(socket: events)
         poller.register(router, for: .readable)
         poller.register(wake, for: .readable)
         if let leaderPulse { poller.register(leaderPulse, for: .readable) }
@@ -125,7 +127,8 @@ final class CoordinatorLoop {
     }
 
     func close() {
-        for socket in [router, publisher, wake] + [leaderPulse].compactMap({ $0 }) { socket.close() }
+        publisher.stop()
+        for socket in [router, wake] + [leaderPulse].compactMap({ $0 }) { socket.close() }
         zap?.stop()
     }
 

@@ -66,3 +66,35 @@ public enum EtcdRoundTrip {
         return text.split(separator: " ").first.flatMap { Double($0) } ?? 0
     }
 }
+
+extension EtcdRoundTrip {
+    /// The raw ceiling of a pipelined leader's log: conditional puts of `valueBytes` each, `inFlight`
+    /// at once (each conditional on the leader key, as a turn is), for `seconds`, from `client`.
+    /// Transactions per second.
+    public static func pipelinedPuts(client: EtcdClient, valueBytes: Int, inFlight: Int, seconds: Double,
+                                     election: String = "camsync/bench/ceiling") async throws -> Double {
+        let lease = try await client.grantLease(ttlSeconds: 30)
+        defer { Task { try? await client.revoke(lease) } }
+        let leadership = try await client.campaign(election, lease: lease, value: [])
+        let value = [UInt8](repeating: 0x5a, count: max(1, valueBytes))
+        let clock = ContinuousClock()
+        let started = clock.now
+        let deadline = started + .milliseconds(Int64(seconds * 1_000))
+        let done = try await withThrowingTaskGroup(of: Int.self) { group in
+            for lane in 0..<max(1, inFlight) {
+                group.addTask {
+                    var count = 0
+                    while clock.now < deadline {
+                        try await client.commit([.put(key: "camsync/bench/ceiling/\(lane)/\(count % 64)", value: value)],
+                                                ifLeading: leadership)
+                        count += 1
+                    }
+                    return count
+                }
+            }
+            return try await group.reduce(0, +)
+        }
+        let elapsed = clock.now - started
+        return Double(done) / (Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+    }
+}
