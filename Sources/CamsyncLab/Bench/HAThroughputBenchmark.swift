@@ -11,11 +11,16 @@ import ZeroMQ
 /// the leader of 3 coordinators on 3 loopback etcd members. The etcd revision before and after each
 /// point gives the number of txns, hence the mean turn size. Target ≥ 20,000 commands/s.
 public enum HAThroughputBenchmark {
-    /// The mean size of the log's values under `prefix` (a turn's batches as etcd stores them).
-    static func meanLogValueBytes(_ client: EtcdClient, prefix: String) async throws -> Int {
-        let range = try await client.range(prefix: "\(prefix)/log/")
-        guard !range.keyValues.isEmpty else { return 0 }
-        return range.keyValues.map(\.value.count).reduce(0, +) / range.keyValues.count
+    /// The mean size of one command's batch in the log under `prefix` (over its first 256 turns).
+    static func meanBatchBytes(_ client: EtcdClient, prefix: String) async throws -> Double {
+        let range = try await client.range(prefix: "\(prefix)/log/", limit: 256)
+        var bytes = 0
+        var batches = 0
+        for keyValue in range.keyValues {
+            bytes += keyValue.value.count
+            batches += try Camsync_V1_Replay(serializedBytes: keyValue.value).batches.count
+        }
+        return batches > 0 ? Double(bytes) / Double(batches) : 0
     }
 
     public static func run(_ settings: BenchSettings) throws -> BenchmarkResult {
@@ -83,7 +88,8 @@ public enum HAThroughputBenchmark {
         // The ceiling of the same etcd in the same run: conditional puts of the size of the leader's
         // turns, as many in flight as the leader keeps (--commits-in-flight), from this process's client.
         let prefix = cluster.prefix
-        let turnBytes = try Blocking.run { try await etcd.withClient { try await meanLogValueBytes($0, prefix: prefix) } }
+        let batchBytes = try Blocking.run { try await etcd.withClient { try await meanBatchBytes($0, prefix: prefix) } }
+        let turnBytes = Int(batchBytes * bestPoint.commandsPerTxn)
         let inFlight = CoordinatorSettings.defaults.commitsInFlight
         let putsPerSecond = try Blocking.run {
             try await etcd.withClient { try await EtcdRoundTrip.pipelinedPuts(client: $0, valueBytes: turnBytes, inFlight: inFlight,
