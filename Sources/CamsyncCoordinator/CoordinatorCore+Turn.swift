@@ -22,6 +22,8 @@ struct TurnInFlight: Sendable {
     var durable = false
     /// How many times it was sent (again after `outOfOrder`).
     var attempts = 1
+    /// Refused as out of order: sent again once the turn before it is durable.
+    var waitingToResend = false
 }
 
 /// A connection refused for holding another node's route, dropped at `due` (monotonic ms).
@@ -113,11 +115,23 @@ extension CoordinatorCore {
             actions.append(.count(.groupCommit(size: released.commit.entries.count)))
             actions += release(&released.turn)
         }
-        return counted(actions)
+        return counted(actions + resendReady())
+    }
+
+    /// The turns refused as out of order whose predecessor is now durable, sent again (same id).
+    private mutating func resendReady() -> [CoordinatorAction] {
+        var actions: [CoordinatorAction] = []
+        for index in inFlight.indices where inFlight[index].waitingToResend && (index == 0 || inFlight[index - 1].durable) {
+            inFlight[index].waitingToResend = false
+            inFlight[index].attempts += 1
+            inFlight[index].commit.follows = index > 0 ? inFlight[index - 1].commit.lastSequence : nil
+            actions += [.count(.commitResent), .commit(inFlight[index].commit)]
+        }
+        return actions
     }
 
     /// The log did not take commit `id`. Sent too early (`outOfOrder`: the turn before it was not in
-    /// the log yet), it is sent again. Otherwise nothing of it, nor of any later turn, is acknowledged
+    /// the log yet), it is sent again once that turn is durable (at once if it is). Otherwise nothing of it, nor of any later turn, is acknowledged
     /// or published: in HA every request of those turns gets NOT_LEADER saying why (the client retries
     /// with the same id, K5; if a write did land after all, the next leader's retry window answers
     /// with the ack), and this coordinator steps down: its engine holds commands the log may not.
@@ -125,15 +139,14 @@ extension CoordinatorCore {
     public mutating func turnFailed(_ id: UInt64, _ failure: StoreFailure, at time: CoordinatorTime) -> [CoordinatorAction] {
         guard let index = inFlight.firstIndex(where: { $0.commit.id == id }) else { return [] }
         if failure.kind == .outOfOrder, role.isLeading, inFlight[index].attempts < Self.mostAttempts {
-            inFlight[index].attempts += 1
-            inFlight[index].commit.follows = index > 0 ? inFlight[index - 1].commit.lastSequence : nil
-            return counted([.count(.commitResent), .commit(inFlight[index].commit)])
+            inFlight[index].waitingToResend = true
+            return counted(resendReady())
         }
         return counted(failTurns(failure))
     }
 
     /// How many times a turn is sent before an `outOfOrder` refusal counts as a failure.
-    static let mostAttempts = 64
+    static let mostAttempts = 16
 
     /// Fails every turn in flight and the one being gathered.
     private mutating func failTurns(_ failure: StoreFailure) -> [CoordinatorAction] {

@@ -1,17 +1,28 @@
 import CamsyncEtcd
 import CamsyncRuntime
+import ZeroMQ
 
 /// The HA loop's command log (SPEC K6): `EtcdCommandLog` driven from the loop thread. Every write is
 /// conditional on the leadership the core names in its action (none: refused). Commits and snapshots
 /// run as tasks, several at once (the pipeline); reads block the calling thread.
 final class EtcdLogExecutor: CommandLog {
     let log: EtcdCommandLog
+    /// The last commit submitted: the next one starts its request only once this one has started its
+    /// own, so that turns leave in order (etcd refuses one that overtakes its predecessor).
+    private let lastStarted = Locked<Signal?>(nil)
 
     init(log: EtcdCommandLog) { self.log = log }
 
     func submit(_ commit: TurnCommit, answer: @escaping @Sendable (LogAnswer) -> Void) {
         let log = self.log
+        let started = Signal()
+        let previous = lastStarted.withLock { last in
+            defer { last = started }
+            return last
+        }
         Task {
+            await previous?.wait()
+            started.fire()
             do {
                 try await log.append(commit.entries, ifLeading: try Self.required(commit.leadership), follows: commit.follows)
                 answer(.committed(commit.id))
@@ -55,5 +66,30 @@ final class EtcdLogExecutor: CommandLog {
     private static func required(_ leadership: EtcdLeadership?) throws -> EtcdLeadership {
         guard let leadership else { throw EtcdError(.notLeader, "this coordinator does not lead") }
         return leadership
+    }
+}
+
+/// A one-shot signal: `wait` returns once `fire` was called (at once after it).
+final class Signal: Sendable {
+    private let state = Locked<(fired: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
+
+    func fire() {
+        let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+            state.fired = true
+            defer { state.waiters = [] }
+            return state.waiters
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+
+    func wait() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let now = state.withLock { state -> Bool in
+                if state.fired { return true }
+                state.waiters.append(continuation)
+                return false
+            }
+            if now { continuation.resume() }
+        }
     }
 }

@@ -103,20 +103,23 @@ struct CoordinatorPipelineTests {
         #expect(core.takesFrames)
     }
 
-    @Test("HA: a turn etcd took before the one it follows is sent again, same id, after the right turn")
+    @Test("HA: a turn etcd took before the one it follows is sent again, same id, once that turn is durable")
     func outOfOrderIsSentAgain() throws {
         var core = L.standby()
         _ = L.lead(&core, term: 42)
         let first = try #require(Self.registerTurn(&core, 1, requestID: 1, at: 20))
         let second = try #require(Self.registerTurn(&core, 2, requestID: 2, at: 21))
         #expect(first.leadership == L.leadership(42) && second.leadership == L.leadership(42))
-        let resent = core.turnFailed(second.id, StoreFailure(.outOfOrder, "turn 1 not in the log yet"), at: R.at(22))
-        let again = try #require(Self.commit(in: resent))
-        #expect(again == second, "the same turn, the same id, still following turn 1")
-        #expect(resent.contains(.count(.commitResent)))
+        let refused = core.turnFailed(second.id, StoreFailure(.outOfOrder, "turn 1 not in the log yet"), at: R.at(22))
+        #expect(Self.commit(in: refused) == nil, "not again before turn 1 is in the log")
         #expect(core.role.isLeading, "no step down")
-        let released = core.turnCommitted(first.id, at: R.at(23)) + core.turnCommitted(second.id, at: R.at(24))
-        #expect(Self.acks(released) == [1, 2])
+        let firstDone = core.turnCommitted(first.id, at: R.at(23))
+        #expect(Self.acks(firstDone) == [1])
+        let again = try #require(Self.commit(in: firstDone))
+        #expect(again.id == second.id && again.entries == second.entries, "the same turn, the same id")
+        #expect(again.follows == nil, "turn 1 is durable now")
+        #expect(firstDone.contains(.count(.commitResent)))
+        #expect(Self.acks(core.turnCommitted(second.id, at: R.at(24))) == [2])
     }
 
     @Test("HA: a turn etcd refused takes every later turn in flight with it: NOT_LEADER for all, nothing published, later answers ignored")
