@@ -62,8 +62,8 @@ public struct ClusterKeys: Sendable {
         var nodes: [String: CurveKeyPair] = [:]
         for id in ids { nodes[id] = try pair(id) }
         let bindings = nodes.sorted { $0.key < $1.key }.map { id, pair in
-            retiring[id].map { "# \(id) rotates: its old key (remove this line once it runs on the new one)\n\(id) \($0)\n" } ?? ""
-                + "\(id) \(pair.publicKey)"
+            let old = retiring[id].map { "# \(id) rotates: its old key (remove this line once it runs on the new one)\n\(id) \($0)\n" }
+            return (old ?? "") + "\(id) \(pair.publicKey)"
         }.joined(separator: "\n")
         try ("# node-id public-key: each node may only speak as the id its key is bound to\n" + bindings + "\n")
             .write(toFile: "\(directory)/nodes.txt", atomically: true, encoding: .utf8)

@@ -33,6 +33,10 @@ public final class LocalCluster: @unchecked Sendable {
     /// Which coordinators (by name) a node is given, when not all of them (tests: a node that
     /// reaches only one coordinator; stale lists). Default: every coordinator.
     public var nodeCoordinators: [String: [String]] = [:]
+    /// With CURVE: the coordinators (by name) the nodes believe, when not all of them (tests: a
+    /// coordinator removed from the trusted list while it still runs). Nodes then get
+    /// `keys/coordinators-nodes.txt` listing only these; the coordinators keep `coordinators.txt`.
+    public var nodeTrust: [String]?
     /// The etcd identity (client certificate file and user, `etcdClientTLS(as:)`) an HA coordinator
     /// starts with, when not its own name: a certificate rotated to a new user (`c1-r2`).
     public var etcdIdentity: [String: String] = [:]
@@ -67,16 +71,18 @@ public final class LocalCluster: @unchecked Sendable {
         }
     }
 
-    /// Reads the keys again (after `camsync keygen --rotate` changed some), rewriting `nodes.txt` and
-    /// `coordinators.txt` from the pairs on disk.
-    public func reloadKeys() throws {
+    /// Reads the keys again, making the pairs that are missing (a key file removed to rotate it, as
+    /// `camsync keygen --rotate` does), and rewrites `nodes.txt` (with `retiring` node keys still
+    /// listed beside the new ones) and `coordinators.txt`.
+    public func reloadKeys(retiring: [String: String] = [:]) throws {
         guard keys != nil else { return }
-        keys = try Self.loadKeys(topology, runDirectory)
+        keys = try Self.loadKeys(topology, runDirectory, retiring: retiring)
     }
 
-    private static func loadKeys(_ topology: Topology, _ runDirectory: String) throws -> ClusterKeys {
+    private static func loadKeys(_ topology: Topology, _ runDirectory: String, retiring: [String: String] = [:]) throws -> ClusterKeys {
         try ClusterKeys.loadOrGenerate(directory: runDirectory + "/keys", nodes: topology.nodes.map(\.id),
-                                       coordinators: topology.allCoordinators.map { (topology.processName($0), $0.commands, $0.events) })
+                                       coordinators: topology.allCoordinators.map { (topology.processName($0), $0.commands, $0.events) },
+                                       retiring: retiring)
     }
 
     // MARK: Paths and endpoints
@@ -285,7 +291,13 @@ public final class LocalCluster: @unchecked Sendable {
             "--control", controlEndpoint(id), "--heartbeat-ms", "\(s?.heartbeatMs ?? 500)", "--liveness", "\(s?.liveness ?? 3)",
         ]
         if let keys {
-            arguments += ["--secret-key", keys.path("\(id).key"), "--coordinator-keys", keys.trustedCoordinatorsPath]
+            var trustedPath = keys.trustedCoordinatorsPath
+            if let names = nodeTrust {
+                trustedPath = keys.path("coordinators-nodes.txt")
+                let trusted = TrustedCoordinators(entries: keys.trusted.entries.filter { names.contains($0.name) })
+                try trusted.fileText.write(toFile: trustedPath, atomically: true, encoding: .utf8)
+            }
+            arguments += ["--secret-key", keys.path("\(id).key"), "--coordinator-keys", trustedPath]
         }
         if isAgent {
             // The C display agent takes the same options as `camsync node` but keeps no history file.
