@@ -28,7 +28,7 @@ public struct TrustedCoordinators: Sendable, Equatable {
 
     public var entries: [Entry]
     /// One key that every coordinator serves with (`--coordinator-key`: an embedded coordinator, or
-    /// coordinators that still share one pair). It is trusted at every endpoint.
+    /// coordinators that still share one pair): trusted, and the key at every endpoint no entry lists.
     public var sharedKey: String?
 
     public init(entries: [Entry]) {
