@@ -12,7 +12,7 @@ PROTOS := $(shell find proto -path proto/etcd -prune -o -name '*.proto' -print |
 SWIFT_OPTS := --swift_opt=Visibility=Public --swift_opt=FileNaming=PathToUnderscores --swift_opt=UseAccessLevelOnImports=true
 
 .PHONY: web-screenshot deps build test package-check alerts-test run run-ha proto proto-check proto-c bench clean plugin multihost-test soak sim \
-  fuzz flood agent-asan leader-following-test fuzz-agent grpc-plugin etcd-proto etcd-swift etcd-proto-check
+  fuzz flood agent-asan leader-following-test trust-test fuzz-agent grpc-plugin etcd-proto etcd-swift etcd-proto-check
 
 # The etcd v3 client (Sources/CamsyncEtcd): etcd's API protos, copied from Debian's
 # golang-etcd-server-dev (the same 3.4 release as etcd-server) into proto/etcd with the Go-only
@@ -40,7 +40,7 @@ build: deps
 
 # agent-asan first: DisplayAgentTests run one cluster with the sanitizer build of the agent.
 # leader-following-test: the C agent's leader-following rule against the shared table of cases.
-test: deps package-check alerts-test agent-asan leader-following-test
+test: deps package-check alerts-test agent-asan leader-following-test trust-test
 	$(SWIFT) test
 
 # The Prometheus rules in deploy/prometheus: valid, and their unit tests pass (promtool from Debian's
@@ -135,6 +135,15 @@ $(AGENT_SCRATCH)/leader-following-test: agent/src/follow.c agent/src/follow.h ag
 	$(CLANG) $(AGENT_CFLAGS) -fsanitize=address,undefined agent/src/follow.c agent/tests/leader_following_test.c -o $@
 leader-following-test: $(AGENT_SCRATCH)/leader-following-test
 	$(AGENT_SCRATCH)/leader-following-test $(LEADER_TABLE)
+
+# Issue 26: which coordinators the agent believes (agent/src/trust.c), the cases of the Swift
+# TrustedCoordinatorsTests, under ASan + UBSan.
+TRUST_TEST_SOURCES := agent/src/trust.c agent/generated/camsync/v1/heartbeat.pb-c.c agent/tests/trust_test.c
+$(AGENT_SCRATCH)/trust-test: $(TRUST_TEST_SOURCES) agent/src/trust.h agent/src/config.h
+	mkdir -p $(AGENT_SCRATCH)
+	$(CLANG) $(AGENT_CFLAGS) -fsanitize=address,undefined $(TRUST_TEST_SOURCES) -lzmq -lprotobuf-c -o $@
+trust-test: $(AGENT_SCRATCH)/trust-test
+	$(AGENT_SCRATCH)/trust-test
 
 FUZZ_AGENT_SECONDS ?= 60
 fuzz-agent: deps

@@ -182,7 +182,7 @@ let package = Package(
         ),
         .testTarget(
             name: "CamsyncCLITests",
-            dependencies: ["camsync", "CamsyncClient", "CamsyncCoordinator", "CamsyncEtcd", "CamsyncPolicy", "ZeroMQ", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: ["camsync", "CamsyncClient", "CamsyncCoordinator", "CamsyncEtcd", "CamsyncPolicy", "CamsyncWire", "ZeroMQ", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -10,6 +10,8 @@ public enum ClientError: Error, Equatable, CustomStringConvertible {
     /// The peer answered with something that is not the expected reply.
     case unexpectedReply(String)
     case transport(String)
+    /// With CURVE: no coordinator the client believes is at this endpoint (no key to connect with).
+    case untrusted(endpoint: String)
 
     public var description: String {
         switch self {
@@ -18,6 +20,8 @@ public enum ClientError: Error, Equatable, CustomStringConvertible {
         case .refused(let refusal): "\(refusal)"
         case .unexpectedReply(let what): "unexpected reply: \(what)"
         case .transport(let what): "transport error: \(what)"
+        case .untrusted(let endpoint):
+            "no trusted coordinator key for \(endpoint): it is not in the coordinator keys (coordinators.txt), or the key named for it is not trusted"
         }
     }
 

@@ -12,11 +12,20 @@ public final class EventSubscriber {
         socket = try ZMQSocket(context, .sub)
         try socket.set([.linger(milliseconds: 0), .receiveHighWaterMark(1_000_000), .maxMessageSize(256 << 20)])
         if let curve {
-            try socket.set([.curveServerKey(curve.serverPublicKey), .curvePublicKey(curve.publicKey),
-                            .curveSecretKey(curve.secretKey)])
+            try socket.set([.curvePublicKey(curve.publicKey), .curveSecretKey(curve.secretKey)])
         }
         for topic in topics { try socket.set(.subscribe(Array(topic.utf8))) }
-        for one in endpoint.split(separator: ",") { try socket.connect(String(one)) }
+        // Each endpoint with the key of the coordinator there (libzmq takes it at connect).
+        for one in endpoint.split(separator: ",").map(String.init) {
+            if let curve {
+                guard let key = curve.serverKey(forEventEndpoint: one) else {
+                    socket.close()
+                    throw ClientError.untrusted(endpoint: one)
+                }
+                try socket.set(.curveServerKey(key))
+            }
+            try socket.connect(one)
+        }
         poller.register(socket, for: .readable)
     }
 

@@ -25,6 +25,7 @@ public enum LeaderFollowing {
         _ request: (CoordinatorClient, Int) throws -> T
     ) throws -> T {
         var leader = FollowedLeader(endpoints: endpoints)
+        var curve = curve
         let share = endpoints.count == 1 ? timeoutMilliseconds : max(1_000, timeoutMilliseconds / endpoints.count)
         let clock = ContinuousClock()
         let deadline = clock.now.advanced(by: .milliseconds(timeoutMilliseconds))
@@ -40,10 +41,11 @@ public enum LeaderFollowing {
             } catch ClientError.refused(let refusal) where refusal.code == .notLeader {
                 // A standby (or a leader that lost etcd): nothing was applied.
                 lastError = ClientError.refused(refusal)
-                if let named = refusal.leader,
+                // A leader whose key is not trusted is not believed (issue 26): ask the next one instead.
+                if let named = refusal.leader, curve?.believes(named, reachedAt: reach(named)) ?? true,
                    leader.named(commandEndpoint: reach(named), term: named.term, by: .another) == .follow { continue }
                 guard leader.tryNext() else { throw ClientError.refused(refusal) }
-            } catch let error as ClientError where error.isUnreachable {
+            } catch let error as ClientError where error.isUnreachable || error.isUntrusted {
                 lastError = error
                 guard leader.fellSilent() else { throw error }
             }
@@ -56,5 +58,9 @@ public enum LeaderFollowing {
 extension ClientError {
     var isUnreachable: Bool {
         if case .unreachable = self { true } else { false }
+    }
+
+    var isUntrusted: Bool {
+        if case .untrusted = self { true } else { false }
     }
 }

@@ -16,8 +16,11 @@ final class RequestSocket {
         try socket.set([.linger(milliseconds: 0), .maxMessageSize(256 << 20)])
         if let routingID { try socket.set([.routingID(Array(routingID.utf8))]) }
         if let curve {
-            try socket.set([.curveServerKey(curve.serverPublicKey), .curvePublicKey(curve.publicKey),
-                            .curveSecretKey(curve.secretKey)])
+            guard let serverKey = curve.serverKey(forCommandEndpoint: endpoint) else {
+                socket.close()
+                throw ClientError.untrusted(endpoint: endpoint)
+            }
+            try socket.set([.curveServerKey(serverKey), .curvePublicKey(curve.publicKey), .curveSecretKey(curve.secretKey)])
         }
         try socket.connect(endpoint)
         var seed = SystemRandomNumberGenerator()
@@ -68,16 +71,4 @@ final class RequestSocket {
     }
 
     func close() { socket.close() }
-}
-
-/// CURVE settings for a client socket.
-public struct ClientCurve: Sendable {
-    public var publicKey: String
-    public var secretKey: String
-    public var serverPublicKey: String
-    public init(publicKey: String, secretKey: String, serverPublicKey: String) {
-        self.publicKey = publicKey
-        self.secretKey = secretKey
-        self.serverPublicKey = serverPublicKey
-    }
 }

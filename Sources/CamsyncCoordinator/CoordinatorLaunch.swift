@@ -10,10 +10,13 @@ public struct CoordinatorLaunch: Sendable, Equatable {
         public var secretKey: String
         public var nodeKeys: String
         public var adminKeys: String
-        public init(secretKey: String, nodeKeys: String, adminKeys: String) {
+        /// The cluster's coordinators and their keys (`--coordinator-keys`), when each has its own pair.
+        public var coordinatorKeys: String?
+        public init(secretKey: String, nodeKeys: String, adminKeys: String, coordinatorKeys: String? = nil) {
             self.secretKey = secretKey
             self.nodeKeys = nodeKeys
             self.adminKeys = adminKeys
+            self.coordinatorKeys = coordinatorKeys
         }
     }
 
@@ -55,6 +58,7 @@ public struct CoordinatorLaunch: Sendable, Equatable {
         }
         if let keyFiles {
             arguments += ["--secret-key", keyFiles.secretKey, "--node-keys", keyFiles.nodeKeys, "--admin-keys", keyFiles.adminKeys]
+            if let coordinatorKeys = keyFiles.coordinatorKeys { arguments += ["--coordinator-keys", coordinatorKeys] }
         }
         if let http { arguments += ["--http", http] }
         if let logLevel { arguments += ["--log-level", logLevel] }

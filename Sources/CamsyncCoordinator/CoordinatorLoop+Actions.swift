@@ -58,6 +58,9 @@ extension CoordinatorLoop {
             listeningTo = nil
             if let endpoint = leader?.eventEndpoint, !endpoint.isEmpty {
                 do {
+                    // Each coordinator has a key of its own: the leader's address (from its etcd
+                    // election key) carries it; one without (coordinators sharing a pair) is ours.
+                    if let key = leader?.publicKey, !key.isEmpty, settings.security != nil { try leaderPulse.set(.curveServerKey(key)) }
                     try leaderPulse.connect(endpoint)
                     listeningTo = endpoint
                 } catch {

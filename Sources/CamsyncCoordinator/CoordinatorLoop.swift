@@ -62,10 +62,11 @@ final class CoordinatorLoop {
             ?? CoordinatorCore(settings: settings, highAvailability: Camsync_V1_CoordinatorAddress())
 
         if let security = settings.security {
-            // The coordinators' own key too: a standby's SUB to the leader's pulse presents it.
+            // Every coordinator's key too (its own included): a standby's SUB to the leader's pulse presents it.
             let own = try CurveKeyPair(secretKey: security.secretKey).publicKey
+            let coordinators = (security.coordinators?.publicKeys ?? []).union([own])
             zap = try ZAPAuthenticator(context: context,
-                                       allowedPublicKeys: Set(security.nodeKeys.values).union(security.adminKeys).union([own]))
+                                       allowedPublicKeys: security.admittedNodeKeys.union(security.adminKeys).union(coordinators))
         } else {
             zap = nil
         }
@@ -96,6 +97,7 @@ final class CoordinatorLoop {
             try pulse.set([.linger(milliseconds: 0), .reconnectInterval(milliseconds: 20), .maxMessageSize(settings.maxMessageSize),
                            .subscribe(Array(CoordinatorCore.pulseTopic.utf8))])
             if let security = settings.security {
+                // The server key is the leader's, set when listening to it (`listen(toLeader:)`).
                 let keys = try CurveKeyPair(secretKey: security.secretKey)
                 try pulse.set([.curveServerKey(keys.publicKey), .curvePublicKey(keys.publicKey), .curveSecretKey(keys.secretKey)])
             }

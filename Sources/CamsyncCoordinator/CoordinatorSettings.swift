@@ -1,4 +1,5 @@
 public import CamsyncPolicy
+public import CamsyncWire
 
 /// Everything a coordinator needs to run. Defaults are the documented ones (docs/OPERATIONS.md).
 public struct CoordinatorSettings: Sendable, Equatable {
@@ -58,29 +59,43 @@ public struct CoordinatorSettings: Sendable, Equatable {
 }
 
 /// CURVE keys for the coordinator: its own key pair, the public key of every node it admits
-/// (bound to the node id), and the admin keys that may issue admin commands.
+/// (bound to the node id), the admin keys that may issue admin commands, and the other coordinators
+/// of an HA cluster (each has a key pair of its own; a standby's SUB to the leader's pulse presents
+/// its key, so the ZAP handler admits them).
 public struct CoordinatorSecurity: Sendable, Equatable {
     public var secretKey: String
+    /// The coordinators of the cluster (`--coordinator-keys`); nil: this one alone (embedded, or
+    /// coordinators that still share one key pair).
+    public var coordinators: TrustedCoordinators?
     /// Node id → that node's CURVE public key (Z85). A node may only speak as the id its key is bound to.
-    public var nodeKeys: [String: String] { didSet { nodesByKey = Self.invert(nodeKeys) } }
+    public var nodeKeys: [String: String] { didSet { nodesByKey = Self.invert(nodeKeys, retiringNodeKeys) } }
+    /// Node id → its previous key, still admitted while the node rotates to `nodeKeys`' (a node listed
+    /// twice in the node-keys file: the earlier line; docs/OPERATIONS.md "Rotating keys").
+    public var retiringNodeKeys: [String: String] = [:] { didSet { nodesByKey = Self.invert(nodeKeys, retiringNodeKeys) } }
+    /// Every node key admitted (current and retiring).
+    public var admittedNodeKeys: Set<String> { Set(nodeKeys.values).union(retiringNodeKeys.values) }
     /// Public keys allowed to act as admin (force dead, act for any node).
     public var adminKeys: Set<String>
     /// Public key → the node ids bound to it (one, unless a key file lists a key twice).
     private var nodesByKey: [String: [String]]
 
-    public init(secretKey: String, nodeKeys: [String: String], adminKeys: Set<String>) {
+    public init(secretKey: String, nodeKeys: [String: String], adminKeys: Set<String>, coordinators: TrustedCoordinators? = nil) {
         self.secretKey = secretKey
+        self.coordinators = coordinators
         self.nodeKeys = nodeKeys
         self.adminKeys = adminKeys
-        nodesByKey = Self.invert(nodeKeys)
+        nodesByKey = Self.invert(nodeKeys, [:])
     }
 
     /// The node a public key is bound to (the first in id order if a key is bound to several).
     public func node(forKey key: String) -> String? { nodesByKey[key]?.first }
 
-    private static func invert(_ keys: [String: String]) -> [String: [String]] {
+    private static func invert(_ keys: [String: String], _ retiring: [String: String]) -> [String: [String]] {
         var nodes: [String: [String]] = [:]
         for (node, key) in keys.sorted(by: { $0.key < $1.key }) { nodes[key, default: []].append(node) }
+        for (node, key) in retiring.sorted(by: { $0.key < $1.key }) where nodes[key]?.contains(node) != true {
+            nodes[key, default: []].append(node)
+        }
         return nodes
     }
 }

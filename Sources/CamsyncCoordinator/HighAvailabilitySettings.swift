@@ -1,6 +1,7 @@
 public import CamsyncEtcd
 public import CamsyncWire
 import CamsyncRuntime
+import ZeroMQ
 
 /// HA mode (SPEC K6): the command log and leadership live on etcd (docs/OPERATIONS.md "High
 /// availability"). Every coordinator of a cluster uses the same `prefix` and the same etcd cluster.
@@ -64,6 +65,8 @@ extension CoordinatorSettings {
         address.name = ha.name
         address.commandEndpoint = pick(ha.advertisedCommandEndpoint, commandEndpoint, bound.command)
         address.eventEndpoint = pick(ha.advertisedEventEndpoint, eventEndpoint, bound.event)
+        // Its own key: clients connect to it with this server key, and believe it only if they list it.
+        if let secretKey = security?.secretKey { address.publicKey = (try? CurveKeyPair.publicKey(forSecretKey: secretKey)) ?? "" }
         return address
     }
 }

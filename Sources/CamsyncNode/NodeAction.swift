@@ -8,10 +8,12 @@ public enum NodeAction: Sendable {
     /// Send this envelope on the DEALER to the coordinator (requests, retries, heartbeats).
     case send(Envelope)
     /// Close the DEALER and open a new one connected to `commandEndpoint`, the coordinator the
-    /// session follows (SPEC K6: the leader, or the next endpoint of the list while all are silent);
-    /// reopen the SUB too (to every event endpoint) when `subscriber` is true. Drops whatever was
-    /// queued for a dead connection. Resends of pending requests follow as `.send` actions.
-    case reconnect(commandEndpoint: String, subscriber: Bool)
+    /// session follows (SPEC K6: the leader, or the next endpoint of the list while all are silent),
+    /// with `serverKey` as its CURVE server key (nil without CURVE): the key of that coordinator, one
+    /// the session believes (`TrustedCoordinators`). Reopen the SUB too (to every event endpoint) when
+    /// `subscriber` is true. Drops whatever was queued for a dead connection. Resends of pending
+    /// requests follow as `.send` actions.
+    case reconnect(commandEndpoint: String, serverKey: String?, subscriber: Bool)
     /// Answer a local control client (`camsync ctl`) on the control ROUTER.
     case replyToControl(identity: [UInt8], Envelope)
     /// Append a line to the node's history file (`--history`), if it keeps one.

@@ -30,7 +30,8 @@ final class NodeLoop {
         history = try settings.historyPath.map { try NodeHistoryFile(path: $0) }
         session = NodeSession(settings: settings, now: Self.now())
 
-        dealer = try NodeSockets.dealer(context, settings, endpoint: session.followed.commandEndpoint)
+        dealer = try NodeSockets.dealer(context, settings, endpoint: session.followed.commandEndpoint,
+                                        serverKey: session.followedServerKey)
         subscriber = try NodeSockets.subscriber(context, settings)
         control = try ZMQSocket(context, .router)
         try control.set([.linger(milliseconds: 0), .maxMessageSize(1 << 20)])
@@ -43,6 +44,10 @@ final class NodeLoop {
             "node": "\(settings.config.id)", "kind": "\(settings.config.registration.kind)", "control": "\(controlEndpoint)",
             "coordinator": "\(settings.coordinatorCommandEndpoints)", "events": "\(settings.coordinatorEventEndpoints)",
         ])
+        if !settings.untrustedEndpoints.isEmpty {
+            logger.warning("not connecting to endpoints of no trusted coordinator (not in the coordinator keys)", metadata: [
+                "node": "\(settings.config.id)", "endpoints": "\(settings.untrustedEndpoints)"])
+        }
     }
 
     static func now() -> NodeTime {
@@ -127,9 +132,9 @@ final class NodeLoop {
                 } catch {
                     logger.debug("send to coordinator failed", metadata: ["error": "\(error)"])
                 }
-            case .reconnect(let commandEndpoint, let reopenSubscriber):
+            case .reconnect(let commandEndpoint, let serverKey, let reopenSubscriber):
                 dealer.close()
-                dealer = try NodeSockets.dealer(context, settings, endpoint: commandEndpoint)
+                dealer = try NodeSockets.dealer(context, settings, endpoint: commandEndpoint, serverKey: serverKey)
                 if reopenSubscriber {
                     subscriber.close()
                     subscriber = try NodeSockets.subscriber(context, settings)

@@ -11,6 +11,9 @@ public enum NodeMetric: Sendable, Equatable {
     case snapshotRequested
     /// A batch, heartbeat or reply under a lower coordinator term than one already seen was ignored (K6).
     case staleTermIgnored
+    /// A heartbeat or a NOT_LEADER named a coordinator whose key this node does not trust: not
+    /// believed (not followed, its term not taken, not a sign of life).
+    case untrustedCoordinatorIgnored
     /// The DEALER switched to the leader a heartbeat or a NOT_LEADER reply named (K6).
     case leaderFollowed
     /// A higher coordinator term was heard; the replica and the registration carried over (K7).
@@ -27,6 +30,7 @@ struct NodeMetrics {
     private let fenceRefusals = Counter(label: "camsync_node_fence_refusals_total")
     private let snapshots = Counter(label: "camsync_node_snapshot_requests_total")
     private let staleTerms = Counter(label: "camsync_node_stale_term_ignored_total")
+    private let untrusted = Counter(label: "camsync_node_untrusted_coordinator_ignored_total")
     private let leaderSwitches = Counter(label: "camsync_node_leader_switches_total")
     private let termChanges = Counter(label: "camsync_node_term_changes_total")
     private let registrations = Counter(label: "camsync_node_registrations_total")
@@ -38,6 +42,7 @@ struct NodeMetrics {
         case .fenceRefused: fenceRefusals.increment()
         case .snapshotRequested: snapshots.increment()
         case .staleTermIgnored: staleTerms.increment()
+        case .untrustedCoordinatorIgnored: untrusted.increment()
         case .leaderFollowed: leaderSwitches.increment()
         case .termChanged: termChanges.increment()
         case .registrationSent: registrations.increment()

@@ -45,7 +45,7 @@ extension NodeSession {
     mutating func notLeader(_ error: Camsync_V1_Error, requestID: UInt64) {
         pending[requestID]?.notLeader = error.message
         log(.info, "not the leader", ["endpoint": "\(followed.commandEndpoint)", "message": "\(error.message)"])
-        if error.hasLeader { follow(error.leader, namedBy: .another) }
+        if error.hasLeader, believes(error.leader, "not-leader reply") { follow(error.leader, namedBy: .another) }
     }
 
     /// Every coordinator is silent and the followed one may be dead: the next reconnect tries the

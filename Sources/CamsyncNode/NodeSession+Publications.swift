@@ -11,6 +11,10 @@ extension NodeSession {
         enter(now)
         let envelope = frames.count == 2 ? try? Envelope.decode(frames[1]) : nil
         if let envelope, isStale(term: Self.publishedTerm(envelope), "publication") { return leave() }
+        // A heartbeat naming a coordinator this node does not believe is not heard at all: neither
+        // its term (however high) nor its leadership nor a sign of life.
+        if case .coordinatorHeartbeat(let heartbeat)? = envelope?.body, heartbeat.hasCoordinator,
+           !believes(heartbeat.coordinator, "heartbeat") { return leave() }
         // The leader a heartbeat names is followed first, so that nothing below goes to another one.
         if case .coordinatorHeartbeat(let heartbeat)? = envelope?.body, heartbeat.hasCoordinator {
             var leader = heartbeat.coordinator

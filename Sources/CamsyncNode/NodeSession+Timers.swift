@@ -58,7 +58,7 @@ extension NodeSession {
     /// socket with their ids (K5); their retry clocks are not reset.
     mutating func reconnect(subscriber reopenSubscriber: Bool) {
         log(.info, "reconnecting to coordinator", ["endpoint": "\(followed.commandEndpoint)", "backoffMs": "\(reconnectDelay)"])
-        emit(.reconnect(commandEndpoint: followed.commandEndpoint, subscriber: reopenSubscriber))
+        emit(.reconnect(commandEndpoint: followed.commandEndpoint, serverKey: followedServerKey, subscriber: reopenSubscriber))
         lastReplyOrReconnect = now.monotonic
         if reopenSubscriber { subscriptionLive = false }
         for (_, request) in pending.sorted(by: { $0.key < $1.key }) { transmit(request.envelope) }

@@ -27,6 +27,9 @@ public struct NodeSession {
     /// The coordinator the DEALER talks to.
     public var followed: FollowedLeader.Coordinator { leader.followed }
 
+    /// Server keys of coordinators named (and believed) at endpoints the node's lists do not hold.
+    var namedKeys: [String: String] = [:]
+
     var nextRequestID: UInt64
     var pending: [UInt64: PendingRequest] = [:]
     var lastSentToCoordinator: Int64 = 0

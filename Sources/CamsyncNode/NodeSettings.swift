@@ -1,5 +1,6 @@
 public import CamsyncConfig
 import CamsyncRuntime
+public import CamsyncWire
 
 /// Everything a node process needs to run (docs/OPERATIONS.md lists the defaults).
 public struct NodeSettings: Sendable {
@@ -40,10 +41,23 @@ public struct NodeSettings: Sendable {
         self.security = security
     }
 
-    /// Every coordinator's command endpoint: the DEALER follows one of them at a time (K6).
-    public var coordinatorCommandEndpoints: [String] { Self.endpoints(in: coordinatorCommandEndpoint) }
-    /// Every coordinator's event endpoint: the SUB connects to all of them (it fans in).
-    public var coordinatorEventEndpoints: [String] { Self.endpoints(in: coordinatorEventEndpoint) }
+    /// Every coordinator's command endpoint: the DEALER follows one of them at a time (K6). With CURVE,
+    /// only those of a coordinator it believes (`untrustedEndpoints` lists the others).
+    public var coordinatorCommandEndpoints: [String] {
+        Self.endpoints(in: coordinatorCommandEndpoint).filter { security?.coordinators.key(forCommandEndpoint: $0) != nil || security == nil }
+    }
+    /// Every coordinator's event endpoint: the SUB connects to all of them (it fans in), each with
+    /// the key of the coordinator there; with CURVE, only those of a coordinator it believes.
+    public var coordinatorEventEndpoints: [String] {
+        Self.endpoints(in: coordinatorEventEndpoint).filter { security?.coordinators.key(forEventEndpoint: $0) != nil || security == nil }
+    }
+    /// Endpoints of the lists that no believed coordinator serves: never connected (a coordinator
+    /// removed from the trusted list, whose endpoints were left in `--coordinator`/`--events`).
+    public var untrustedEndpoints: [String] {
+        guard let trusted = security?.coordinators else { return [] }
+        return Self.endpoints(in: coordinatorCommandEndpoint).filter { trusted.key(forCommandEndpoint: $0) == nil }
+            + Self.endpoints(in: coordinatorEventEndpoint).filter { trusted.key(forEventEndpoint: $0) == nil }
+    }
 
     /// The entries of a list (`EndpointList`); a list with none is the setting as given (a list of one).
     static func endpoints(in list: String) -> [String] {
@@ -52,17 +66,24 @@ public struct NodeSettings: Sendable {
     }
 }
 
-/// CURVE keys for a node: its own pair and the coordinator's public key.
-/// They secure the DEALER and the SUB. The control socket never uses CURVE: it is plaintext, so bind it to a
-/// local endpoint (an ipc path or loopback) that only this host's users can reach; whoever reaches it acts as this node.
+/// CURVE keys for a node: its own pair and the coordinators it believes (a key pair per coordinator,
+/// `TrustedCoordinators`; or one key they all share). They secure the DEALER and the SUB, each
+/// connection with the key of the coordinator at its endpoint. The control socket never uses CURVE: it
+/// is plaintext, so bind it to a local endpoint (an ipc path or loopback) that only this host's users
+/// can reach; whoever reaches it acts as this node.
 public struct NodeSecurity: Sendable {
     public var publicKey: String
     public var secretKey: String
-    public var coordinatorPublicKey: String
+    public var coordinators: TrustedCoordinators
 
-    public init(publicKey: String, secretKey: String, coordinatorPublicKey: String) {
+    public init(publicKey: String, secretKey: String, coordinators: TrustedCoordinators) {
         self.publicKey = publicKey
         self.secretKey = secretKey
-        self.coordinatorPublicKey = coordinatorPublicKey
+        self.coordinators = coordinators
+    }
+
+    /// Every coordinator serves with one key pair (an embedded coordinator).
+    public init(publicKey: String, secretKey: String, coordinatorPublicKey: String) {
+        self.init(publicKey: publicKey, secretKey: secretKey, coordinators: .shared(coordinatorPublicKey))
     }
 }

@@ -3,15 +3,16 @@ public import ZeroMQ
 /// The two sockets a node holds to the coordinators, as `camsync node` opens them (and the
 /// benchmarks' fleet of node sessions, `NodeFleet`).
 public enum NodeSockets {
-    /// The DEALER to the coordinator it follows (K6).
-    public static func dealer(_ context: ZMQContext, _ settings: NodeSettings, endpoint: String) throws -> ZMQSocket {
+    /// The DEALER to the coordinator it follows (K6), with that coordinator's server key under CURVE
+    /// (`NodeSession.followedServerKey`: the session decides whom it believes).
+    public static func dealer(_ context: ZMQContext, _ settings: NodeSettings, endpoint: String, serverKey: String?) throws -> ZMQSocket {
         let socket = try ZMQSocket(context, .dealer)
         try socket.set([.linger(milliseconds: 0), .routingID(Array(settings.config.id.rawValue.utf8)),
                         .reconnectInterval(milliseconds: 100), .reconnectIntervalMax(milliseconds: 2000),
                         .maxMessageSize(64 << 20)])
         if let security = settings.security {
-            try socket.set([.curveServerKey(security.coordinatorPublicKey), .curvePublicKey(security.publicKey),
-                            .curveSecretKey(security.secretKey)])
+            guard let serverKey else { throw ZMQError.invalidArgument("connect \(endpoint): no trusted coordinator key") }
+            try socket.set([.curveServerKey(serverKey), .curvePublicKey(security.publicKey), .curveSecretKey(security.secretKey)])
         }
         try socket.connect(endpoint)
         return socket
@@ -24,12 +25,15 @@ public enum NodeSockets {
                         .reconnectInterval(milliseconds: 100), .reconnectIntervalMax(milliseconds: 2000),
                         .maxMessageSize(64 << 20)])
         if let security = settings.security {
-            try socket.set([.curveServerKey(security.coordinatorPublicKey), .curvePublicKey(security.publicKey),
-                            .curveSecretKey(security.secretKey)])
+            try socket.set([.curvePublicKey(security.publicKey), .curveSecretKey(security.secretKey)])
         }
         // Subscribe before asking for the snapshot (Clone pattern): everything published is wanted.
         try socket.set([.subscribe(Array("ev.".utf8)), .subscribe(Array("hb".utf8))])
-        for endpoint in settings.coordinatorEventEndpoints { try socket.connect(endpoint) }
+        // libzmq takes a connection's options when it connects: each endpoint gets its coordinator's key.
+        for endpoint in settings.coordinatorEventEndpoints {
+            if let key = settings.security?.coordinators.key(forEventEndpoint: endpoint) { try socket.set(.curveServerKey(key)) }
+            try socket.connect(endpoint)
+        }
         return socket
     }
 }

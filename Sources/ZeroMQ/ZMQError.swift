@@ -39,7 +39,7 @@ extension ZMQError {
         ZMQError(code: ENOTSOCK, operation: "\(operation) (socket is closed)")
     }
 
-    static func invalidArgument(_ operation: String) -> ZMQError {
+    public static func invalidArgument(_ operation: String) -> ZMQError {
         ZMQError(code: EINVAL, operation: operation)
     }
 }

@@ -1,4 +1,5 @@
 import CamsyncCoordinator
+import CamsyncWire
 import CamsyncEtcd
 import CamsyncPolicy
 import Foundation
@@ -73,5 +74,35 @@ import ZeroMQ
                                                                            adminKeys: "\(directory)/admin.pub"))
         let command = try CoordinatorCommand.parse(Array(launch.arguments.dropFirst()))
         #expect(try command.settings() == settings)
+    }
+
+    @Test("--coordinator-keys: every coordinator's key; a node listed twice is rotating (both admitted); this coordinator must be listed")
+    func coordinatorKeys() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("camsync-launch-\(UUID().uuidString.prefix(8))").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let c1 = try CurveKeyPair.generate(), c2 = try CurveKeyPair.generate()
+        let oldNode = try CurveKeyPair.generate(), newNode = try CurveKeyPair.generate()
+        try c1.secretKey.write(toFile: "\(directory)/c1.key", atomically: true, encoding: .utf8)
+        try "ipad-1 \(oldNode.publicKey)\nipad-1 \(newNode.publicKey)\n".write(toFile: "\(directory)/nodes.txt", atomically: true, encoding: .utf8)
+        try "".write(toFile: "\(directory)/admin.pub", atomically: true, encoding: .utf8)
+        let trusted = TrustedCoordinators(entries: [
+            .init(name: "c1", publicKey: c1.publicKey, commandEndpoint: "tcp://a:1", eventEndpoint: "tcp://a:2"),
+            .init(name: "c2", publicKey: c2.publicKey, commandEndpoint: "tcp://b:1", eventEndpoint: "tcp://b:2"),
+        ])
+        try trusted.fileText.write(toFile: "\(directory)/coordinators.txt", atomically: true, encoding: .utf8)
+        let files = CoordinatorLaunch.KeyFiles(secretKey: "\(directory)/c1.key", nodeKeys: "\(directory)/nodes.txt",
+                                               adminKeys: "\(directory)/admin.pub", coordinatorKeys: "\(directory)/coordinators.txt")
+        let launch = CoordinatorLaunch(settings: Self.embedded, keyFiles: files)
+        #expect(launch.arguments.suffix(2) == ["--coordinator-keys", "\(directory)/coordinators.txt"])
+        let security = try #require(try CoordinatorCommand.parse(Array(launch.arguments.dropFirst())).settings().security)
+        #expect(security.coordinators == trusted)
+        #expect(security.nodeKeys == ["ipad-1": newNode.publicKey] && security.retiringNodeKeys == ["ipad-1": oldNode.publicKey])
+        #expect(security.node(forKey: oldNode.publicKey) == "ipad-1" && security.node(forKey: newNode.publicKey) == "ipad-1")
+        #expect(security.admittedNodeKeys == [oldNode.publicKey, newNode.publicKey])
+        // c2's secret with this list: refused at start, nodes would not believe it.
+        try c2.secretKey.write(toFile: "\(directory)/c1.key", atomically: true, encoding: .utf8)
+        try TrustedCoordinators(entries: [trusted.entries[0]]).fileText.write(toFile: "\(directory)/coordinators.txt", atomically: true, encoding: .utf8)
+        #expect(throws: (any Error).self) { try CoordinatorCommand.parse(Array(launch.arguments.dropFirst())).settings() }
     }
 }

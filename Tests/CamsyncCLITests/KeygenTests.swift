@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import CamsyncWire
 import ZeroMQ
 @testable import camsync
 
@@ -51,5 +52,48 @@ import ZeroMQ
         #expect(try read("c1.crt") != c1, "--force renews the others")
         #expect(throws: (any Error).self) { try Camsync.parseAsRoot(["keygen", "--etcd-certs", dir]) }
         #expect(throws: (any Error).self) { try Camsync.parseAsRoot(["keygen", "/tmp/k", "--etcd-certs", dir, "--cluster", "x"]) }
+    }
+
+    @Test("keygen --topology: a pair per coordinator listed in coordinators.txt; --rotate makes one anew (a node's old key stays listed)")
+    func topologyKeys() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("camsync-topo-\(UUID().uuidString.prefix(8))").path
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        let topology = "\(dir)/ha.yaml"
+        try """
+            name: ha
+            etcd: { members: 3 }
+            coordinators:
+              - { name: c1, commands: tcp://10.0.0.11:5555, events: tcp://10.0.0.11:5556 }
+              - { name: c2, commands: tcp://10.0.0.12:5555, events: tcp://10.0.0.12:5556 }
+            nodes:
+              - { id: ipad-1, kind: device, device: { os: 17 } }
+            """.write(toFile: topology, atomically: true, encoding: .utf8)
+        let keys = "\(dir)/keys"
+        func run(_ extra: [String] = []) throws {
+            var command = try #require(try Camsync.parseAsRoot(["keygen", "--topology", topology, keys] + extra) as? KeygenCommand)
+            try command.run()
+        }
+        func read(_ file: String) throws -> String { try String(contentsOfFile: "\(keys)/\(file)", encoding: .utf8) }
+        func publicKey(_ file: String) throws -> String { try read(file).trimmingCharacters(in: .whitespacesAndNewlines) }
+        try run()
+        let trusted = try TrustedCoordinators(parsing: read("coordinators.txt"), file: "coordinators.txt",
+                                              isValidKey: CurveKeyPair.isValidZ85Key)
+        #expect(trusted.entries.map(\.name) == ["c1", "c2"])
+        #expect(trusted.entries.map(\.publicKey) == [try publicKey("coordinator-c1.pub"), try publicKey("coordinator-c2.pub")])
+        #expect(trusted.key(forCommandEndpoint: "tcp://10.0.0.12:5555") == (try publicKey("coordinator-c2.pub")))
+        #expect(Set(trusted.entries.map(\.publicKey)).count == 2, "a key pair of its own for each")
+        let (c1, c2, node) = (try publicKey("coordinator-c1.pub"), try publicKey("coordinator-c2.pub"), try publicKey("ipad-1.pub"))
+        try run()
+        #expect(try publicKey("coordinator-c1.pub") == c1, "kept when present")
+        try run(["--rotate", "c2", "--rotate", "ipad-1"])
+        let (newC1, newC2, newNode) = (try publicKey("coordinator-c1.pub"), try publicKey("coordinator-c2.pub"), try publicKey("ipad-1.pub"))
+        #expect(newC1 == c1 && newC2 != c2 && newNode != node)
+        let list = try read("coordinators.txt")
+        #expect(list.contains(newC2) && !list.contains(c2))
+        let nodes = try read("nodes.txt")
+        #expect(nodes.contains("ipad-1 \(node)") && nodes.contains("ipad-1 \(newNode)"),
+                "the node's old key stays listed beside the new one until it runs on it")
+        #expect(throws: (any Error).self) { try run(["--rotate", "c9"]) }
     }
 }

@@ -58,6 +58,8 @@ struct FakeCoordinator {
     var term: UInt64 = 1
     var time = Instant(milliseconds: 1_800_000_000_000)
     var name: String?
+    /// The CURVE public key it names itself with (issue 26: each coordinator has its own); "" for none.
+    var publicKey = ""
     /// Every batch published, as the log keeps them (replays); `compacted` drops them.
     var log: [Camsync_V1_EventBatch] = []
     var compacted = false
@@ -86,6 +88,7 @@ struct FakeCoordinator {
             address.commandEndpoint = HA.commands(name)
             address.eventEndpoint = HA.events(name)
             address.term = term
+            address.publicKey = publicKey
             return address
         }
     }
@@ -192,11 +195,11 @@ extension Array where Element == NodeAction {
     var snapshotRequests: [Envelope] { sent.filter(\.isSnapshotRequest) }
     /// `.reconnect` actions: whether each one reopens the SUB socket too.
     var reconnects: [Bool] {
-        compactMap { if case .reconnect(_, let subscriber) = $0 { subscriber } else { nil } }
+        compactMap { if case .reconnect(_, _, let subscriber) = $0 { subscriber } else { nil } }
     }
     /// `.reconnect` actions: the command endpoint each one connects the DEALER to.
     var reconnectEndpoints: [String] {
-        compactMap { if case .reconnect(let endpoint, _) = $0 { endpoint } else { nil } }
+        compactMap { if case .reconnect(let endpoint, _, _) = $0 { endpoint } else { nil } }
     }
     /// What was counted (`.count` actions).
     var metrics: [NodeMetric] {

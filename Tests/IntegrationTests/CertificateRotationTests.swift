@@ -2,6 +2,7 @@ import CamsyncClient
 import CamsyncCoordinator
 import CamsyncEtcd
 import CamsyncLab
+import CamsyncWire
 import Foundation
 import Testing
 import ZeroMQ
@@ -9,77 +10,147 @@ import ZeroMQ
 import Glibc
 #endif
 
-/// Issue 26: rotating the coordinators' etcd certificates on a live HA cluster, under a stream of
-/// claims from three nodes, as docs/OPERATIONS.md "Renewal and rotation" says: each coordinator in
-/// turn (standbys first, the leader last) gets a new key and certificate under a new etcd user with
-/// the cluster's role and restarts on it; then the old users are deleted. Nothing acknowledged is
-/// lost, no claim fails, and the old certificates are refused by etcd afterwards.
+/// Issue 26: rotating every credential of a live HA cluster (CURVE on, etcd over mutual TLS) under a
+/// stream of claims from three nodes, as docs/OPERATIONS.md "Rotating keys and certificates" says:
+/// a coordinator's CURVE key, then a node's CURVE key, then every coordinator's etcd certificate.
+/// Nothing acknowledged is lost, no claim fails (a node's stream pauses while that node restarts),
+/// and the old credentials are refused afterwards.
 extension EtcdBackedTests {
-@Suite(.serialized, .timeLimit(.minutes(4)))
+@Suite(.serialized, .timeLimit(.minutes(8)))
 struct CertificateRotationTests {
-    @Test("rolling rotation of every coordinator's etcd certificate under claims: nothing lost, the old certificates refused")
-    func rotateCoordinatorCertificates() async throws {
-        try await HighAvailabilityTests.withHACluster { cluster in
-            let leader = try HighAvailabilityTests.leader(cluster)
-            let order = cluster.topology.coordinatorProcessNames.filter { $0 != leader } + [leader]
-            let old = try Dictionary(uniqueKeysWithValues: order.map { ($0, try #require(try cluster.etcdClientTLS(as: $0))) })
-            let stop = Locked(false)
-            let streams = HighAvailabilityTests.devices.map(HighAvailabilityTests.ClaimStream.init)
-            let workers = try streams.map { stream in try JoinableThread { stream.run(cluster, until: stop) } }
-            defer { stop.withLock { $0 = true }; workers.forEach { $0.join() } }
-            func acked() -> Int { streams.map { $0.acks.withLock { $0.count } }.reduce(0, +) }
+    typealias HA = HighAvailabilityTests
 
-            for name in order {
-                let before = acked()
+    /// SIGTERM (a leader hands over), then start it again, and wait until it answers as a leader or
+    /// as a standby that names one.
+    static func restart(_ name: String, _ cluster: LocalCluster) throws {
+        cluster.coordinators[name]?.signal(SIGTERM)
+        _ = cluster.coordinators[name]?.stop(grace: 10)
+        try cluster.startCoordinator(named: name)
+        try waitServing(name, cluster)
+    }
+
+    static func waitServing(_ name: String, _ cluster: LocalCluster) throws {
+        try cluster.waitUntil(timeout: 30, what: "\(name) to serve again") {
+            let client = try cluster.coordinatorClient(named: name)
+            defer { client.close() }
+            do { _ = try client.snapshot(timeoutMilliseconds: 1000); return true } catch let error as ClientError {
+                return error.refusal?.code == .notLeader && error.refusal?.leader != nil
+            }
+        }
+    }
+
+    /// Every coordinator (but `skipped`, which is not running) restarted in turn: the standbys first,
+    /// the leader last; `before` runs before each one stops.
+    static func rollingRestart(_ cluster: LocalCluster, skipping skipped: String? = nil,
+                               before: (String) async throws -> Void = { _ in }) async throws -> [String] {
+        let leader = try HA.leader(cluster)
+        let order = cluster.topology.coordinatorProcessNames.filter { $0 != leader && $0 != skipped } + [leader]
+        for name in order {
+            try await before(name)
+            try restart(name, cluster)
+        }
+        return order
+    }
+
+    /// A node restarted on the keys now on disk, its claims paused meanwhile.
+    static func restartNode(_ node: String, _ cluster: LocalCluster, _ streams: ClaimStreams) throws {
+        streams.pause(node)
+        cluster.nodes[node]?.signal(SIGTERM)
+        _ = cluster.nodes[node]?.stop(grace: 10)
+        try cluster.startNode(node)
+        try cluster.waitUntilJoined(timeout: 30)
+        try streams.resume(node)
+    }
+
+    /// One request over CURVE with `pair` as the client's key and `serverKey` as the coordinator's:
+    /// nil when nothing answers (a refused handshake is silent). Its routing id is no node's, so a key
+    /// that were admitted would get an answer (FORBIDDEN for a node's key), never silence.
+    static func probe(_ endpoint: String, pair: CurveKeyPair, serverKey: String, as sender: String) throws -> Envelope? {
+        let curve = ClientCurve(publicKey: pair.publicKey, secretKey: pair.secretKey, serverPublicKey: serverKey)
+        return try RequestProbe(endpoint: endpoint, curve: curve, routingID: "probe")
+            .send(Envelope(sender: sender, requestID: 7, term: 0, body: .snapshotRequest(.init())), timeoutMilliseconds: 2_000)
+    }
+
+    @Test("rotating a coordinator's key, a node's key and the etcd certificates under claims: nothing lost, the old ones refused")
+    func rotateEverything() async throws {
+        try await HA.withHACluster(curve: true) { cluster in
+            let streams = try ClaimStreams(cluster)
+            defer { streams.stopAll() }
+            let keys = try #require(cluster.keys)
+            func moreClaims(_ what: String) throws {
+                let before = streams.acked
+                try cluster.waitUntil(timeout: 30, what: "claims acknowledged \(what)") { streams.acked >= before + 3 }
+            }
+            try moreClaims("at start")
+
+            // 1. A coordinator's CURVE key (docs: a standby, stopped while the nodes learn its new key).
+            let leader = try HA.leader(cluster)
+            let rotated = try #require(cluster.topology.coordinatorProcessNames.first { $0 != leader })
+            let oldCoordinatorKey = try #require(keys.coordinators[rotated]).publicKey
+            cluster.coordinators[rotated]?.signal(SIGTERM)
+            _ = cluster.coordinators[rotated]?.stop(grace: 10)
+            for suffix in [".key", ".pub"] {
+                try FileManager.default.removeItem(atPath: keys.path(ClusterKeys.coordinatorKeyName(rotated) + suffix))
+            }
+            try cluster.reloadKeys()   // a new pair, and coordinators.txt lists it
+            for node in HA.devices + ["display-1"] { try Self.restartNode(node, cluster, streams) }
+            _ = try await Self.rollingRestart(cluster, skipping: rotated)
+            try cluster.startCoordinator(named: rotated)
+            try Self.waitServing(rotated, cluster)
+            try moreClaims("after rotating \(rotated)'s key")
+            let newCoordinatorKey = try #require(cluster.keys?.coordinators[rotated]).publicKey
+            #expect(newCoordinatorKey != oldCoordinatorKey)
+
+            // 2. A node's CURVE key: both listed while the coordinators restart, then the node, then the old one removed.
+            let node = "ipad-1"
+            let oldNodePair = try #require(keys.nodes[node])
+            for suffix in [".key", ".pub"] { try FileManager.default.removeItem(atPath: keys.path(node + suffix)) }
+            try cluster.reloadKeys(retiring: [node: oldNodePair.publicKey])
+            _ = try await Self.rollingRestart(cluster)
+            try Self.restartNode(node, cluster, streams)
+            try moreClaims("from \(node) on its new key")
+            try cluster.reloadKeys()   // nodes.txt: only the new key
+            _ = try await Self.rollingRestart(cluster)
+            try moreClaims("once \(node)'s old key is gone")
+
+            // 3. The etcd certificates: each coordinator under a new etcd user with the cluster's role, then the old users deleted.
+            let order = try await Self.rollingRestart(cluster) { name in
                 let identity = "\(name)-r2"
                 _ = try cluster.etcdClientTLS(as: identity)  // the new key and certificate, from the same CA
                 try await cluster.withEtcdClient {
-                    try await $0.grantPrefix(cluster.etcdPrefix, role: cluster.topology.etcdRole,
-                                             users: [cluster.topology.etcdUser(identity)])
+                    try await $0.grantPrefix(cluster.etcdPrefix, role: cluster.topology.etcdRole, users: [cluster.topology.etcdUser(identity)])
                 }
                 cluster.etcdIdentity[name] = identity
-                cluster.coordinators[name]?.signal(SIGTERM)
-                _ = cluster.coordinators[name]?.stop(grace: 10)
-                try cluster.startCoordinator(named: name)
-                try cluster.waitUntil(timeout: 30, what: "\(name) to serve again on its new certificate") {
-                    let client = try cluster.coordinatorClient(named: name)
-                    defer { client.close() }
-                    do { _ = try client.snapshot(timeoutMilliseconds: 1000); return true } catch let error as ClientError {
-                        return error.refusal?.code == .notLeader && error.refusal?.leader != nil
-                    }
-                }
-                try cluster.waitUntil(timeout: 30, what: "claims acknowledged after rotating \(name)") { acked() >= before + 3 }
             }
+            let oldCertificates = try Dictionary(uniqueKeysWithValues: order.map { name in
+                (name, try #require(try cluster.etcdClientTLS(as: name)))
+            })
             for name in order {
                 try await cluster.withEtcdClient { try await $0.deleteUser(cluster.topology.etcdUser(name)) }
             }
-            let after = acked()
-            try cluster.waitUntil(timeout: 30, what: "claims acknowledged once the old users are gone") { acked() >= after + 3 }
-            stop.withLock { $0 = true }
-            workers.forEach { $0.join() }
+            try moreClaims("once the old etcd users are gone")
+            streams.stopAll()
 
+            // The old credentials are refused. The old coordinator key: nobody serves with it any more.
+            let rotatedEndpoint = try #require(cluster.topology.allCoordinators.first { cluster.topology.processName($0) == rotated }?.commands)
+            let admin = cluster.keys!.admin
+            #expect(try Self.probe(rotatedEndpoint, pair: admin, serverKey: oldCoordinatorKey, as: "admin") == nil,
+                    "a client holding \(rotated)'s old key gets no answer from it")
+            #expect(try Self.probe(rotatedEndpoint, pair: admin, serverKey: newCoordinatorKey, as: "admin") != nil)
+            // The old node key: the coordinators' ZAP handler refuses it.
+            let leaderEndpoint = try cluster.leaderCommandEndpoint()
+            #expect(try Self.probe(leaderEndpoint, pair: oldNodePair, serverKey: cluster.adminCurve!.serverKey(forCommandEndpoint: leaderEndpoint)!,
+                                   as: node) == nil, "\(node)'s old key is refused")
             // The old certificates: valid, same CA, but their users are gone — etcd refuses them.
             let endpoints = try cluster.etcdEndpoints.map { try EtcdEndpoint(parsing: $0) }
-            for (name, tls) in old {
+            for (name, tls) in oldCertificates {
                 let refusal: EtcdError? = try await EtcdClient.with(endpoints: endpoints, settings: .init(tls: tls)) { client in
                     do { _ = try await client.range(prefix: cluster.etcdPrefix + "/log/"); return nil } catch let error as EtcdError { return error }
                 }
                 #expect(refusal?.code == .denied, "\(name)'s old certificate: \(String(describing: refusal))")
             }
-            // Nothing acknowledged is lost: every ack is its node's command in the log on etcd, exactly once.
-            let log = try await HighAvailabilityTests.etcdLog(cluster)
-            #expect(log.map(\.sequence) == Array(1...UInt64(log.count)), "the log is gap-free")
-            let bySequence = Dictionary(uniqueKeysWithValues: log.map { ($0.sequence, $0) })
-            var all: [UInt64] = []
-            for stream in streams {
-                let acks = stream.acks.withLock { $0 }
-                all += acks
-                for sequence in acks { #expect(bySequence[sequence]?.node == stream.node, "ack \(sequence) to \(stream.node)") }
-            }
-            #expect(Set(all).count == all.count, "no sequence acknowledged twice")
-            let failures = streams.flatMap { $0.failures.withLock { $0 } }
-            #expect(failures.isEmpty, "no claim failed: \(failures.prefix(3))")
-            print("rotated \(order.joined(separator: ", ")) under \(all.count) acknowledged claims; old certificates refused")
+            try await streams.expectNothingLost()
+            print("rotated \(rotated)'s key, \(node)'s key and every certificate under \(streams.acked) acknowledged claims; old ones refused")
         }
     }
 }

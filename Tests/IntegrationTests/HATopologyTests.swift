@@ -1,5 +1,6 @@
 import CamsyncClient
 import CamsyncLab
+import CamsyncWire
 import Foundation
 import Testing
 import ZeroMQ
@@ -159,7 +160,8 @@ struct HATopologyTests {
             #expect(error.refusal?.code == .notLeader && error.refusal?.leader?.name == leader,
                     "the standby names the leader: \(error)")
         }
-        let keys = ["--admin-key", "\(run)/keys/admin.key", "--coordinator-key", "\(run)/keys/coordinator.pub"]
+        // Each coordinator has its own key (issue 26): ctl believes the ones coordinators.txt lists.
+        let keys = ["--admin-key", "\(run)/keys/admin.key", "--coordinator-keys", "\(run)/keys/coordinators.txt"]
         // Asked directly, the standby refuses and names the leader; by default ctl follows that once.
         let refused = try camsync(["ctl", "status", "--coordinator", "tcp://127.0.0.1:\(standbyPort)", "--no-follow-leader"] + keys)
         #expect(refused.status != 0)
@@ -188,8 +190,9 @@ struct HATopologyTests {
             try String(contentsOfFile: "\(run)/keys/\(file)", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
         }
         let secret = try key("admin.key")
-        return ClientCurve(publicKey: try CurveKeyPair(secretKey: secret).publicKey, secretKey: secret,
-                           serverPublicKey: try key("coordinator.pub"))
+        let trusted = try TrustedCoordinators(parsing: String(contentsOfFile: "\(run)/keys/coordinators.txt", encoding: .utf8),
+                                              file: "coordinators.txt", isValidKey: CurveKeyPair.isValidZ85Key)
+        return ClientCurve(publicKey: try CurveKeyPair(secretKey: secret).publicKey, secretKey: secret, coordinators: trusted)
     }
 
     static func logs(_ run: String) -> String {

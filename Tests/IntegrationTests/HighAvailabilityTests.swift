@@ -42,8 +42,10 @@ struct HighAvailabilityTests {
         """
 
     /// An HA cluster on loopback: etcd members and coordinators on free ports; nodes record their
-    /// fence decisions. Always stopped (etcd included) when `body` ends.
-    static func withHACluster<T>(prepare: (LocalCluster) -> Void = { _ in }, _ body: (LocalCluster) async throws -> T) async throws -> T {
+    /// fence decisions; with `curve`, CURVE everywhere (a key pair per coordinator). Always stopped
+    /// (etcd included) when `body` ends.
+    static func withHACluster<T>(curve: Bool = false, prepare: (LocalCluster) -> Void = { _ in },
+                                 _ body: (LocalCluster) async throws -> T) async throws -> T {
         let dir = EtcdCluster.scratchParent + "/camsync-ha-\(UUID().uuidString.prefix(8))"
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: dir) }
@@ -56,6 +58,7 @@ struct HighAvailabilityTests {
             coordinators:
             \(coordinators)
             settings: { heartbeatMs: 200, liveness: 5 }
+            security: { curve: \(curve) }
             nodes:
             \(devices.map(device).joined(separator: "\n"))
             \(display)

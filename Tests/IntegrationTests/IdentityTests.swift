@@ -208,7 +208,8 @@ final class RequestProbe {
     init(endpoint: String, curve: ClientCurve, routingID: String) throws {
         socket = try ZMQSocket(ZMQContext(), .dealer)
         try socket.set([.linger(milliseconds: 0), .routingID(Array(routingID.utf8)),
-                        .curveServerKey(curve.serverPublicKey), .curvePublicKey(curve.publicKey), .curveSecretKey(curve.secretKey)])
+                        .curveServerKey(try #require(curve.serverKey(forCommandEndpoint: endpoint))),
+                        .curvePublicKey(curve.publicKey), .curveSecretKey(curve.secretKey)])
         try socket.connect(endpoint)
     }
 

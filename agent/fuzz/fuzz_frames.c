@@ -25,7 +25,9 @@ static void drop_control(void *context, const uint8_t *identity, size_t identity
     wire_free(reply);
 }
 
-static void no_reconnect(void *context, int subscriber, const char *endpoint) { (void)context; (void)subscriber; (void)endpoint; }
+static void no_reconnect(void *context, int subscriber, const char *endpoint, const char *key) {
+    (void)context; (void)subscriber; (void)endpoint; (void)key;
+}
 
 static agent_config config;
 static display_agent agent;

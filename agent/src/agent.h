@@ -22,9 +22,10 @@ typedef struct {
     // A reply on the control socket (ROUTER) to the client with this routing identity.
     void (*to_control)(void *context, const uint8_t *identity, size_t identity_length, const uint8_t *bytes,
                        size_t length);
-    // Fresh sockets: the command socket to `command_endpoint` (the coordinator followed), and the
-    // subscriber (to every event endpoint) when `subscriber`.
-    void (*reconnect)(void *context, int subscriber, const char *command_endpoint);
+    // Fresh sockets: the command socket to `command_endpoint` (the coordinator followed) with
+    // `server_key` as its CURVE server key (NULL without CURVE), and the subscriber (to every event
+    // endpoint, each with its coordinator's key) when `subscriber`.
+    void (*reconnect)(void *context, int subscriber, const char *command_endpoint, const char *server_key);
     void *context;
 } agent_transport;
 
@@ -65,6 +66,12 @@ typedef struct {
     // HA (SPEC K6, K7): the coordinator the command socket talks to, the highest term heard, and the
     // one just left for silence (follow.h). `leader.highest_term` is the term the agent speaks under.
     leader_follower leader;
+    // Keys of believed coordinators named at endpoints the lists do not hold (trust.h).
+    struct {
+        char endpoint[FOLLOW_ENDPOINT_MAX];
+        char key[41];
+    } named_keys[AGENT_MAX_ENDPOINTS];
+    size_t n_named_keys;
     uint64_t next_request_id;
     pending_request *pending;
     size_t n_pending;
@@ -74,7 +81,7 @@ typedef struct {
     int64_t reconnect_delay, next_reconnect;
 
     // Counters (logged at exit; the footprint measurement reads them).
-    uint64_t batches_applied, resnapshots, replays, bad_frames;
+    uint64_t batches_applied, resnapshots, replays, bad_frames, untrusted_ignored;
 } display_agent;
 
 int agent_init(display_agent *agent, agent_config *config, agent_transport transport);
@@ -85,6 +92,11 @@ int agent_init(display_agent *agent, agent_config *config, agent_transport trans
 void agent_follow(display_agent *agent, const Camsync__V1__CoordinatorAddress *leader, uint64_t term, named_by by);
 int agent_is_stale(display_agent *agent, uint64_t term, const char *what);
 void agent_try_next_coordinator(display_agent *agent);
+// Whether the coordinator `address` names (a heartbeat's sender, a NOT_LEADER's leader) is one the
+// agent believes (trust.h); one not believed is counted and logged. Always 1 without CURVE.
+int agent_believes(display_agent *agent, const Camsync__V1__CoordinatorAddress *address, const char *what);
+// The CURVE server key of the coordinator at this command endpoint (NULL without CURVE or none).
+const char *agent_server_key(const display_agent *agent, const char *endpoint);
 void agent_reconnect(display_agent *agent, int subscriber);
 void agent_free(display_agent *agent);
 

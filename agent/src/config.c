@@ -9,6 +9,7 @@
 #include <zmq.h>
 
 #include "camsync/v1/node.pb-c.h"
+#include "trust.h"
 
 static char *dup_text(const char *text) {
     size_t n = strlen(text);
@@ -161,6 +162,38 @@ static int parse_positive(const char *text, int64_t *out) {
     return 0;
 }
 
+// Reads a whole file (at most 1 MiB), NUL-terminated; NULL with a message on failure.
+static char *read_text(const char *path, size_t *length_out, char *error, size_t error_size) {
+    FILE *file = fopen(path, "rb");
+    if (!file) {
+        snprintf(error, error_size, "cannot read %s: %s", path, strerror(errno));
+        return NULL;
+    }
+    char *text = NULL;
+    size_t length = 0, capacity = 0;
+    for (;;) {
+        if (length + 4096 > capacity) {
+            capacity = capacity ? capacity * 2 : 8192;
+            if (capacity > (1u << 20)) {
+                free(text);
+                fclose(file);
+                snprintf(error, error_size, "%s is larger than 1 MiB", path);
+                return NULL;
+            }
+            char *grown = realloc(text, capacity);
+            if (!grown) { free(text); fclose(file); snprintf(error, error_size, "out of memory"); return NULL; }
+            text = grown;
+        }
+        size_t got = fread(text + length, 1, capacity - length - 1, file);
+        length += got;
+        if (got == 0) break;
+    }
+    fclose(file);
+    text[length] = 0;
+    *length_out = length;
+    return text;
+}
+
 int config_from_arguments(agent_config *config, int argc, char **argv, char *error, size_t error_size) {
     memset(config, 0, sizeof *config);
     config->heartbeat_ms = 500;
@@ -169,13 +202,14 @@ int config_from_arguments(agent_config *config, int argc, char **argv, char *err
     config->request_attempts = 10;
     config->history_limit = 10000;
     const char *config_path = NULL, *coordinator = "tcp://127.0.0.1:5555", *events = "tcp://127.0.0.1:5556";
-    const char *secret_path = NULL, *coordinator_key_path = NULL;
+    const char *secret_path = NULL, *coordinator_key_path = NULL, *coordinator_keys_path = NULL;
     for (int i = 1; i < argc; i++) {
         const char *flag = argv[i];
         if (strcmp(flag, "--help") == 0 || strcmp(flag, "-h") == 0) {
             snprintf(error, error_size,
                      "usage: camsync-display-agent --config FILE [--coordinator EP[,EP]] [--events EP[,EP]] "
-                     "[--control EP] [--heartbeat-ms N] [--liveness N] [--secret-key FILE --coordinator-key FILE]");
+                     "[--control EP] [--heartbeat-ms N] [--liveness N] "
+                     "[--secret-key FILE (--coordinator-keys FILE | --coordinator-key FILE)]");
             return 1;
         }
         if (i + 1 >= argc) {
@@ -189,6 +223,7 @@ int config_from_arguments(agent_config *config, int argc, char **argv, char *err
         else if (strcmp(flag, "--control") == 0) config->control = dup_text(value);
         else if (strcmp(flag, "--secret-key") == 0) secret_path = value;
         else if (strcmp(flag, "--coordinator-key") == 0) coordinator_key_path = value;
+        else if (strcmp(flag, "--coordinator-keys") == 0) coordinator_keys_path = value;
         else if (strcmp(flag, "--heartbeat-ms") == 0 || strcmp(flag, "--liveness") == 0) {
             int64_t number;
             if (parse_positive(value, &number)) {
@@ -211,33 +246,11 @@ int config_from_arguments(agent_config *config, int argc, char **argv, char *err
         snprintf(error, error_size, "--coordinator and --events take 1…%d comma-separated endpoints", AGENT_MAX_ENDPOINTS);
         return -1;
     }
-    FILE *file = fopen(config_path, "rb");
-    if (!file) {
-        snprintf(error, error_size, "cannot read %s: %s", config_path, strerror(errno));
-        return -1;
-    }
-    char *text = NULL;
-    size_t length = 0, capacity = 0;
-    for (;;) {
-        if (length + 4096 > capacity) {
-            capacity = capacity ? capacity * 2 : 8192;
-            if (capacity > (1u << 20)) {
-                free(text);
-                fclose(file);
-                snprintf(error, error_size, "%s is larger than 1 MiB", config_path);
-                return -1;
-            }
-            char *grown = realloc(text, capacity);
-            if (!grown) { free(text); fclose(file); snprintf(error, error_size, "out of memory"); return -1; }
-            text = grown;
-        }
-        size_t got = fread(text + length, 1, capacity - length, file);
-        length += got;
-        if (got == 0) break;
-    }
-    fclose(file);
+    size_t length = 0;
+    char *text = read_text(config_path, &length, error, error_size);
+    if (!text) return -1;
     char message[512];
-    int parsed = config_parse_yaml(config, text ? text : "", length, message, sizeof message);
+    int parsed = config_parse_yaml(config, text, length, message, sizeof message);
     free(text);
     if (parsed) {
         snprintf(error, error_size, "%s: %s", config_path, message);
@@ -248,14 +261,34 @@ int config_from_arguments(agent_config *config, int argc, char **argv, char *err
         config->control = malloc(n);
         snprintf(config->control, n, "ipc:///tmp/camsync-%s.sock", config->id);
     }
+    if (!secret_path && (coordinator_key_path || coordinator_keys_path)) {
+        snprintf(error, error_size, "--coordinator-key(s) needs --secret-key");
+        return -1;
+    }
     if (secret_path) {
-        if (!coordinator_key_path) {
-            snprintf(error, error_size, "--secret-key needs --coordinator-key");
+        if (!coordinator_key_path == !coordinator_keys_path) {
+            snprintf(error, error_size, coordinator_key_path ? "give --coordinator-keys or --coordinator-key, not both"
+                                                             : "--secret-key needs --coordinator-keys (or --coordinator-key)");
             return -1;
         }
         if (config_read_key(secret_path, config->secret_key, error, error_size) ||
-            config_read_key(coordinator_key_path, config->coordinator_key, error, error_size))
+            (coordinator_key_path && config_read_key(coordinator_key_path, config->coordinator_key, error, error_size)))
             return -1;
+        if (coordinator_keys_path) {
+            size_t length = 0;
+            char *keys = read_text(coordinator_keys_path, &length, error, error_size);
+            if (!keys) return -1;
+            int failed = trust_parse(config, keys, coordinator_keys_path, error, error_size);
+            free(keys);
+            if (failed) return -1;
+        }
+        size_t dropped = 0;
+        trust_filter_endpoints(config, &dropped);
+        if (config->n_coordinators == 0 || config->n_events == 0) {
+            snprintf(error, error_size, "no endpoint of --coordinator/--events is a trusted coordinator's "
+                                        "(--coordinator-keys lists none of them)");
+            return -1;
+        }
         if (zmq_curve_public(config->public_key, config->secret_key) != 0) {
             snprintf(error, error_size, "%s: cannot derive the public key", secret_path);
             return -1;
@@ -273,6 +306,11 @@ void config_free(agent_config *config) {
     free(config->cameras);
     for (size_t i = 0; i < config->n_coordinators; i++) free(config->coordinators[i]);
     for (size_t i = 0; i < config->n_events; i++) free(config->events[i]);
+    for (size_t i = 0; i < config->n_trusted; i++) {
+        free(config->trusted[i].name);
+        free(config->trusted[i].command);
+        free(config->trusted[i].event);
+    }
     free(config->control);
     memset(config, 0, sizeof *config);
 }

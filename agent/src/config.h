@@ -6,6 +6,15 @@
 #include <stdint.h>
 
 #define AGENT_MAX_ENDPOINTS 8
+#define AGENT_MAX_COORDINATORS 16
+
+// A coordinator the agent believes (`--coordinator-keys`, trust.h): its name, CURVE public key and endpoints.
+typedef struct {
+    char *name;
+    char key[41];
+    char *command;
+    char *event;
+} agent_trusted_coordinator;
 
 typedef struct {
     char *name;
@@ -30,10 +39,14 @@ typedef struct {
     int64_t request_retry_ms;
     int request_attempts;
     size_t history_limit;
-    // CURVE (all three set, or none): Z85 keys, 40 characters.
+    // CURVE: Z85 keys, 40 characters; the agent's pair, and the coordinators it believes: a key
+    // per coordinator (`trusted`, --coordinator-keys), or one they share (`coordinator_key`,
+    // --coordinator-key; empty otherwise).
     char secret_key[41];
     char public_key[41];
     char coordinator_key[41];
+    agent_trusted_coordinator trusted[AGENT_MAX_COORDINATORS];
+    size_t n_trusted;
     int curve;
 } agent_config;
 

@@ -8,6 +8,7 @@
 
 #include "agent.h"
 #include "log.h"
+#include "trust.h"
 
 int agent_is_stale(display_agent *agent, uint64_t term, const char *what) {
     if (!follower_is_stale(&agent->leader, term)) return 0;
@@ -31,3 +32,32 @@ void agent_follow(display_agent *agent, const Camsync__V1__CoordinatorAddress *l
 }
 
 void agent_try_next_coordinator(display_agent *agent) { follower_fell_silent(&agent->leader); }
+
+const char *agent_server_key(const display_agent *agent, const char *endpoint) {
+    if (!agent->config->curve) return NULL;
+    for (size_t i = 0; i < agent->n_named_keys; i++)
+        if (strcmp(agent->named_keys[i].endpoint, endpoint) == 0) return agent->named_keys[i].key;
+    return trust_key_for_command(agent->config, endpoint);
+}
+
+int agent_believes(display_agent *agent, const Camsync__V1__CoordinatorAddress *address, const char *what) {
+    if (!agent->config->curve) return 1;
+    const char *key = trust_key_for_address(agent->config, address);
+    const char *endpoint = address->command_endpoint ? address->command_endpoint : "";
+    if (!key) {
+        agent->untrusted_ignored++;
+        agent_log(agent, "warning", "ignored %s: coordinator %s at %s term=%llu has a key this agent does not trust (%.8s)", what,
+                  address->name ? address->name : "", endpoint, (unsigned long long)address->term,
+                  address->public_key && *address->public_key ? address->public_key : "none");
+        return 0;
+    }
+    size_t slot = agent->n_named_keys;
+    for (size_t i = 0; i < agent->n_named_keys; i++)
+        if (strcmp(agent->named_keys[i].endpoint, endpoint) == 0) slot = i;
+    if (slot == AGENT_MAX_ENDPOINTS) slot = 0; // full: the oldest goes
+    if (strlen(endpoint) >= FOLLOW_ENDPOINT_MAX) return 1; // follow.c ignores such an endpoint anyway
+    snprintf(agent->named_keys[slot].endpoint, FOLLOW_ENDPOINT_MAX, "%s", endpoint);
+    memcpy(agent->named_keys[slot].key, key, 41);
+    if (slot == agent->n_named_keys) agent->n_named_keys++;
+    return 1;
+}

@@ -8,6 +8,7 @@
 #include <zmq.h>
 
 #include "agent.h"
+#include "trust.h"
 
 typedef struct {
     void *context;
@@ -24,23 +25,33 @@ static void on_signal(int signal_number) {
 
 static int set_int(void *socket, int option, int value) { return zmq_setsockopt(socket, option, &value, sizeof value); }
 
+// The agent's own pair; the server key is each connection's (the coordinator's at that endpoint).
 static int secure(void *socket, const agent_config *config) {
     if (!config->curve) return 0;
-    return zmq_setsockopt(socket, ZMQ_CURVE_SERVERKEY, config->coordinator_key, 40) ||
-           zmq_setsockopt(socket, ZMQ_CURVE_PUBLICKEY, config->public_key, 40) ||
+    return zmq_setsockopt(socket, ZMQ_CURVE_PUBLICKEY, config->public_key, 40) ||
            zmq_setsockopt(socket, ZMQ_CURVE_SECRETKEY, config->secret_key, 40);
 }
 
+static int server_key(void *socket, const agent_config *config, const char *key) {
+    if (!config->curve) return 0;
+    if (!key) {
+        errno = EINVAL;
+        return -1;
+    }
+    return zmq_setsockopt(socket, ZMQ_CURVE_SERVERKEY, key, 40);
+}
+
 // The command socket goes to one coordinator (the one followed: SPEC K6); the subscriber hears them all.
-static void *open_dealer(sockets *s, const char *endpoint) {
+static void *open_dealer(sockets *s, const char *endpoint, const char *key) {
     void *socket = zmq_socket(s->context, ZMQ_DEALER);
     if (!socket) return NULL;
     int64_t max_size = 64 << 20;
     if (set_int(socket, ZMQ_LINGER, 0) || zmq_setsockopt(socket, ZMQ_ROUTING_ID, s->config->id, strlen(s->config->id)) ||
         set_int(socket, ZMQ_RECONNECT_IVL, 100) || set_int(socket, ZMQ_RECONNECT_IVL_MAX, 2000) ||
         zmq_setsockopt(socket, ZMQ_MAXMSGSIZE, &max_size, sizeof max_size) || secure(socket, s->config) ||
-        zmq_connect(socket, endpoint)) {
-        fprintf(stderr, "error cannot connect to %s: %s\n", endpoint, zmq_strerror(zmq_errno()));
+        server_key(socket, s->config, key) || zmq_connect(socket, endpoint)) {
+        fprintf(stderr, "error cannot connect to %s: %s\n", endpoint, key || !s->config->curve ? zmq_strerror(zmq_errno())
+                                                                                              : "no trusted coordinator key");
         zmq_close(socket);
         return NULL;
     }
@@ -60,7 +71,9 @@ static void *open_subscriber(sockets *s) {
         return NULL;
     }
     for (size_t i = 0; i < s->config->n_events; i++) {
-        if (zmq_connect(socket, s->config->events[i])) {
+        // libzmq takes a connection's options when it connects: each endpoint gets its coordinator's key.
+        if (server_key(socket, s->config, trust_key_for_event(s->config, s->config->events[i])) ||
+            zmq_connect(socket, s->config->events[i])) {
             fprintf(stderr, "error cannot connect to %s: %s\n", s->config->events[i], zmq_strerror(zmq_errno()));
             zmq_close(socket);
             return NULL;
@@ -81,10 +94,10 @@ static void to_control(void *context, const uint8_t *identity, size_t identity_l
     zmq_send(s->control, bytes, length, ZMQ_DONTWAIT);
 }
 
-static void reconnect(void *context, int subscriber, const char *command_endpoint) {
+static void reconnect(void *context, int subscriber, const char *command_endpoint, const char *key) {
     sockets *s = context;
     if (s->dealer) zmq_close(s->dealer);
-    s->dealer = open_dealer(s, command_endpoint);
+    s->dealer = open_dealer(s, command_endpoint, key);
     if (subscriber) {
         if (s->subscriber) zmq_close(s->subscriber);
         s->subscriber = open_subscriber(s);
@@ -165,7 +178,7 @@ int main(int argc, char **argv) {
                 zmq_strerror(zmq_errno()));
         return 69;
     }
-    s.dealer = open_dealer(&s, config.coordinators[0]);
+    s.dealer = open_dealer(&s, config.coordinators[0], config.curve ? trust_key_for_command(&config, config.coordinators[0]) : NULL);
     s.subscriber = open_subscriber(&s);
     if (!s.dealer || !s.subscriber) return 69;
 
@@ -210,10 +223,11 @@ int main(int argc, char **argv) {
             }
         agent_tick(&agent, agent_monotonic_ms());
     }
-    agent_log(&agent, "info", "node stopped sequence=%llu batches=%llu resnapshots=%llu replays=%llu badFrames=%llu",
+    agent_log(&agent, "info",
+              "node stopped sequence=%llu batches=%llu resnapshots=%llu replays=%llu badFrames=%llu untrustedIgnored=%llu",
               (unsigned long long)agent.sequence, (unsigned long long)agent.batches_applied,
               (unsigned long long)agent.resnapshots, (unsigned long long)agent.replays,
-              (unsigned long long)agent.bad_frames);
+              (unsigned long long)agent.bad_frames, (unsigned long long)agent.untrusted_ignored);
     agent_free(&agent);
     if (s.dealer) zmq_close(s.dealer);
     if (s.subscriber) zmq_close(s.subscriber);

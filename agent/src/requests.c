@@ -107,7 +107,8 @@ int64_t agent_next_deadline(const display_agent *agent) {
 void agent_reconnect(display_agent *agent, int subscriber) {
     agent_log(agent, "info", "reconnecting to coordinator %s backoffMs=%lld subscriber=%d", agent->leader.followed.endpoint,
               (long long)agent->reconnect_delay, subscriber);
-    agent->transport.reconnect(agent->transport.context, subscriber, agent->leader.followed.endpoint);
+    agent->transport.reconnect(agent->transport.context, subscriber, agent->leader.followed.endpoint,
+                               agent_server_key(agent, agent->leader.followed.endpoint));
     agent->last_reply_or_reconnect = agent_monotonic_ms();
     if (subscriber) agent->subscription_live = 0;
     for (size_t i = 0; i < agent->n_pending; i++) agent_transmit(agent, agent->pending[i].bytes, agent->pending[i].length);

@@ -303,6 +303,14 @@ void agent_on_published(display_agent *agent, size_t n_frames, const uint8_t *by
         wire_free(envelope);
         return;
     }
+    // A heartbeat naming a coordinator the agent does not believe is not heard at all: neither its
+    // term (however high), nor its leadership, nor a sign of life (issue 26).
+    if (envelope && envelope->body_case == CAMSYNC__V1__ENVELOPE__BODY_COORDINATOR_HEARTBEAT &&
+        envelope->coordinator_heartbeat->coordinator &&
+        !agent_believes(agent, envelope->coordinator_heartbeat->coordinator, "heartbeat")) {
+        wire_free(envelope);
+        return;
+    }
     heard_from_coordinator(agent);
     if (!agent->subscription_live) {
         agent->subscription_live = 1;
@@ -410,7 +418,8 @@ void agent_on_reply(display_agent *agent, const uint8_t *bytes, size_t length) {
         // Not applied: the request stays pending (retried with its id), and goes to the leader
         // at once when the answer names one.
         agent_log(agent, "info", "not the leader: %s", envelope->error->message ? envelope->error->message : "");
-        if (envelope->error->leader) agent_follow(agent, envelope->error->leader, envelope->error->leader->term, NAMED_BY_ANOTHER);
+        if (envelope->error->leader && agent_believes(agent, envelope->error->leader, "not-leader reply"))
+            agent_follow(agent, envelope->error->leader, envelope->error->leader->term, NAMED_BY_ANOTHER);
         wire_free(envelope);
         return;
     }

@@ -65,7 +65,8 @@ final class NodeFleet {
                                         controlEndpoint: "", heartbeatIntervalMilliseconds: heartbeatMilliseconds,
                                         liveness: liveness)
             var session = NodeSession(settings: settings, now: now)
-            let dealer = try NodeSockets.dealer(context, settings, endpoint: session.followed.commandEndpoint)
+            let dealer = try NodeSockets.dealer(context, settings, endpoint: session.followed.commandEndpoint,
+                                                serverKey: session.followedServerKey)
             let subscriber = try NodeSockets.subscriber(context, settings)
             let actions = session.start(now: now)
             members.append(Member(session: session, dealer: dealer, subscriber: subscriber, deadline: session.nextDeadline))
@@ -149,9 +150,10 @@ final class NodeFleet {
             switch action {
             case .send(let envelope):
                 _ = try? members[index].dealer.send([envelope.serializedBytes()], dontWait: true)
-            case .reconnect(let endpoint, let reopenSubscriber):
+            case .reconnect(let endpoint, let serverKey, let reopenSubscriber):
                 members[index].dealer.close()
-                members[index].dealer = try NodeSockets.dealer(context, members[index].session.settings, endpoint: endpoint)
+                members[index].dealer = try NodeSockets.dealer(context, members[index].session.settings, endpoint: endpoint,
+                                                               serverKey: serverKey)
                 if reopenSubscriber {
                     members[index].subscriber.close()
                     members[index].subscriber = try NodeSockets.subscriber(context, members[index].session.settings)

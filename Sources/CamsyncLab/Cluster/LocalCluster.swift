@@ -22,7 +22,7 @@ public final class LocalCluster: @unchecked Sendable {
     public let topology: Topology
     public let runDirectory: String
     public let executable: String
-    public let keys: ClusterKeys?
+    public private(set) var keys: ClusterKeys?
     /// The coordinator (single mode).
     public private(set) var coordinator: ManagedProcess?
     /// HA mode: the coordinators started here, by name.
@@ -33,6 +33,10 @@ public final class LocalCluster: @unchecked Sendable {
     /// Which coordinators (by name) a node is given, when not all of them (tests: a node that
     /// reaches only one coordinator; stale lists). Default: every coordinator.
     public var nodeCoordinators: [String: [String]] = [:]
+    /// With CURVE: the coordinators (by name) the nodes believe, when not all of them (tests: a
+    /// coordinator removed from the trusted list while it still runs). Nodes then get
+    /// `keys/coordinators-nodes.txt` listing only these; the coordinators keep `coordinators.txt`.
+    public var nodeTrust: [String]?
     /// The etcd identity (client certificate file and user, `etcdClientTLS(as:)`) an HA coordinator
     /// starts with, when not its own name: a certificate rotated to a new user (`c1-r2`).
     public var etcdIdentity: [String: String] = [:]
@@ -61,11 +65,24 @@ public final class LocalCluster: @unchecked Sendable {
         displayAgentExecutable = CamsyncExecutable.displayAgent(besides: executable)
         context = try ZMQContext(ioThreads: 1)
         try FileManager.default.createDirectory(atPath: runDirectory, withIntermediateDirectories: true)
-        keys = topology.security?.curve == true
-            ? try ClusterKeys.loadOrGenerate(directory: runDirectory + "/keys", nodes: topology.nodes.map(\.id)) : nil
+        keys = topology.security?.curve == true ? try Self.loadKeys(topology, runDirectory) : nil
         for node in topology.nodes {
             try topology.nodeConfigYAML(node).write(toFile: configPath(node.id), atomically: true, encoding: .utf8)
         }
+    }
+
+    /// Reads the keys again, making the pairs that are missing (a key file removed to rotate it, as
+    /// `camsync keygen --rotate` does), and rewrites `nodes.txt` (with `retiring` node keys still
+    /// listed beside the new ones) and `coordinators.txt`.
+    public func reloadKeys(retiring: [String: String] = [:]) throws {
+        guard keys != nil else { return }
+        keys = try Self.loadKeys(topology, runDirectory, retiring: retiring)
+    }
+
+    private static func loadKeys(_ topology: Topology, _ runDirectory: String, retiring: [String: String] = [:]) throws -> ClusterKeys {
+        try ClusterKeys.loadOrGenerate(directory: runDirectory + "/keys", nodes: topology.nodes.map(\.id),
+                                       coordinators: topology.allCoordinators.map { (topology.processName($0), $0.commands, $0.events) },
+                                       retiring: retiring)
     }
 
     // MARK: Paths and endpoints
@@ -137,9 +154,24 @@ public final class LocalCluster: @unchecked Sendable {
         topology.nodes.first { $0.id == node }?.control ?? "ipc://\(runDirectory)/\(node).sock"
     }
 
-    /// CURVE settings for an admin client (nil without CURVE).
+    /// CURVE settings for an admin client (nil without CURVE): it believes the coordinators of
+    /// `coordinators.txt`, at the endpoints nodes use and at their local ones.
     public var adminCurve: ClientCurve? {
-        keys.map { ClientCurve(publicKey: $0.admin.publicKey, secretKey: $0.admin.secretKey, serverPublicKey: $0.coordinator.publicKey) }
+        guard let keys else { return nil }
+        return ClientCurve(publicKey: keys.admin.publicKey, secretKey: keys.admin.secretKey,
+                           coordinators: Self.trustedHere(topology, keys.trusted))
+    }
+
+    /// `trusted` (a `coordinators.txt`), plus each coordinator's key at its local endpoints
+    /// (`localCommands`/`localEvents`), where clients on this machine reach it.
+    public static func trustedHere(_ topology: Topology, _ trusted: TrustedCoordinators) -> TrustedCoordinators {
+        var here = trusted
+        for c in topology.allCoordinators {
+            guard let entry = trusted.entries.first(where: { $0.name == topology.processName(c) }) else { continue }
+            here.entries.append(.init(name: entry.name, publicKey: entry.publicKey, commandEndpoint: localCommands(c),
+                                      eventEndpoint: c.localEvents ?? c.events))
+        }
+        return here
     }
 
     // MARK: Processes
@@ -229,10 +261,11 @@ public final class LocalCluster: @unchecked Sendable {
 
     /// The command line of a coordinator (`CoordinatorLaunch`), then whatever `coordinatorArguments` adds.
     private func launchArguments(_ settings: CoordinatorSettings) -> [String] {
-        // HA: every coordinator serves with the same key pair (nodes know one server key).
+        // Each coordinator serves with a key pair of its own; `coordinators.txt` lists them all.
+        let name = settings.highAvailability?.name ?? "coordinator"
         let keyFiles = keys.map {
-            CoordinatorLaunch.KeyFiles(secretKey: $0.path("coordinator.key"), nodeKeys: $0.path("nodes.txt"),
-                                       adminKeys: $0.path("admin.pub"))
+            CoordinatorLaunch.KeyFiles(secretKey: $0.coordinatorSecretKeyPath(name), nodeKeys: $0.path("nodes.txt"),
+                                       adminKeys: $0.path("admin.pub"), coordinatorKeys: $0.trustedCoordinatorsPath)
         }
         return CoordinatorLaunch(settings: settings, keyFiles: keyFiles).arguments + coordinatorArguments
             + (settings.highAvailability.flatMap { coordinatorArgumentsByName[$0.name] } ?? [])
@@ -258,7 +291,13 @@ public final class LocalCluster: @unchecked Sendable {
             "--control", controlEndpoint(id), "--heartbeat-ms", "\(s?.heartbeatMs ?? 500)", "--liveness", "\(s?.liveness ?? 3)",
         ]
         if let keys {
-            arguments += ["--secret-key", keys.path("\(id).key"), "--coordinator-key", keys.path("coordinator.pub")]
+            var trustedPath = keys.trustedCoordinatorsPath
+            if let names = nodeTrust {
+                trustedPath = keys.path("coordinators-nodes.txt")
+                let trusted = TrustedCoordinators(entries: keys.trusted.entries.filter { names.contains($0.name) })
+                try trusted.fileText.write(toFile: trustedPath, atomically: true, encoding: .utf8)
+            }
+            arguments += ["--secret-key", keys.path("\(id).key"), "--coordinator-keys", trustedPath]
         }
         if isAgent {
             // The C display agent takes the same options as `camsync node` but keeps no history file.

@@ -99,7 +99,7 @@ extension Simulation {
                     scheduler.schedule(.coordinatorFrame(c, generation: coordinators[c].generation, routingID: routingID,
                                                          bytes: bytes), at: at)
                 }
-            case .reconnect(let endpoint, _):
+            case .reconnect(let endpoint, _, _):
                 nodes[n].target = SimTopology.coordinator(endpoint: endpoint) ?? nodes[n].target
                 nodes[n].epoch += 1
                 trace.record(now, "\(nodes[n].config.id) connects to \(endpoint)", 14, Int64(n), Int64(nodes[n].target))

@@ -96,6 +96,11 @@ public nonisolated struct Camsync_V1_CoordinatorAddress: Sendable {
   /// The term it leads in (its etcd leader key's create revision); 0 when not known.
   public var term: UInt64 = 0
 
+  /// Its CURVE public key (40 characters of Z85) when the cluster runs CURVE; empty without. Each
+  /// coordinator has a key of its own: a client connects to `command_endpoint` with this server key,
+  /// and believes the address only when the key is in its trusted set (docs/PROTOCOL.md, *Trust*).
+  public var publicKey: String = String()
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -196,7 +201,7 @@ nonisolated extension Camsync_V1_CoordinatorHeartbeat: SwiftProtobuf.Message, Sw
 
 nonisolated extension Camsync_V1_CoordinatorAddress: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".CoordinatorAddress"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}name\0\u{3}command_endpoint\0\u{3}event_endpoint\0\u{1}term\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}name\0\u{3}command_endpoint\0\u{3}event_endpoint\0\u{1}term\0\u{3}public_key\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -208,6 +213,7 @@ nonisolated extension Camsync_V1_CoordinatorAddress: SwiftProtobuf.Message, Swif
       case 2: try { try decoder.decodeSingularStringField(value: &self.commandEndpoint) }()
       case 3: try { try decoder.decodeSingularStringField(value: &self.eventEndpoint) }()
       case 4: try { try decoder.decodeSingularUInt64Field(value: &self.term) }()
+      case 5: try { try decoder.decodeSingularStringField(value: &self.publicKey) }()
       default: break
       }
     }
@@ -226,6 +232,9 @@ nonisolated extension Camsync_V1_CoordinatorAddress: SwiftProtobuf.Message, Swif
     if self.term != 0 {
       try visitor.visitSingularUInt64Field(value: self.term, fieldNumber: 4)
     }
+    if !self.publicKey.isEmpty {
+      try visitor.visitSingularStringField(value: self.publicKey, fieldNumber: 5)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -234,6 +243,7 @@ nonisolated extension Camsync_V1_CoordinatorAddress: SwiftProtobuf.Message, Swif
     if lhs.commandEndpoint != rhs.commandEndpoint {return false}
     if lhs.eventEndpoint != rhs.eventEndpoint {return false}
     if lhs.term != rhs.term {return false}
+    if lhs.publicKey != rhs.publicKey {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

@@ -19,7 +19,11 @@ struct ClusterOptions: ParsableArguments {
     @Flag(help: "HA: ask the first coordinator only; a standby's NOT_LEADER is shown, not followed to the leader.")
     var noFollowLeader = false
     @Option(help: "Admin secret key file, when the cluster uses CURVE.") var adminKey: String?
-    @Option(help: "The coordinator's public key file, when the cluster uses CURVE.") var coordinatorKey: String?
+    @Option(help: "The coordinator's public key file, when every coordinator serves with one key pair.") var coordinatorKey: String?
+    @Option(help: """
+        The coordinators' keys (CURVE, a pair per coordinator): a file of `name public-key command-endpoint event-endpoint` \
+        lines; only the coordinators it lists are believed. With --topology: RUNDIR/keys/coordinators.txt.
+        """) var coordinatorKeys: String?
     @Option(help: "A node's control endpoint as NODE=ENDPOINT (repeatable; without --topology).") var control: [String] = []
 
     struct Resolved {
@@ -54,12 +58,18 @@ struct ClusterOptions: ParsableArguments {
             }
             if topology.security?.curve == true {
                 let keys = "\(run)/keys"
-                resolved.curve = try curve(secret: adminKey ?? "\(keys)/admin.key", server: coordinatorKey ?? "\(keys)/coordinator.pub")
+                let trusted = try coordinatorKey.map { TrustedCoordinators.shared(try readKey($0, what: "coordinator public")) }
+                    ?? LocalCluster.trustedHere(topology, try readTrustedCoordinators(coordinatorKeys ?? "\(keys)/coordinators.txt"))
+                resolved.curve = try curve(secret: adminKey ?? "\(keys)/admin.key", trusting: trusted)
             }
         }
         if let adminKey, resolved.curve == nil {
-            guard let coordinatorKey else { throw ValidationError("--admin-key needs --coordinator-key") }
-            resolved.curve = try curve(secret: adminKey, server: coordinatorKey)
+            switch (coordinatorKey, coordinatorKeys) {
+            case (let file?, nil): resolved.curve = try curve(secret: adminKey, trusting: .shared(try readKey(file, what: "coordinator public")))
+            case (nil, let file?): resolved.curve = try curve(secret: adminKey, trusting: try readTrustedCoordinators(file))
+            case (nil, nil): throw ValidationError("--admin-key needs --coordinator-keys (or --coordinator-key)")
+            case (_?, _?): throw ValidationError("give --coordinator-keys or --coordinator-key, not both")
+            }
         }
         for pair in control {
             let parts = pair.split(separator: "=", maxSplits: 1)
@@ -69,10 +79,10 @@ struct ClusterOptions: ParsableArguments {
         return resolved
     }
 
-    private func curve(secret: String, server: String) throws -> ClientCurve {
+    private func curve(secret: String, trusting coordinators: TrustedCoordinators) throws -> ClientCurve {
         let secretKey = try readKey(secret, what: "admin secret")
         let pair = try CurveKeyPair(secretKey: secretKey)
-        return ClientCurve(publicKey: pair.publicKey, secretKey: secretKey, serverPublicKey: try readKey(server, what: "coordinator public"))
+        return ClientCurve(publicKey: pair.publicKey, secretKey: secretKey, coordinators: coordinators)
     }
 }
 

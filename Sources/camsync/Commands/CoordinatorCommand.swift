@@ -3,6 +3,7 @@ import CamsyncClient
 import CamsyncCoordinator
 import CamsyncEtcd
 import CamsyncPolicy
+import CamsyncWire
 import Foundation
 import Logging
 import ServiceLifecycle
@@ -118,8 +119,11 @@ struct CoordinatorCommand: AsyncParsableCommand {
         if let security = settings.security, http.address != nil {
             let keys = try CurveKeyPair.generate()
             settings.security?.adminKeys.insert(keys.publicKey)
-            followerCurve = ClientCurve(publicKey: keys.publicKey, secretKey: keys.secretKey,
-                                        serverPublicKey: try CurveKeyPair(secretKey: security.secretKey).publicKey)
+            // It reaches this coordinator (at its bound endpoints) with its own key, and the HA panel
+            // asks the others with theirs (`--coordinator-keys`).
+            var trusted = security.coordinators ?? TrustedCoordinators(entries: [])
+            trusted.sharedKey = try CurveKeyPair(secretKey: security.secretKey).publicKey
+            followerCurve = ClientCurve(publicKey: keys.publicKey, secretKey: keys.secretKey, coordinators: trusted)
         }
         let observation = try http.server(follow: bound.follow, curve: followerCurve,
                                           highAvailability: settings.highAvailability.map { ($0.etcd, $0.election, $0.etcdTLS) }, logger: logger)

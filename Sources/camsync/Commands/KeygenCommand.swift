@@ -1,4 +1,5 @@
 import ArgumentParser
+import CamsyncLab
 import CamsyncPKI
 import Foundation
 import ZeroMQ
@@ -11,6 +12,13 @@ struct KeygenCommand: ParsableCommand {
         discussion: """
             Example: camsync keygen /etc/camsync/keys/ipad-1
 
+            Every CURVE key of a topology, with --topology FILE DIR (kept when present): a pair per coordinator
+            (DIR/coordinator-NAME.key, or DIR/coordinator.key for a single one) and DIR/coordinators.txt listing them
+            with their endpoints (what nodes and clients believe: --coordinator-keys), a pair per node and DIR/nodes.txt,
+            and the admin pair. --rotate NAME (a coordinator's or a node's name, or admin) makes that pair anew
+            (docs/OPERATIONS.md "Rotating keys").
+            Example: camsync keygen --topology deploy/topologies/ha.yaml /etc/camsync/keys --rotate c2
+
             etcd over mutual TLS (docs/OPERATIONS.md "Certificates"): makes DIR/ca.crt + ca.key (kept when present),
             a server + peer certificate per --member NAME=HOST[,HOST…] and a client certificate per --client NAME
             (its common name is the etcd user: CLUSTER.NAME for coordinators, root for root). Existing certificates
@@ -19,7 +27,9 @@ struct KeygenCommand: ParsableCommand {
               --member etcd-0=10.0.0.1 --member etcd-1=10.0.0.2 --member etcd-2=10.0.0.3 --client c1 --client c2 --client root
             """)
 
-    @Argument(help: "Path prefix of the two CURVE key files.") var prefix: String?
+    @Argument(help: "Path prefix of the two CURVE key files (with --topology: the keys directory).") var prefix: String?
+    @Option(help: "Write every CURVE key of this topology into the directory PREFIX (a pair per coordinator).") var topology: String?
+    @Option(help: "With --topology: make this pair anew (a coordinator's or node's name, or admin; repeatable).") var rotate: [String] = []
     @Flag(help: "Overwrite existing files.") var force = false
     @Option(help: "Write the etcd CA and certificates into this directory instead of a CURVE pair.") var etcdCerts: String?
     @Option(help: "With --etcd-certs: the camsync cluster's name (the coordinators' etcd users are CLUSTER.NAME).")
@@ -34,11 +44,13 @@ struct KeygenCommand: ParsableCommand {
         default: throw ValidationError("give either PREFIX (a CURVE pair) or --etcd-certs DIR")
         }
         for entry in member where !entry.contains("=") { throw ValidationError("--member wants NAME=HOST[,HOST…], not '\(entry)'") }
+        if !rotate.isEmpty, topology == nil { throw ValidationError("--rotate needs --topology") }
     }
 
     func run() throws {
         if let etcdCerts, let cluster { return try writeCertificates(etcdCerts, cluster: cluster) }
         guard let prefix else { return }
+        if let topology { return try writeTopologyKeys(topology, into: prefix) }
         let secretPath = prefix + ".key", publicPath = prefix + ".pub"
         let manager = FileManager.default
         if !force, manager.fileExists(atPath: secretPath) || manager.fileExists(atPath: publicPath) {
@@ -54,6 +66,29 @@ struct KeygenCommand: ParsableCommand {
         try manager.setAttributes([.posixPermissions: 0o600], ofItemAtPath: secretPath)
         try (pair.publicKey + "\n").write(toFile: publicPath, atomically: true, encoding: .utf8)
         print("wrote \(secretPath) (secret, 0600) and \(publicPath) (public)")
+    }
+
+    private func writeTopologyKeys(_ path: String, into directory: String) throws {
+        let topology = try Topology(path: path)
+        let coordinators = topology.allCoordinators.map { (name: topology.processName($0), commands: $0.commands, events: $0.events) }
+        let known = coordinators.map(\.name) + topology.nodes.map(\.id) + ["admin"]
+        var retiring: [String: String] = [:]
+        for name in rotate {
+            guard known.contains(name) else { throw ValidationError("--rotate \(name): no coordinator or node of that name (or admin)") }
+            let file = coordinators.contains { $0.name == name } ? ClusterKeys.coordinatorKeyName(name) : name
+            // A node's old key stays in nodes.txt beside the new one until the node runs on the new one.
+            if topology.nodes.contains(where: { $0.id == name }),
+               let old = try? readKey("\(directory)/\(file).pub", what: "node public") { retiring[name] = old }
+            for suffix in [".key", ".pub"] { try? FileManager.default.removeItem(atPath: "\(directory)/\(file)\(suffix)") }
+        }
+        let keys = try ClusterKeys.loadOrGenerate(directory: directory, nodes: topology.nodes.map(\.id), coordinators: coordinators,
+                                                  retiring: retiring)
+        for c in coordinators {
+            print("coordinator \(c.name): \(keys.coordinatorSecretKeyPath(c.name)) (public \(keys.coordinators[c.name]!.publicKey))")
+        }
+        print("coordinators: \(keys.trustedCoordinatorsPath) (give it to every coordinator, node and client: --coordinator-keys)")
+        print("nodes: \(keys.path("nodes.txt")) and a pair per node; admin: \(keys.path("admin.key"))")
+        if !rotate.isEmpty { print("new pair for \(rotate.joined(separator: ", ")): see docs/OPERATIONS.md \"Rotating keys\" for the order of restarts") }
     }
 
     private func writeCertificates(_ directory: String, cluster: String) throws {

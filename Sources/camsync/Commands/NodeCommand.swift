@@ -41,6 +41,9 @@ struct NodeCommand: AsyncParsableCommand {
             config: nodeConfig, coordinatorCommandEndpoint: coordinator, coordinatorEventEndpoint: events,
             controlEndpoint: controlEndpoint, heartbeatIntervalMilliseconds: heartbeatMs, liveness: liveness,
             security: try keys.security(), historyPath: history)
+        guard !settings.coordinatorCommandEndpoints.isEmpty, !settings.coordinatorEventEndpoints.isEmpty else {
+            throw ValidationError("no endpoint of --coordinator/--events is a trusted coordinator's (--coordinator-keys lists none of them)")
+        }
         let observation = try http.server(logger: logger)
         let server = try NodeServer(settings: settings, logger: logger)
         let service = ServerService(name: "node", start: { try server.start() }, stop: { server.stop() })

@@ -283,7 +283,7 @@ const ProtobufCMessageDescriptor camsync__v1__coordinator_heartbeat__descriptor 
   (ProtobufCMessageInit) camsync__v1__coordinator_heartbeat__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor camsync__v1__coordinator_address__field_descriptors[4] =
+static const ProtobufCFieldDescriptor camsync__v1__coordinator_address__field_descriptors[5] =
 {
   {
     "name",
@@ -333,17 +333,30 @@ static const ProtobufCFieldDescriptor camsync__v1__coordinator_address__field_de
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "public_key",
+    5,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Camsync__V1__CoordinatorAddress, public_key),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned camsync__v1__coordinator_address__field_indices_by_name[] = {
   1,   /* field[1] = command_endpoint */
   2,   /* field[2] = event_endpoint */
   0,   /* field[0] = name */
+  4,   /* field[4] = public_key */
   3,   /* field[3] = term */
 };
 static const ProtobufCIntRange camsync__v1__coordinator_address__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 4 }
+  { 0, 5 }
 };
 const ProtobufCMessageDescriptor camsync__v1__coordinator_address__descriptor =
 {
@@ -353,7 +366,7 @@ const ProtobufCMessageDescriptor camsync__v1__coordinator_address__descriptor =
   "Camsync__V1__CoordinatorAddress",
   "camsync.v1",
   sizeof(Camsync__V1__CoordinatorAddress),
-  4,
+  5,
   camsync__v1__coordinator_address__field_descriptors,
   camsync__v1__coordinator_address__field_indices_by_name,
   1,  camsync__v1__coordinator_address__number_ranges,

@@ -99,10 +99,16 @@ struct  Camsync__V1__CoordinatorAddress
    * The term it leads in (its etcd leader key's create revision); 0 when not known.
    */
   uint64_t term;
+  /*
+   * Its CURVE public key (40 characters of Z85) when the cluster runs CURVE; empty without. Each
+   * coordinator has a key of its own: a client connects to `command_endpoint` with this server key,
+   * and believes the address only when the key is in its trusted set (docs/PROTOCOL.md, *Trust*).
+   */
+  char *public_key;
 };
 #define CAMSYNC__V1__COORDINATOR_ADDRESS__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&camsync__v1__coordinator_address__descriptor) \
-    , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0 }
+    , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0, (char *)protobuf_c_empty_string }
 
 
 /* Camsync__V1__NodeHeartbeat methods */
