@@ -92,7 +92,7 @@ struct PipelineTests {
             let streams = Self.streams(12)
             let endpoint = LocalCluster.localCommands(leader)
             let workers = try streams.map { stream in try JoinableThread { stream.run(endpoint: endpoint, window: 16, until: stop) } }
-            try cluster.waitUntil(timeout: 30, what: "2,000 acks") { Self.acks(streams).count >= 2_000 }
+            try cluster.waitUntil(timeout: 90, what: "1,000 acks") { Self.acks(streams).count >= 1_000 }
             stop.withLock { $0 = true }
             workers.forEach { $0.join() }
             subscriber.join()
@@ -128,7 +128,7 @@ struct PipelineTests {
             let streams = Self.streams(12)
             let endpoint = LocalCluster.localCommands(leader)
             let workers = try streams.map { stream in try JoinableThread { stream.run(endpoint: endpoint, window: 16, until: stop) } }
-            try cluster.waitUntil(timeout: 30, what: "500 acks") { Self.acks(streams).count >= 500 }
+            try cluster.waitUntil(timeout: 90, what: "500 acks") { Self.acks(streams).count >= 500 }
             // etcd takes the leadership away while turns are in flight.
             try await cluster.withEtcdClient { client in
                 let key = try #require(try await client.leader("\(cluster.etcdPrefix)/leader"))
