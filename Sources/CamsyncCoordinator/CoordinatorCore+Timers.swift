@@ -28,7 +28,7 @@ extension CoordinatorCore {
         }
         if role.isLeading {
             deadline = min(deadline, nextHeartbeat)
-            if let liveness = nextLivenessDeadline() { deadline = min(deadline, liveness) }
+            if let liveness = livenessCheckDue ?? nextLivenessDeadline() { deadline = min(deadline, liveness) }
             if let (due, _) = engine.nextDeadline() {
                 deadline = min(deadline, now + max(0, due.milliseconds - time.wallMilliseconds))
             }
@@ -57,9 +57,12 @@ extension CoordinatorCore {
 
     private mutating func leaderTimers(at time: CoordinatorTime) -> [CoordinatorAction] {
         var actions: [CoordinatorAction] = []
-        for node in silentNodes(at: time.monotonicMilliseconds) {
-            actions += apply(.declareNodeDead(node), from: Envelope.coordinatorSender, requestID: sequence + 1, isAdmin: true,
-                             replyTo: nil, at: time)
+        if livenessCheckDue.map({ time.monotonicMilliseconds >= $0 }) ?? true {
+            for node in silentNodes(at: time.monotonicMilliseconds) {
+                actions += apply(.declareNodeDead(node), from: Envelope.coordinatorSender, requestID: sequence + 1, isAdmin: true,
+                                 replyTo: nil, at: time)
+            }
+            livenessCheckDue = nextLivenessDeadline()
         }
         while let (due, command) = engine.nextDeadline(), due.milliseconds <= time.wallMilliseconds {
             let before = sequence

@@ -52,6 +52,11 @@ public struct CoordinatorCore: Sendable {
     var claims = ClaimLatency()
     /// Last traffic from each node (monotonic milliseconds).
     private var lastSeen: [NodeID: Int64] = [:]
+    /// No alive node can be silent too long before this (monotonic ms); nil: look at every node at
+    /// the next tick. Traffic only moves a node's deadline later, and a node that registers is due
+    /// later than any other, so it stays a lower bound until the tick that reaches it looks again:
+    /// a turn costs nothing per node of the cluster.
+    var livenessCheckDue: Int64?
     public var livenessTimeoutMilliseconds: Int64 { settings.livenessTimeoutMilliseconds }
 
     /// How many committed batches the core keeps in memory for replays (about 200 bytes to 2 KiB each).
@@ -85,6 +90,7 @@ public struct CoordinatorCore: Sendable {
     @discardableResult
     public mutating func beginServing(at time: CoordinatorTime) -> [CoordinatorAction] {
         graceStart = time.monotonicMilliseconds
+        livenessCheckDue = nil
         committedSequence = sequence
         nextStatsLog = time.monotonicMilliseconds + Self.statsInterval
         return ha == nil ? counted([.count(.role(leading: true, term: term))]) : []
@@ -196,6 +202,7 @@ public struct CoordinatorCore: Sendable {
     mutating func restartLivenessClocks(at now: Int64) {
         lastSeen.removeAll()
         graceStart = now
+        livenessCheckDue = nil
     }
 
     /// How long each tracked node has been silent, in node id order (for status displays).

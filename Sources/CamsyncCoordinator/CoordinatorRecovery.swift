@@ -6,10 +6,21 @@ import Logging
 /// the times they were first applied. The engine is deterministic, so this is exact. The log is the
 /// SQLite journal (embedded) or etcd (HA: a standby starting, or catching up after a gap).
 public enum CoordinatorRecovery {
+    /// Commands read from the journal at a time: memory stays bounded whatever the journal's length.
+    static let pageSize = 8_192
+
     static func recover(journal: Journal, settings: CoordinatorSettings, logger: Logger) throws -> CoordinatorCore {
         let term = try journal.beginTerm()
-        let (core, replayed) = try rebuild(settings: settings, term: term, snapshot: try journal.latestSnapshot(),
-                                           entries: try journal.entries(after: 0))
+        let snapshot = try journal.latestSnapshot()
+        var core = try start(settings: settings, term: term, snapshot: snapshot)
+        var replayed = 0
+        var after: UInt64 = 0
+        while true {
+            let page = try journal.commands(after: after, limit: pageSize)
+            guard let last = page.last else { break }
+            replayed += try replay(page, into: &core, snapshotSequence: snapshot?.sequence ?? 0)
+            after = last.sequence
+        }
         logger.info("journal recovered", metadata: [
             "term": "\(term)", "replayed": "\(replayed)", "sequence": "\(core.sequence)",
         ])
@@ -19,16 +30,23 @@ public enum CoordinatorRecovery {
     /// The core after `snapshot` and `entries` (those up to the snapshot only refill the retry window, K5).
     public static func rebuild(settings: CoordinatorSettings, term: UInt64, snapshot: JournalSnapshot?,
                         entries: [JournalEntry]) throws -> (core: CoordinatorCore, replayed: Int) {
-        var state = ClusterState()
-        var sequence: UInt64 = 0
-        if let snapshot {
-            state = try WireCodec.decodeState(snapshot.state)
-            sequence = snapshot.sequence
-        }
-        var core = CoordinatorCore(settings: settings, state: state, sequence: sequence, term: term)
+        var core = try start(settings: settings, term: term, snapshot: snapshot)
+        let replayed = try replay(entries, into: &core, snapshotSequence: snapshot?.sequence ?? 0)
+        return (core, replayed)
+    }
+
+    /// The core at `snapshot` (or empty).
+    static func start(settings: CoordinatorSettings, term: UInt64, snapshot: JournalSnapshot?) throws -> CoordinatorCore {
+        guard let snapshot else { return CoordinatorCore(settings: settings, term: term) }
+        return CoordinatorCore(settings: settings, state: try WireCodec.decodeState(snapshot.state), sequence: snapshot.sequence,
+                               term: term)
+    }
+
+    /// Applies `entries`, in order, to `core`; returns how many were replayed (not only remembered).
+    static func replay(_ entries: [JournalEntry], into core: inout CoordinatorCore, snapshotSequence: UInt64) throws -> Int {
         var replayed = 0
         for entry in entries {
-            if entry.sequence <= sequence {
+            if entry.sequence <= snapshotSequence {
                 core.rememberApplied(sequence: entry.sequence, node: entry.node, requestID: entry.requestID,
                                      at: Instant(milliseconds: entry.timeMilliseconds))
                 continue
@@ -43,6 +61,6 @@ public enum CoordinatorRecovery {
             }
             replayed += 1
         }
-        return (core, replayed)
+        return replayed
     }
 }

@@ -131,6 +131,26 @@ public final class Journal {
         }
     }
 
+    /// Up to `limit` commands after `sequence`, in order, without their published batches (`batch`
+    /// is empty): what a restart replays, a page at a time.
+    public func commands(after sequence: UInt64, limit: Int) throws -> [JournalEntry] {
+        guard let database else { return [] }
+        return try database.read { db in
+            let rows = try Row.fetchCursor(db, sql: """
+                SELECT sequence, term, timeMs, node, requestID, command FROM command WHERE sequence > ? ORDER BY sequence LIMIT ?
+                """, arguments: [Int64(sequence), limit])
+            var entries: [JournalEntry] = []
+            entries.reserveCapacity(limit)
+            while let row = try rows.next() {
+                let command: Data = row[5]
+                entries.append(JournalEntry(
+                    sequence: UInt64(row[0] as Int64), term: UInt64(row[1] as Int64), timeMilliseconds: row[2], node: row[3],
+                    requestID: UInt64(bitPattern: row[4] as Int64), command: [UInt8](command), batch: []))
+            }
+            return entries
+        }
+    }
+
     /// The published batches with a sequence greater than `sequence`, in order, as far as the journal
     /// holds them: the first is `sequence + 1` unless that one is compacted (then the caller sees a gap).
     public func batches(after sequence: UInt64, limit: Int) throws -> [[UInt8]] {

@@ -117,9 +117,9 @@ extension NodeSession {
     /// K2: remember what this node runs, from states in which it is alive.
     mutating func refreshAssertions() {
         guard replica.phase == .synced, replica.state.nodes[id]?.alive == true else { return }
-        // The engine's index: in proportion to this device's apps, not the cluster's (each batch runs this).
-        assertions = replica.engine.installedApps(of: id).compactMap { replica.state.apps[$0] }
-            .filter(\.scene.isRunning)
+        // The engine's index: in proportion to this device's running apps, not to its installed
+        // ones or to the cluster (each batch runs this).
+        assertions = replica.engine.runningApps(of: id).compactMap { replica.state.apps[$0] }
             .map { app in
                 AppAssertion(bundleID: app.id.bundleID, scene: app.scene, session: app.session?.configuration,
                              sessionWantsToRun: app.session?.wantsToRun ?? false, pip: app.pip?.setup)

@@ -78,7 +78,7 @@ extension PolicyEngine {
     /// interrupted by `id`. The sessions it had interrupted now wait for `id` instead
     /// [policy: they end their interruption when the audio is free again, A6].
     mutating func interruptOtherAudio(by id: AppID, _ tx: inout Transaction) {
-        let deviceApps = index.apps(of: id.device)
+        let deviceApps = index.runningApps(of: id.device)
         for other in deviceApps where other != id {
             guard let audio = state.apps[other]?.audioSession, audio.isActive, !audio.configuration.isMixable else { continue }
             state.apps[other]?.audioSession.isActive = false
@@ -94,7 +94,7 @@ extension PolicyEngine {
     /// background is interrupted (`appWasSuspended`). Layout never changes the configuration (A1).
     mutating func suspendBackgroundAudio(_ tx: inout Transaction) {
         for device in tx.affectedDevices(in: state) {
-            for id in index.apps(of: device) {
+            for id in index.runningApps(of: device) {
                 guard let app = state.apps[id], app.audioSession.isActive, app.scene.isRunning,
                       !app.countsAsVisible, !app.mayPlayAudioInBackground else { continue }
                 state.apps[id]?.audioSession.isActive = false
@@ -109,7 +109,7 @@ extension PolicyEngine {
     /// non-mixable session (A5).
     mutating func refreshAudio(_ tx: inout Transaction) {
         for device in tx.affectedDevices(in: state) {
-            let deviceApps = index.apps(of: device)
+            let deviceApps = index.runningApps(of: device)
             let nonMixable = state.activeNonMixableSession(device: device, deviceApps: deviceApps)
             let duckers = state.duckingSessions(among: deviceApps)
             for id in deviceApps {

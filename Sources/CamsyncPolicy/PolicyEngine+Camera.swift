@@ -137,7 +137,7 @@ extension PolicyEngine {
         }.sorted()
         var reasons: [AppID: Ineligibility] = [:]
         for id in wanting {
-            if let why = state.ineligibility(app: id, deviceApps: index.apps(of: id.device)) { reasons[id] = why }
+            if let why = state.ineligibility(app: id, deviceApps: index.runningApps(of: id.device)) { reasons[id] = why }
         }
         let eligible = wanting.filter { reasons[$0] == nil && system.available }
         let previous = system.holder

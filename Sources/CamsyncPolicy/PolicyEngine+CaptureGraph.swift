@@ -5,7 +5,7 @@ extension PolicyEngine {
     /// no MultiCam) keeps no session it could no longer run. Such a session stops (`sessionStopped`
     /// when it wanted to run) and its configuration is removed; the app configures again.
     mutating func removeImpossibleCaptureGraphs(device: NodeID, _ tx: inout Transaction) {
-        for id in index.apps(of: device) {
+        for id in index.runningApps(of: device) {
             guard let session = state.apps[id]?.session,
                   state.captureGraphRejection(of: session.configuration, device: device) != nil else { continue }
             if session.wantsToRun {

@@ -10,7 +10,7 @@ extension PolicyEngine {
 
     func layout(of device: NodeID) -> DeviceLayout {
         var layout = DeviceLayout()
-        for id in index.apps(of: device) {
+        for id in index.runningApps(of: device) {
             switch state.apps[id]?.scene {
             case .fullScreen: layout.fullScreen = id
             case .splitPrimary: layout.primary = id
@@ -31,6 +31,10 @@ extension PolicyEngine {
     mutating func setScene(_ id: AppID, _ scene: Scene, _ tx: inout Transaction) {
         guard let old = state.apps[id]?.scene, old != scene else { return }
         state.apps[id]?.scene = scene
+        if old.isRunning != scene.isRunning {
+            index.noteRunning(id, scene.isRunning)
+            if old.isRunning { tx.noteStopped(id) }
+        }
         tx.affect(id.device)
         if case .stageWindow(let window) = scene { tx.affect(window.screen) }
         if case .stageWindow(let window) = old { tx.affect(window.screen) }
@@ -65,7 +69,6 @@ extension PolicyEngine {
         guard state.apps[id] == nil else { throw Rejection(.alreadyExists, "\(id) is already installed") }
         guard spec.memoryFootprintMB >= 0 else { throw Rejection(.invalidArgument, "negative memory footprint") }
         state.apps[id] = AppRecord(id: id, spec: spec, memoryFootprintMB: spec.memoryFootprintMB)
-        index.addApp(id)
         tx.affect(device)
         tx.emit(.appInstalled(id))
     }
@@ -80,7 +83,7 @@ extension PolicyEngine {
 
     mutating func openFullScreenUnchecked(_ id: AppID, cause: BackgroundCause?, keepPiP: Bool, _ tx: inout Transaction) {
         let device = id.device
-        let replaced = index.apps(of: device).filter { other in
+        let replaced = index.runningApps(of: device).filter { other in
             guard other != id, let scene = state.apps[other]?.scene else { return false }
             switch scene {
             case .fullScreen, .splitPrimary, .splitSecondary: return true
@@ -166,7 +169,7 @@ extension PolicyEngine {
         try validateScreen(window.screen, device: id.device)
         try validateFrame(window.frame)
         if case .stageWindow(let old) = app.scene, old.screen == window.screen { return }
-        let onScreen = index.apps(of: id.device).filter { other in
+        let onScreen = index.runningApps(of: id.device).filter { other in
             guard other != id, case .stageWindow(let w) = state.apps[other]?.scene else { return false }
             return w.screen == window.screen
         }.count
@@ -206,7 +209,7 @@ extension PolicyEngine {
     /// The home gesture: every app on the device screen goes to the background (P3: PiP may start).
     mutating func goHome(_ device: NodeID, _ tx: inout Transaction) throws(Rejection) {
         _ = try aliveDevice(device)
-        let leaving = index.apps(of: device).filter { id in
+        let leaving = index.runningApps(of: device).filter { id in
             guard let scene = state.apps[id]?.scene else { return false }
             if case .stageWindow(let window) = scene { return window.screen == device }
             return scene.isVisible
@@ -280,7 +283,7 @@ extension PolicyEngine {
                 }
             }
         } else {
-            for id in index.apps(of: device) {
+            for id in index.runningApps(of: device) {
                 if case .stageWindow = state.apps[id]?.scene { moveToBackground(id, cause: nil, &tx) }
             }
         }

@@ -1,7 +1,7 @@
 extension PolicyEngine {
-    /// The apps installed on `device`, in id order, from the engine's index: in proportion to the
-    /// device's apps, not the cluster's (`ClusterState.apps(of:)` scans every app).
-    public func installedApps(of device: NodeID) -> [AppID] { index.apps(of: device) }
+    /// The running apps of `device` (`Scene.isRunning`), in id order, from the engine's index: in
+    /// proportion to what runs, not to what is installed.
+    public func runningApps(of device: NodeID) -> [AppID] { index.runningApps(of: device) }
 }
 
 /// Validating look-ups shared by the command handlers. They throw before any mutation.

@@ -72,7 +72,7 @@ extension PolicyEngine {
         if stageManagerTurnedOff {
             // L3: a device that no longer supports Stage Manager keeps no stage windows (as setStageManager(off)).
             tx.emit(.deviceSettingsChanged(id))
-            for app in index.apps(of: id) {
+            for app in index.runningApps(of: id) {
                 if case .stageWindow = state.apps[app]?.scene { moveToBackground(app, cause: nil, &tx) }
             }
         }
@@ -84,7 +84,6 @@ extension PolicyEngine {
                 let app = AppID(device: id, bundleID: spec.bundleID)
                 if state.apps[app] == nil {
                     state.apps[app] = AppRecord(id: app, spec: spec, memoryFootprintMB: spec.memoryFootprintMB)
-                    index.addApp(app)
                     tx.emit(.appInstalled(app))
                 }
             }
@@ -184,7 +183,7 @@ extension PolicyEngine {
         tx.emit(.nodeLeft(id, reason))
         switch record.kind {
         case .device:
-            for app in index.apps(of: id) { terminateApp(app, reason: .deviceGone, &tx) }
+            for app in index.runningApps(of: id) { terminateApp(app, reason: .deviceGone, &tx) }
             for display in index.attachedDisplays(device: id) { detachUnchecked(display, &tx) }
         case .display:
             if record.attachedTo != nil { detachUnchecked(id, &tx) }
@@ -230,7 +229,7 @@ extension PolicyEngine {
         tx.affect(display)
         tx.affect(device)
         tx.emit(.displayDetached(display: display, device: device))
-        for id in index.apps(of: device) {
+        for id in index.runningApps(of: device) {
             guard let app = state.apps[id] else { continue }
             if case .stageWindow(let window) = app.scene, window.screen == display {
                 setScene(id, .stageWindow(StageWindow(screen: device, frame: window.frame)), &tx)

@@ -13,7 +13,7 @@ extension PolicyEngine {
         }
         guard pip.setup.hasContentSource else { return .noContentSource }
         // P4: while a video-call PiP is active, other apps' PiP is not possible.
-        let callActive = index.apps(of: id.device).contains { other in
+        let callActive = index.runningApps(of: id.device).contains { other in
             other != id && state.apps[other]?.hasActivePiP == true && state.apps[other]?.pip?.setup.kind == .videoCall
         }
         if callActive { return .videoCallActive }
@@ -106,7 +106,7 @@ extension PolicyEngine {
     /// P4: the new window becomes the device's active one; the previous active one is suspended.
     /// `rule`: what started it (P2 the user's request, P3 automatically).
     mutating func activatePiP(_ id: AppID, rule: RuleID, _ tx: inout Transaction) {
-        for other in index.apps(of: id.device) where other != id && state.apps[other]?.hasActivePiP == true {
+        for other in index.runningApps(of: id.device) where other != id && state.apps[other]?.hasActivePiP == true {
             state.apps[other]?.pip?.window = .suspended
             let ordinal = nextOrdinal()
             state.apps[other]?.pip?.suspendedAt = ordinal
@@ -135,7 +135,7 @@ extension PolicyEngine {
     }
 
     mutating func resumeSuspendedPiP(device: NodeID, _ tx: inout Transaction) {
-        let apps = index.apps(of: device)
+        let apps = index.runningApps(of: device)
         guard !apps.contains(where: { state.apps[$0]?.hasActivePiP == true }) else { return }
         let suspended = apps.filter { state.apps[$0]?.hasSuspendedPiP == true }
         guard let next = suspended.max(by: { a, b in

@@ -5,7 +5,7 @@ extension PolicyEngine {
         guard let session = app.session else { throw Rejection(.noSession, "\(id) has no capture session") }
         guard session.state == .running else { throw Rejection(.sessionNotRunning, "the session of \(id) is not running") }
         guard session.recording == nil else { throw Rejection(.illegalState, "\(id) is already recording") }
-        let multitasking = state.isMultitasking(among: index.apps(of: id.device))
+        let multitasking = state.isMultitasking(among: index.runningApps(of: id.device))
         state.apps[id]?.session?.recording = RecordingRecord(
             output: output, startedAt: tx.now, multitaskedDuringRecording: multitasking)
         tx.affect(id.device)
@@ -35,7 +35,7 @@ extension PolicyEngine {
     /// AVCaptureMovieFileOutput ends a recording when its session is interrupted].
     mutating func updateRecordings(devices: [NodeID], _ tx: inout Transaction) {
         for device in devices {
-            let apps = index.apps(of: device)
+            let apps = index.runningApps(of: device)
             // Whether the device multitasks is asked only when it has a recording; finishing one
             // does not change it.
             var multitasking: Bool?

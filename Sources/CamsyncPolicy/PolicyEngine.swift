@@ -126,11 +126,15 @@ public struct PolicyEngine: Hashable, Sendable {
     }
 
     /// L5: publishes every role that changed on the affected devices. Returns the apps over the
-    /// backgroundMedia memory limit (P9) there, in device and app id order.
+    /// backgroundMedia memory limit (P9) there, in device and app id order. Only running apps have
+    /// a role, and the apps that stopped running in this command lose theirs.
     private mutating func refreshRoles(_ tx: inout Transaction) -> [AppID] {
         var overLimit: [AppID] = []
         for device in tx.affectedDevices(in: state) {
-            for id in index.apps(of: device) {
+            let stopped = tx.stopped.filter { $0.device == device }
+            let apps = stopped.isEmpty ? index.runningApps(of: device)
+                : Set(index.runningApps(of: device)).union(stopped).sorted()
+            for id in apps {
                 guard let app = state.apps[id] else { continue }
                 let role = app.computedRole
                 if app.role != role {
@@ -163,12 +167,15 @@ struct Transaction {
     private(set) var claimants: [AppID] = []
     /// Camera systems whose pressure changed in this command (S2).
     var pressureChanged: Set<CameraSystemID> = []
+    /// Apps that stopped running in this command (their role is still to be cleared, L5).
+    private(set) var stopped: [AppID] = []
 
     init(now: Instant) { self.now = now }
 
     /// Records an event; without `rule`, the rule that governs events of its kind.
     mutating func emit(_ event: Event, rule: RuleID? = nil) { decisions.append(Decision(event, rule: rule ?? .governing(event))) }
     mutating func affect(_ node: NodeID) { affected.insert(node) }
+    mutating func noteStopped(_ app: AppID) { stopped.append(app) }
     mutating func claim(_ app: AppID) {
         affected.insert(app.device)
         if !claimants.contains(app) { claimants.append(app) }

@@ -1,14 +1,16 @@
 /// Look-up tables the engine keeps next to its `ClusterState`, so that applying a command costs
-/// in proportion to what the command touches (one device's apps, one host's camera systems), not
-/// to the size of the cluster (docs/POLICY.md "Performance").
+/// in proportion to what the command touches (one device's running apps, one host's camera systems),
+/// not to the size of the cluster or to the apps a device has installed (docs/POLICY.md "Performance").
 ///
 /// Derived data only: built from a state when an engine is created (`init(_:)`), then kept in
 /// step by the engine's own mutations — the only writer of `PolicyEngine.state`. It is never part
 /// of the engine's equality or hash, nor of the wire. `StateIndex(state) == index` after every
 /// command is tested (IndexTests).
 struct StateIndex: Hashable, Sendable {
-    /// Installed apps per device, in id order. Apps are never uninstalled.
-    private var appsByDevice: [NodeID: [AppID]] = [:]
+    /// The running apps (`Scene.isRunning`) per device, in id order. The rules a command settles
+    /// look only at these: an app that does not run has no session, PiP window, audio state or role
+    /// (`invariantViolations`), so a device's installed apps that do not run cost nothing.
+    private var runningByDevice: [NodeID: [AppID]] = [:]
     /// The displays attached to each device (`NodeRecord.attachedTo`), in id order.
     private var displaysByDevice: [NodeID: [NodeID]] = [:]
     /// The camera systems each node hosts, in id order. Systems are never removed.
@@ -22,8 +24,8 @@ struct StateIndex: Hashable, Sendable {
 
     /// The index of `state`, built from scratch: O(nodes + apps + camera systems).
     init(_ state: ClusterState) {
-        for id in state.apps.keys { appsByDevice[id.device, default: []].append(id) }
-        for key in appsByDevice.keys { appsByDevice[key]?.sort() }
+        for (id, app) in state.apps where app.scene.isRunning { runningByDevice[id.device, default: []].append(id) }
+        for key in runningByDevice.keys { runningByDevice[key]?.sort() }
         for (id, node) in state.nodes where node.kind == .display {
             if let device = node.attachedTo { displaysByDevice[device, default: []].append(id) }
         }
@@ -38,8 +40,8 @@ struct StateIndex: Hashable, Sendable {
 
     // MARK: Queries
 
-    /// The apps installed on a device, in id order (as `ClusterState.apps(of:)`).
-    func apps(of device: NodeID) -> [AppID] { appsByDevice[device] ?? [] }
+    /// The running apps of a device, in id order.
+    func runningApps(of device: NodeID) -> [AppID] { runningByDevice[device] ?? [] }
 
     /// The displays attached to a device, in id order (as `ClusterState.attachedDisplays(device:)`).
     func attachedDisplays(device: NodeID) -> [NodeID] { displaysByDevice[device] ?? [] }
@@ -52,8 +54,14 @@ struct StateIndex: Hashable, Sendable {
 
     // MARK: Keeping in step
 
-    mutating func addApp(_ id: AppID) {
-        Self.insertSorted(id, into: &appsByDevice[id.device, default: []])
+    /// An app started (`running`) or stopped running.
+    mutating func noteRunning(_ id: AppID, _ running: Bool) {
+        if running {
+            Self.insertSorted(id, into: &runningByDevice[id.device, default: []])
+        } else {
+            runningByDevice[id.device]?.removeAll { $0 == id }
+            if runningByDevice[id.device]?.isEmpty == true { runningByDevice[id.device] = nil }
+        }
     }
 
     mutating func addSystem(_ id: CameraSystemID) {

@@ -56,4 +56,6 @@ public enum BenchmarkName: String, CaseIterable, Sendable {
     case latency, throughput, fanout, failover, recovery, memory, micro
     /// HA coordinators on etcd (SPEC K6); each starts its own 3-member loopback etcd.
     case haLatency = "ha-latency", haFailover = "ha-failover", haThroughput = "ha-throughput"
+    /// Cost against state size: apps on a device, nodes, a standby's rebuild, a replay-all restart.
+    case scale
 }

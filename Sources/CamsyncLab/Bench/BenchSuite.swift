@@ -39,6 +39,7 @@ public enum BenchSuite {
         case .haLatency: try HALatencyBenchmark.run(settings)
         case .haFailover: try HAFailoverBenchmark.run(settings)
         case .haThroughput: try HAThroughputBenchmark.run(settings)
+        case .scale: try ScaleBenchmark.run(settings)
         }
     }
 }

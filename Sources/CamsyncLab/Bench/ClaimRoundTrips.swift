@@ -16,9 +16,11 @@ enum ClaimRoundTrips {
     }
 
     /// `waitUntilServing` gets the setup DEALER before anything is sent; `beforeMeasuring` runs once the
-    /// SUB sees batches (e.g. to start observers of the coordinator).
+    /// SUB sees batches (e.g. to start observers of the coordinator). `registered`: the nodes the
+    /// caller has registered already (node 0 holding its camera), heartbeated instead of registering
+    /// `settings.nodes`.
     static func measure(_ settings: BenchSettings, label: String, commandEndpoint: String, eventEndpoint: String,
-                        count: Int, warmup: Int, waitUntilServing: (ProtocolDealer) throws -> Void,
+                        count: Int, warmup: Int, registered: [String]? = nil, waitUntilServing: (ProtocolDealer) throws -> Void,
                         beforeMeasuring: () throws -> Void = {}) throws -> Result {
         let measured = SimulatedNode.id(0)
         let context = try ZMQContext(ioThreads: 1)
@@ -27,10 +29,12 @@ enum ClaimRoundTrips {
         let subscriber = try BatchSubscriber(context: context, endpoint: eventEndpoint, topics: ["ev.\(measured)"])
         defer { setup.close(); dealer.close(); subscriber.close() }
         try waitUntilServing(setup)
-        settings.progress("\(label): registering \(settings.nodes) simulated nodes, each claiming its camera")
-        try SimulatedCluster.setUp(dealer: setup, nodes: 0..<settings.nodes, apps: 3, claim: true)
+        if registered == nil {
+            settings.progress("\(label): registering \(settings.nodes) simulated nodes, each claiming its camera")
+            try SimulatedCluster.setUp(dealer: setup, nodes: 0..<settings.nodes, apps: 3, claim: true)
+        }
 
-        var heartbeats = Heartbeats(dealer: setup, nodes: (0..<settings.nodes).map(SimulatedNode.id), intervalMs: 250)
+        var heartbeats = Heartbeats(dealer: setup, nodes: registered ?? (0..<settings.nodes).map(SimulatedNode.id), intervalMs: 250)
         // The SUB is live once it sees a batch: release and re-claim until it does.
         var toggle = false
         var live = false

@@ -1,6 +1,7 @@
 import CamsyncCoordinator
 public import CamsyncEtcd
 import Foundation
+import ZeroMQ
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -106,6 +107,30 @@ public final class CoordinatorProcess {
             settings.highAvailability?.etcdTLS = ha.tls
         }
         return CoordinatorLaunch(settings: settings, http: options.http, logLevel: "warning")
+    }
+
+    /// A coordinator with its journal (`durability`) and liveness out of the way (`--heartbeat-ms
+    /// 600000`: idle simulated nodes are not declared dead), launched and serving, and a setup DEALER
+    /// on it (its socket's context serves the caller's other sockets). The caller stops both.
+    static func launchServing(_ settings: BenchSettings, directory: String, durability: String = "full",
+                              snapshotEvery: UInt64? = nil) throws -> (coordinator: CoordinatorProcess, setup: ProtocolDealer) {
+        let coordinator = try CoordinatorProcess(executable: settings.executable, directory: directory,
+            options: .init(durability: durability, heartbeatMs: 600_000, liveness: 3, snapshotEvery: snapshotEvery,
+                           prefix: settings.coordinatorPrefix))
+        try coordinator.launch()
+        do {
+            let setup = try ProtocolDealer(context: try ZMQContext(ioThreads: 1), endpoint: coordinator.commandEndpoint)
+            do {
+                try BenchWait.serving(setup, coordinator: coordinator)
+            } catch {
+                setup.close()
+                throw error
+            }
+            return (coordinator, setup)
+        } catch {
+            coordinator.stop()
+            throw error
+        }
     }
 
     /// The pid of the coordinator (with a prefix that does not exec, such as valgrind, the prefix's process).

@@ -1,4 +1,5 @@
 import CamsyncRuntime
+import CamsyncWire
 import Foundation
 import ZeroMQ
 #if canImport(Glibc)
@@ -24,6 +25,17 @@ public enum Floor {
             }
             _ = try router.send(message.frames, dontWait: true)
         }
+    }
+
+    /// The floor of a node's request (`throughput`, `scale`): the echo of a `start_session` envelope's
+    /// size, 3,000 round trips (500 quick), and its row.
+    static func requestEcho(_ settings: BenchSettings, directory name: String) throws -> (summary: LatencySummary, row: BenchRow) {
+        let size = Envelope.request(SimulatedNode.start(SimulatedNode.id(0)), sender: SimulatedNode.id(0),
+                                    requestID: 1 << 40).serializedBytes().count
+        let floor = try measure(executable: settings.executable, directory: try settings.directory(name),
+                                size: size, count: settings.pick(3000, quick: 500), warmup: 200)
+        return (floor, BenchRow(benchmark: "floor", scenario: "raw DEALER/ROUTER echo, \(size) B, 2 processes",
+                                latency: floor, floorP50: floor.p50))
     }
 
     /// Starts `camsync bench echo`, measures `count` round trips of `size` bytes after `warmup`, stops it.

@@ -27,7 +27,7 @@ final class HACoordinators {
 
     init(_ settings: BenchSettings, directory: String, count: Int = 3, timing: EtcdCluster.Timing = .init(),
          leaseSeconds: Int64 = 2, heartbeatMs: Int64 = 500, liveness: Int64 = 3, pulseMs: Int64? = nil,
-         suspicionMs: Int64? = nil, security: EtcdCluster.Security = .mutualTLS) throws {
+         suspicionMs: Int64? = nil, security: EtcdCluster.Security = .mutualTLS, snapshotEvery: UInt64? = nil) throws {
         try Self.available()
         self.leaseSeconds = leaseSeconds
         settings.progress("etcd: starting 3 members (heartbeat \(timing.heartbeatMilliseconds) ms, election "
@@ -46,7 +46,7 @@ final class HACoordinators {
         let urls = etcd.members.map(\.clientURL).joined(separator: ",")
         coordinators = try names.map { name in
             try CoordinatorProcess(executable: settings.executable, directory: "\(directory)/\(name)",
-                options: .init(heartbeatMs: heartbeatMs, liveness: liveness, prefix: settings.coordinatorPrefix,
+                options: .init(heartbeatMs: heartbeatMs, liveness: liveness, snapshotEvery: snapshotEvery, prefix: settings.coordinatorPrefix,
                                highAvailability: .init(etcd: urls, name: name, prefix: prefix, leaseSeconds: leaseSeconds,
                                                        pulseMilliseconds: pulseMs, suspicionMilliseconds: suspicionMs,
                                                        tls: try etcd.clientSettings(as: name).tls)))
@@ -68,17 +68,29 @@ final class HACoordinators {
     /// Whether coordinator `index` leads now: it answers a snapshot request with a snapshot
     /// (nil when it did not answer within `timeoutMilliseconds`).
     func leads(_ index: Int, timeoutMilliseconds: Int = 300) throws -> Bool? {
+        try ask(index, .snapshotRequest(Camsync_V1_SnapshotRequest()), timeoutMilliseconds: timeoutMilliseconds)
+            .map { if case .snapshot? = $0.body { true } else { false } }
+    }
+
+    /// What coordinator `index` says of itself (role, applied sequence), or nil when it did not
+    /// answer within `timeoutMilliseconds`.
+    func status(_ index: Int, timeoutMilliseconds: Int = 300) throws -> Camsync_V1_CoordinatorStatus? {
+        guard case .coordinatorStatus(let status)? = try ask(index, .coordinatorStatusRequest(Camsync_V1_CoordinatorStatusRequest()),
+                                                             timeoutMilliseconds: timeoutMilliseconds)?.body else { return nil }
+        return status
+    }
+
+    /// Sends `body` as the admin to coordinator `index`; its answer, or nil after `timeoutMilliseconds`.
+    private func ask(_ index: Int, _ body: Envelope.OneOf_Body, timeoutMilliseconds: Int) throws -> Envelope? {
         let probe = probes[index]
         let requestID = probe.takeRequestID()
-        try probe.sendBytes(Envelope.snapshotRequest(sender: Envelope.adminSender, requestID: requestID).serializedBytes())
+        try probe.sendBytes(Envelope(sender: Envelope.adminSender, requestID: requestID, body: body).serializedBytes())
         let deadline = Clock.monotonicNanoseconds() + UInt64(timeoutMilliseconds) * 1_000_000
         while true {
             let now = Clock.monotonicNanoseconds()
             guard now < deadline else { return nil }
-            guard let reply = try probe.receive(timeoutMilliseconds: Int((deadline - now) / 1_000_000) + 1),
-                  reply.requestID == requestID else { continue }
-            if case .snapshot? = reply.body { return true }
-            return false
+            if let reply = try probe.receive(timeoutMilliseconds: Int((deadline - now) / 1_000_000) + 1),
+               reply.requestID == requestID { return reply }
         }
     }
 

@@ -15,14 +15,8 @@ public enum MemoryBenchmark {
     public static func run(_ settings: BenchSettings) throws -> BenchmarkResult {
         var result = BenchmarkResult(name: "memory")
         let dir = try settings.directory("memory")
-        let coordinator = try CoordinatorProcess(executable: settings.executable, directory: dir,
-            options: .init(durability: "full", heartbeatMs: 600_000, liveness: 3, prefix: settings.coordinatorPrefix))
-        try coordinator.launch()
-        defer { coordinator.stop() }
-        let context = try ZMQContext(ioThreads: 1)
-        let setup = try ProtocolDealer(context: context, endpoint: coordinator.commandEndpoint)
-        defer { setup.close() }
-        try BenchWait.serving(setup, coordinator: coordinator)
+        let (coordinator, setup) = try CoordinatorProcess.launchServing(settings, directory: dir)
+        defer { setup.close(); coordinator.stop() }
         let empty = coordinator.rssMB ?? 0
         let n = settings.memoryNodes, a = settings.memoryAppsPerNode
         settings.progress("memory: registering \(n) nodes × \(a) apps")

@@ -177,4 +177,28 @@ public enum SimulatedCluster {
         }
         return try dealer.pipeline(requests)
     }
+
+    /// Load after `setUp(…, claim: true)`: nodes `0..<nodes` stop and start their session in turn,
+    /// up to `count` commands rounded up to whole stop/start pairs of every node (so each node ends
+    /// holding its camera again), pipelined 1,000 at a time. Returns the last acked sequence.
+    @discardableResult
+    public static func alternate(_ count: Int, nodes: Int, through dealer: ProtocolDealer) throws -> UInt64 {
+        let rounds = (max(0, count) + 2 * nodes - 1) / (2 * nodes)
+        var remaining = rounds * 2 * nodes
+        var holding = [Bool](repeating: true, count: nodes)
+        var cursor = 0
+        var last: UInt64 = 0
+        while remaining > 0 {
+            var batch: [(Command, String)] = []
+            while batch.count < min(5000, remaining) {
+                let id = SimulatedNode.id(cursor)
+                batch.append((holding[cursor] ? SimulatedNode.stop(id) : SimulatedNode.start(id), id))
+                holding[cursor].toggle()
+                cursor = (cursor + 1) % nodes
+            }
+            last = try dealer.pipeline(batch, window: 1000)
+            remaining -= batch.count
+        }
+        return last
+    }
 }

@@ -23,25 +23,16 @@ public enum ThroughputBenchmark {
         let sweep = settings.pick([1, 2, 4, 8, 16, 32, 64], quick: [1, 8, 64])
         let window = 32
         let seconds = settings.pick(3.0, quick: 0.7)
-        let floorSize = Envelope.request(SimulatedNode.start(SimulatedNode.id(0)), sender: SimulatedNode.id(0),
-                                         requestID: 1 << 40).serializedBytes().count
-        let floor = try Floor.measure(executable: settings.executable, directory: try settings.directory("throughput-floor"),
-                                      size: floorSize, count: settings.pick(3000, quick: 500), warmup: 200)
-        result.rows.append(BenchRow(benchmark: "floor", scenario: "raw DEALER/ROUTER echo, \(floorSize) B, 2 processes",
-                                    latency: floor, floorP50: floor.p50))
+        let (floor, floorRow) = try Floor.requestEcho(settings, directory: "throughput-floor")
+        result.rows.append(floorRow)
         var best: Point?
         var points: [Point] = []
         for durability in ["full", "off"] {
             let clients = durability == "full" ? sweep : [sweep.last!]
             let dir = try settings.directory("throughput-\(durability)")
-            let coordinator = try CoordinatorProcess(executable: settings.executable, directory: dir,
-                options: .init(durability: durability, heartbeatMs: 600_000, liveness: 3, prefix: settings.coordinatorPrefix))
-            try coordinator.launch()
-            defer { coordinator.stop() }
-            let context = try ZMQContext(ioThreads: 1)
-            let setup = try ProtocolDealer(context: context, endpoint: coordinator.commandEndpoint)
-            defer { setup.close() }
-            try BenchWait.serving(setup, coordinator: coordinator)
+            let (coordinator, setup) = try CoordinatorProcess.launchServing(settings, directory: dir, durability: durability)
+            defer { setup.close(); coordinator.stop() }
+            let context = setup.socket.context
             let maxClients = clients.max()!
             settings.progress("throughput(journal \(durability)): registering \(maxClients) simulated nodes")
             try SimulatedCluster.setUp(dealer: setup, nodes: 0..<maxClients, apps: 3, claim: true)

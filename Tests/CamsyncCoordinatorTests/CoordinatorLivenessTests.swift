@@ -1,0 +1,48 @@
+import CamsyncPolicy
+import CamsyncWire
+import Testing
+@testable import CamsyncCoordinator
+
+/// K1 with the liveness check that does not look at every node each turn (`livenessCheckDue`): every
+/// node is still declared dead at the first tick past its own timeout of silence, as a check of
+/// every node at every tick would, whatever traffic the others sent in between.
+@Suite("CoordinatorCore: K1 declarations at the first tick past each node's own silence")
+struct CoordinatorLivenessTests {
+    /// Heartbeat times (monotonic ms) of ipad-1 and ipad-2, both registered at 100; timeout 1,000 ms.
+    @Test(arguments: [
+        ([Int64](), [Int64]()),
+        ([600], []),
+        ([], [300, 1_050, 1_900]),
+        ([1_099], [1_000, 2_000, 2_999]),
+        ([150, 900, 1_800, 2_700], [450]),
+    ])
+    func declaredAsAFullCheckWould(_ first: [Int64], _ second: [Int64]) {
+        var core = CoordinatorReceiveTests.core()
+        let nodes: [NodeID] = ["ipad-1", "ipad-2"]
+        for (k, node) in nodes.enumerated() {
+            _ = core.receiveTurn(CoordinatorReceiveTests.frame(CoordinatorReceiveTests.register(node, requestID: UInt64(k + 1)),
+                                                              route: Array(node.rawValue.utf8)), at: CoordinatorReceiveTests.at(100))
+        }
+        let heartbeats = [nodes[0]: first, nodes[1]: second]
+        var lastSeen = [nodes[0]: Int64(100), nodes[1]: Int64(100)]
+        var expected: [NodeID: Int64] = [:], declared: [NodeID: Int64] = [:]
+        for now in stride(from: Int64(101), through: 4_000, by: 1) {
+            for node in nodes where heartbeats[node]!.contains(now) && expected[node] == nil {
+                let heartbeat = Envelope.nodeHeartbeat(sender: node.rawValue, time: Instant(milliseconds: now))
+                _ = core.receiveTurn(CoordinatorReceiveTests.frame(heartbeat, route: Array(node.rawValue.utf8)),
+                                     at: CoordinatorReceiveTests.at(now))
+                lastSeen[node] = now
+            }
+            // The shell ticks when traffic arrives and at `nextDeadline`; here at every millisecond.
+            for node in nodes where expected[node] == nil && now - lastSeen[node]! > core.livenessTimeoutMilliseconds {
+                expected[node] = now
+            }
+            let actions = core.tickTurn(at: CoordinatorReceiveTests.at(now))
+            for entry in CoordinatorReceiveTests.appends(actions) {
+                if case .declareNodeDead(let node) = try? WireCodec.decodeCommand(entry.command) { declared[node] = now }
+            }
+        }
+        #expect(declared == expected)
+        #expect(declared.count == 2, "both fall silent in the end")
+    }
+}
