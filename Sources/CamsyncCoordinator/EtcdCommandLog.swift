@@ -59,6 +59,10 @@ public struct EtcdCommandLog: Sendable {
     /// Most bytes of batches in one put (etcd's default request limit is 1.5 MiB).
     public static let maximumPutBytes = 1 << 20
 
+    /// Log keys per range read: each holds up to `maximumPutBytes`, and a reply must stay under the
+    /// gRPC client's 4 MiB (64 keys of a loaded leader's turns did not: the read failed for ever).
+    static let keysPerRead: Int64 = 3
+
     /// One log key: `batches` (field 1 of `Replay`, already encoded) and `last_sequence` (field 2).
     private func put(_ batches: [UInt8], through last: UInt64, ifLeading leadership: EtcdLeadership, follows: UInt64?) async throws {
         var value = batches
@@ -73,7 +77,7 @@ public struct EtcdCommandLog: Sendable {
         var batches: [[UInt8]] = []
         var start = logKey(after + 1)
         while batches.count < limit {
-            let page = try await client.range(from: start, inPrefix: logPrefix, limit: 64)
+            let page = try await client.range(from: start, inPrefix: logPrefix, limit: Self.keysPerRead)
             for keyValue in page.keyValues {
                 let turn = try Camsync_V1_Replay(serializedBytes: keyValue.value)
                 for batch in turn.batches where batch.sequence > after && batches.count < limit {
