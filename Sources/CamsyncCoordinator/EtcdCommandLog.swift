@@ -59,9 +59,10 @@ public struct EtcdCommandLog: Sendable {
     /// Most bytes of batches in one put (etcd's default request limit is 1.5 MiB).
     public static let maximumPutBytes = 1 << 20
 
-    /// Log keys per range read: each holds up to `maximumPutBytes`, and a reply must stay under the
-    /// gRPC client's 4 MiB (64 keys of a loaded leader's turns did not: the read failed for ever).
-    static let keysPerRead: Int64 = 3
+    /// Log keys per range read. Each holds up to `maximumPutBytes`, so a reply holds up to 64 MiB:
+    /// the etcd client accepts up to `EtcdClient.maximumMessageBytes` (gRPC's default 4 MiB did not
+    /// hold a loaded leader's 64 turns, and a standby's rebuild then failed for ever).
+    static let keysPerRead: Int64 = 64
 
     /// One log key: `batches` (field 1 of `Replay`, already encoded) and `last_sequence` (field 2).
     private func put(_ batches: [UInt8], through last: UInt64, ifLeading leadership: EtcdLeadership, follows: UInt64?) async throws {

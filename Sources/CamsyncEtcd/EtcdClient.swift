@@ -96,13 +96,20 @@ public final class EtcdClient: Sendable {
     /// The member requests go to first (the last one that answered).
     public var currentEndpoint: EtcdEndpoint { members[preferred.load(ordering: .relaxed)].endpoint }
 
-    /// Unary call options: the request deadline, no waiting for a connection that is down.
+    /// Unary call options: the request deadline, no waiting for a connection that is down, and
+    /// replies up to `maximumMessageBytes` (a page of the command log: 64 keys of up to 1 MiB).
     var unaryOptions: CallOptions {
         var options = CallOptions.defaults
         options.timeout = settings.requestTimeout
         options.waitForReady = false
+        // grpc-swift-nio-transport checks what it reads against the request limit (4 MiB by default).
+        options.maxRequestMessageBytes = Self.maximumMessageBytes
+        options.maxResponseMessageBytes = Self.maximumMessageBytes
         return options
     }
+
+    /// The largest message this client sends or accepts (etcd itself refuses requests over 1.5 MiB).
+    public static let maximumMessageBytes = 80 << 20
 
     /// Streaming call options: no deadline (watches and campaigns last as long as they need).
     var streamOptions: CallOptions {

@@ -66,6 +66,25 @@ extension LiveEtcdTests {
             }
         }
 
+        @Test("turns of up to 1 MiB each read back in pages larger than gRPC's default 4 MiB")
+        func largeTurnsReadBack() async throws {
+            try await withEtcdCluster { _, client in
+                let lease = try await client.grantLease(ttlSeconds: 5)
+                let leader = try await client.campaign(Self.election, lease: lease, value: Array("coordinator-a"))
+                let log = EtcdCommandLog(client: client, prefix: "camsync/test")
+                var batches: [Camsync_V1_EventBatch] = []
+                for sequence in UInt64(1)...6 {
+                    var batch = Camsync_V1_EventBatch()
+                    batch.sequence = sequence
+                    batch.originNode = String(repeating: "n", count: 900_000)
+                    batches.append(batch)
+                    try await log.append([try JournalEntry(publishedBatch: batch)], ifLeading: leader)
+                }
+                let read = try await log.entries(after: 0)
+                #expect(read.map(\.sequence) == Array(1...6), "5.4 MB of turns in one page")
+            }
+        }
+
         @Test func aDeposedLeaderWritesNothing() async throws {
             try await withEtcdCluster { _, client in
                 let leaseA = try await client.grantLease(ttlSeconds: 2)
