@@ -68,8 +68,10 @@ extension CoordinatorCore {
             // registration, not from the coordinator's start (K1).
             noteTraffic(from: sender, at: time.monotonicMilliseconds)
         case .snapshotRequest:
+            // Answered at the end of the turn, all with one snapshot (`endTurn`): a thousand nodes
+            // joining at once cost one encoding of the state per turn, not one each.
             actions.append(.count(.snapshotServed))
-            actions.append(.reply(routingID: identity, snapshotEnvelope(requestID: envelope.requestID, now: time.monotonicMilliseconds)))
+            turn.snapshotRequests.append((identity, envelope.requestID))
         case .replayRequest(let request):
             actions += replayActions(request, requestID: envelope.requestID, to: identity)
         case .nodeHeartbeat:

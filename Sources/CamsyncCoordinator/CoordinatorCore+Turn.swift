@@ -10,8 +10,10 @@ struct Turn: Sendable {
     var batches: [Camsync_V1_EventBatch] = []
     var replies: [(routingID: [UInt8], envelope: Envelope)] = []
     var publications: [(topic: String, envelope: Envelope)] = []
+    /// Snapshot requests of the turn: answered at its end with the state as it is then.
+    var snapshotRequests: [(routingID: [UInt8], requestID: UInt64)] = []
 
-    var isEmpty: Bool { entries.isEmpty && replies.isEmpty && publications.isEmpty }
+    var isEmpty: Bool { entries.isEmpty && replies.isEmpty && publications.isEmpty && snapshotRequests.isEmpty }
 }
 
 /// A turn handed to the log and not released yet (the pipeline, oldest first).
@@ -55,6 +57,7 @@ extension CoordinatorCore {
     /// with none, its replies and publications leave with the last turn in flight, or at once when
     /// none is (they may speak of state that is not durable yet: they wait for it, in order).
     public mutating func endTurn(at time: CoordinatorTime) -> [CoordinatorAction] {
+        answerSnapshotRequests(at: time)
         if turn.entries.isEmpty {
             guard let last = inFlight.indices.last else { return release(&turn) }
             inFlight[last].turn.replies += turn.replies
@@ -84,6 +87,18 @@ extension CoordinatorCore {
             lastSnapshotSequence = sequence
         }
         return counted(actions)
+    }
+
+    /// The turn's snapshot requests become replies, all of one snapshot of the state as it is now.
+    private mutating func answerSnapshotRequests(at time: CoordinatorTime) {
+        guard !turn.snapshotRequests.isEmpty else { return }
+        let snapshot = snapshotEnvelope(requestID: 0, now: time.monotonicMilliseconds)
+        for (routingID, requestID) in turn.snapshotRequests {
+            var reply = snapshot
+            reply.requestID = requestID
+            turn.replies.append((routingID, reply))
+        }
+        turn.snapshotRequests.removeAll(keepingCapacity: true)
     }
 
     /// Whether the shell should read more frames now: not while the pipeline is full and the turn
@@ -178,6 +193,9 @@ extension CoordinatorCore {
     /// their publications go. Answers of the log for them arriving later are ignored.
     mutating func abandonTurns(_ why: String) -> [CoordinatorAction] {
         let replies = inFlight.flatMap(\.turn.replies) + turn.replies
+            + turn.snapshotRequests.map { routingID, requestID in
+                (routingID: routingID, envelope: Envelope.snapshotRequest(sender: Envelope.coordinatorSender, requestID: requestID))
+            }
         inFlight.removeAll()
         turn = Turn()
         return replies.flatMap { identity, envelope -> [CoordinatorAction] in

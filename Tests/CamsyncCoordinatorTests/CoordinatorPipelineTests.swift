@@ -82,6 +82,23 @@ struct CoordinatorPipelineTests {
         #expect(replies.last.map { if case .snapshot? = $0.body { true } else { false } } == true)
     }
 
+    @Test("snapshot requests of one turn are answered at its end with one snapshot, of the state after the turn's commands")
+    func snapshotsOncePerTurn() throws {
+        var core = R.core()
+        for index in 1...3 {
+            let (id, route) = Self.node(index)
+            _ = core.receive(R.frame(R.register(id, requestID: 10), route: route), at: R.at(1))
+            _ = core.receive(R.frame(.snapshotRequest(sender: id.rawValue, requestID: UInt64(20 + index)), route: route), at: R.at(1))
+        }
+        let commit = try #require(Self.commit(in: core.endTurn(at: R.at(2))))
+        let released = core.turnCommitted(commit.id, at: R.at(3))
+        let snapshots = R.replies(released).compactMap { envelope -> (UInt64, Camsync_V1_Snapshot)? in
+            if case .snapshot(let snapshot)? = envelope.body { (envelope.requestID, snapshot) } else { nil }
+        }
+        #expect(snapshots.map(\.0) == [21, 22, 23], "each request its own answer")
+        #expect(snapshots.allSatisfy { $0.1.sequence == 3 && $0.1.state.nodes.count == 3 }, "the state after all three registrations")
+    }
+
     @Test("the pipeline holds at most commitsInFlight turns; then the turn keeps gathering, and frames wait once it is full")
     func backpressure() throws {
         var settings = R.core().settings
