@@ -26,7 +26,10 @@ final class NodeFleet {
     private var poller = Poller()
     /// Poller index → (member, is the SUB).
     private var owners: [(member: Int, subscriber: Bool)] = []
-    private var socketsChanged = false
+    /// Members whose sockets were replaced since the poller was built: their poller entries are stale
+    /// until `rebuildPoller()`, which runs once per pass, not once per reconnect (a failover moves
+    /// every node at once: rebuilding per node made following O(nodes²)).
+    private var changed: Set<Int> = []
     /// Counted since the last `resetCounts()`.
     private(set) var registrations = 0
     private(set) var snapshotRequests = 0
@@ -109,11 +112,12 @@ final class NodeFleet {
     func pump(milliseconds: Int) throws {
         let until = Clock.monotonicNanoseconds() + UInt64(max(0, milliseconds)) * 1_000_000
         repeat {
-            if socketsChanged { rebuildPoller() }
+            if !changed.isEmpty { rebuildPoller() }
             let earliest = members.map(\.deadline).min() ?? Int64.max
             let wait = max(0, min(Int64(milliseconds), earliest - Clock.monotonicMilliseconds()))
             for ready in try poller.poll(timeoutMs: Int(wait)) {
                 let owner = owners[ready.index]
+                guard !changed.contains(owner.member) else { continue }   // its sockets were just replaced
                 try drain(owner.member, subscriber: owner.subscriber)
             }
             let now = Self.now()
@@ -141,7 +145,7 @@ final class NodeFleet {
             let actions = subscriber ? members[index].session.receivePublication(message.frames, now: now)
                                      : members[index].session.receiveReply(message.frames, now: now)
             try execute(actions, for: index)
-            if socketsChanged { return }   // the socket just read may be closed
+            if changed.contains(index) { return }   // the socket just read may be closed
         }
     }
 
@@ -158,7 +162,7 @@ final class NodeFleet {
                     members[index].subscriber.close()
                     members[index].subscriber = try NodeSockets.subscriber(context, members[index].session.settings)
                 }
-                socketsChanged = true
+                changed.insert(index)
             case .count(.registrationSent): registrations += 1
             case .count(.snapshotRequested): snapshotRequests += 1
             case .count(.replayRequested): replayRequests += 1
@@ -180,7 +184,7 @@ final class NodeFleet {
             poller.register(member.subscriber, for: .readable)
             owners.append((index, true))
         }
-        socketsChanged = false
+        changed.removeAll(keepingCapacity: true)
     }
 
     /// Each node holds two sockets and four connections (and libzmq an eventfd per socket): raise
