@@ -46,24 +46,21 @@ extension CoordinatorCore {
 
     /// The shell read etcd's newest snapshot and the log after it (`rebuildFromLog`): the core
     /// becomes exactly that state, as a standby.
-    public mutating func rebuilt(snapshot: JournalSnapshot?, entries: [JournalEntry],
+    public mutating func rebuilt(snapshot: JournalSnapshot?, batches: [LoggedBatch],
                                  at time: CoordinatorTime) -> [CoordinatorAction] {
         guard ha != nil, role == .rebuilding else { return [] }
         ha!.awaitingRead = false
         let fresh: CoordinatorCore
         let replayed: Int
         do {
-            let lastTerm = max(snapshot?.term ?? 0, entries.last?.term ?? 0)
+            let lastTerm = max(snapshot?.term ?? 0, batches.last?.batch.term ?? 0)
             (fresh, replayed) = try CoordinatorRecovery.rebuild(settings: settings, term: max(term, lastTerm),
-                                                                snapshot: snapshot, entries: entries)
+                                                                snapshot: snapshot, batches: batches)
         } catch {
             return storeFailed(StoreFailure(.unavailable, "the log on etcd does not replay: \(error)"), at: time)
         }
         takeReplica(of: fresh)
-        recentBatches.removeAll()
-        for entry in entries.suffix(recentBatches.capacity) {
-            if let batch = try? Camsync_V1_EventBatch(serializedBytes: entry.batch) { recentBatches.append(batch, size: entry.batch.count) }
-        }
+        recentBatches = fresh.recentBatches
         role = .standby
         ha!.retryDelay = HighAvailabilityState.firstRetryDelay
         ha!.retryAt = 0
@@ -75,15 +72,14 @@ extension CoordinatorCore {
     /// The shell read the log after this core's sequence (`readLog`) while it catches up with a win:
     /// once all of it is applied, it leads. The previous leader cannot write any more: its key is
     /// gone, and its writes were conditional on it.
-    public mutating func logRead(_ entries: [JournalEntry], at time: CoordinatorTime) -> [CoordinatorAction] {
+    public mutating func logRead(_ batches: [LoggedBatch], at time: CoordinatorTime) -> [CoordinatorAction] {
         guard ha != nil, case .catchingUp(let leadership) = role else { return [] }
         ha!.awaitingRead = false
         var actions: [CoordinatorAction] = []
-        for entry in entries {
-            guard let batch = try? Camsync_V1_EventBatch(serializedBytes: entry.batch),
-                  follow(batch, size: entry.batch.count) == .applied else {
+        for logged in batches {
+            guard follow(logged) == .applied else {
                 actions.append(.log(.init(.info, "catching up: the log does not continue this state; rebuilding",
-                                          ["sequence": "\(sequence)", "entry": "\(entry.sequence)"])))
+                                          ["sequence": "\(sequence)", "entry": "\(logged.batch.sequence)"])))
                 role = .rebuilding
                 ha!.pendingWin = leadership
                 return gather(counted(actions + advance(at: time)))
@@ -185,19 +181,19 @@ extension CoordinatorCore {
 
     /// A standby applies the leader's log as the watch delivers it; a gap or a batch that does not
     /// apply sends it back to etcd for the whole state.
-    private mutating func followLog(_ turn: Camsync_V1_Replay) -> [CoordinatorAction] {
+    private mutating func followLog(_ turn: [LoggedBatch]) -> [CoordinatorAction] {
         switch role {
         case .standby, .catchingUp: break
         case .rebuilding, .leading: return []
         }
-        for batch in turn.batches {
-            let outcome = follow(batch)
+        for logged in turn {
+            let outcome = follow(logged)
             if outcome == .gap || outcome == .diverged {
                 if case .catchingUp(let leadership) = role { ha!.pendingWin = leadership }
                 role = .rebuilding
                 ha!.awaitingRead = false
                 return [.log(.init(.info, "following the log: \(outcome); rebuilding from etcd",
-                                   ["sequence": "\(sequence)", "batch": "\(batch.sequence)"]))]
+                                   ["sequence": "\(sequence)", "batch": "\(logged.batch.sequence)"]))]
             }
         }
         return []

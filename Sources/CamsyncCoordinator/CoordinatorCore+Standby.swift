@@ -7,18 +7,19 @@ extension CoordinatorCore {
 
     /// Applies one batch of the leader's log: the retry window (K5) and the engine follow exactly as
     /// recovery would. `.gap` when the batch is not the next one (the core then rebuilds from etcd);
-    /// `.stale` for one already applied.
-    /// `size`: its encoded size when known (it is kept for replays, `RecentBatches`).
-    public mutating func follow(_ batch: Camsync_V1_EventBatch, size: Int? = nil) -> FollowOutcome {
+    /// `.stale` for one already applied. The command is mapped from the decoded batch (never
+    /// encoded and decoded again); the batch is kept for replays (`RecentBatches`).
+    public mutating func follow(_ logged: LoggedBatch) -> FollowOutcome {
+        let batch = logged.batch
         guard batch.sequence > sequence else { return .stale }
         guard batch.sequence == sequence + 1 else { return .gap }
-        guard let entry = try? JournalEntry(publishedBatch: batch),
-              let command = try? WireCodec.decodeCommand(entry.command),
-              replay(sequence: entry.sequence, node: entry.node, requestID: entry.requestID, command: command,
-                     at: Instant(milliseconds: entry.timeMilliseconds)) else { return .diverged }
+        guard let command = try? Command(wire: batch.command),
+              replay(sequence: batch.sequence, node: batch.originNode.isEmpty ? Envelope.coordinatorSender : batch.originNode,
+                     requestID: batch.originRequestID, command: command,
+                     at: Instant(milliseconds: batch.timeMs)) else { return .diverged }
         term = max(term, batch.term)
         committedSequence = sequence
-        recentBatches.append(batch, size: size ?? (try? batch.serializedBytes() as [UInt8])?.count ?? 0)
+        recentBatches.append(batch, size: logged.size)
         return .applied
     }
 

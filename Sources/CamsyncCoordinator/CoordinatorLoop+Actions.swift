@@ -41,13 +41,13 @@ extension CoordinatorLoop {
         case .rebuildFromLog:
             guard let etcd else { return }
             switch Result(catching: { try etcd.recover() }) {
-            case .success(let read): try execute(core.rebuilt(snapshot: read.snapshot, entries: read.entries, at: Self.now()))
+            case .success(let read): try execute(core.rebuilt(snapshot: read.snapshot, batches: read.batches, at: Self.now()))
             case .failure(let error): try execute(core.storeFailed(StoreFailure(error), at: Self.now()))
             }
         case .readLog(let after):
             guard let etcd else { return }
-            switch Result(catching: { try etcd.entries(after: after) }) {
-            case .success(let entries): try execute(core.logRead(entries, at: Self.now()))
+            switch Result(catching: { try etcd.loggedBatches(after: after) }) {
+            case .success(let batches): try execute(core.logRead(batches, at: Self.now()))
             case .failure(let error): try execute(core.storeFailed(StoreFailure(error), at: Self.now()))
             }
         case .resign(let leadership):
@@ -75,6 +75,7 @@ extension CoordinatorLoop {
             zap?.suspend(key: key, for: .milliseconds(milliseconds))
         case .count(let metric):
             metrics.record(metric)
+            if case .role(let leading, _) = metric { mailbox?.coreLeads.withLock { $0 = leading } }
         case .log(let entry):
             let metadata = entry.metadata.mapValues { Logger.MetadataValue.string($0) }
             switch entry.level {

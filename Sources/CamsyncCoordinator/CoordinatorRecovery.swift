@@ -35,6 +35,30 @@ public enum CoordinatorRecovery {
         return (core, replayed)
     }
 
+    /// The core after `snapshot` and the log's `batches` (those up to the snapshot only refill the
+    /// retry window, K5, and the batches kept for replays): a standby rebuilding from etcd.
+    public static func rebuild(settings: CoordinatorSettings, term: UInt64, snapshot: JournalSnapshot?,
+                               batches: [LoggedBatch]) throws -> (core: CoordinatorCore, replayed: Int) {
+        var core = try start(settings: settings, term: term, snapshot: snapshot)
+        let snapshotSequence = snapshot?.sequence ?? 0
+        var replayed = 0
+        for logged in batches {
+            let batch = logged.batch
+            if batch.sequence <= snapshotSequence {
+                core.rememberApplied(sequence: batch.sequence, node: batch.originNode.isEmpty ? Envelope.coordinatorSender : batch.originNode,
+                                     requestID: batch.originRequestID, at: Instant(milliseconds: batch.timeMs))
+                core.recentBatches.append(batch, size: logged.size)
+                continue
+            }
+            switch core.follow(logged) {
+            case .applied: replayed += 1
+            case .stale, .gap: throw CoordinatorStartError.logGap(expected: core.sequence + 1, found: batch.sequence)
+            case .diverged: throw CoordinatorStartError.logDiverged(sequence: batch.sequence)
+            }
+        }
+        return (core, replayed)
+    }
+
     /// The core at `snapshot` (or empty).
     static func start(settings: CoordinatorSettings, term: UInt64, snapshot: JournalSnapshot?) throws -> CoordinatorCore {
         guard let snapshot else { return CoordinatorCore(settings: settings, term: term) }

@@ -72,29 +72,46 @@ public struct EtcdCommandLog: Sendable {
                                 requiring: follows.map { [logKey($0)] } ?? [])
     }
 
-    /// The published batches after `after`, at most `limit`, in sequence order, as the SQLite
-    /// journal's `batches(after:limit:)` gives them (for `CoordinatorCore.replayReply`).
+    /// The published batches after `after`, at most `limit`, in sequence order, as they were
+    /// published (for `CoordinatorCore.replayReply`; each is decoded once to read its sequence,
+    /// never encoded again).
     public func batches(after: UInt64, limit: Int) async throws -> [[UInt8]] {
         var batches: [[UInt8]] = []
-        var start = logKey(after + 1)
-        while batches.count < limit {
-            let page = try await client.range(from: start, inPrefix: logPrefix, limit: Self.keysPerRead)
-            for keyValue in page.keyValues {
-                let turn = try Camsync_V1_Replay(serializedBytes: keyValue.value)
-                for batch in turn.batches where batch.sequence > after && batches.count < limit {
-                    batches.append(try batch.serializedBytes())
-                }
+        try await forEachTurn(after: after) { turn in
+            for bytes in try LoggedBatch.encodedBatches(ofTurn: turn) where batches.count < limit {
+                if try Camsync_V1_EventBatch(serializedBytes: bytes).sequence > after { batches.append(bytes) }
             }
-            guard page.more, let lastKey = page.keyValues.last?.key else { break }
-            start = lastKey + "\0"
+            return batches.count < limit
         }
         return batches
     }
 
-    /// Every logged command after `after`, as journal entries (recovery, and a standby catching up).
+    /// Every logged batch after `after`, decoded once (a standby rebuilding or catching up).
+    public func loggedBatches(after: UInt64) async throws -> [LoggedBatch] {
+        var batches: [LoggedBatch] = []
+        try await forEachTurn(after: after) { turn in
+            for logged in try LoggedBatch.turn(turn) where logged.batch.sequence > after { batches.append(logged) }
+            return true
+        }
+        return batches
+    }
+
+    /// Every logged command after `after`, as journal entries (the soak's history check).
     public func entries(after: UInt64) async throws -> [JournalEntry] {
-        try await batches(after: after, limit: .max).map { bytes in
-            try JournalEntry(publishedBatch: Camsync_V1_EventBatch(serializedBytes: bytes))
+        try await loggedBatches(after: after).map { try JournalEntry(publishedBatch: $0.batch) }
+    }
+
+    /// Calls `body` with each log turn (its value) that may hold batches after `after`, oldest first,
+    /// a page of `keysPerRead` keys at a time, until it returns false or the log ends.
+    private func forEachTurn(after: UInt64, _ body: ([UInt8]) throws -> Bool) async throws {
+        var start = logKey(after + 1)
+        while true {
+            let page = try await client.range(from: start, inPrefix: logPrefix, limit: Self.keysPerRead)
+            for keyValue in page.keyValues {
+                guard try body(keyValue.value) else { return }
+            }
+            guard page.more, let lastKey = page.keyValues.last?.key else { return }
+            start = lastKey + "\0"
         }
     }
 

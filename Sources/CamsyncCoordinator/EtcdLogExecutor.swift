@@ -49,18 +49,19 @@ final class EtcdLogExecutor: CommandLog {
         return try Blocking.run { try await log.batches(after: sequence, limit: limit) }
     }
 
-    /// The newest snapshot and every logged command after it (a standby rebuilding).
-    func recover() throws -> (snapshot: JournalSnapshot?, entries: [JournalEntry]) {
+    /// The newest snapshot and every logged batch (a standby rebuilding; those up to the snapshot
+    /// refill the retry window).
+    func recover() throws -> (snapshot: JournalSnapshot?, batches: [LoggedBatch]) {
         let log = self.log
         return try Blocking.run {
             let snapshot = try await log.latestSnapshot()
-            return (snapshot, try await log.entries(after: 0))
+            return (snapshot, try await log.loggedBatches(after: 0))
         }
     }
 
-    func entries(after sequence: UInt64) throws -> [JournalEntry] {
+    func loggedBatches(after sequence: UInt64) throws -> [LoggedBatch] {
         let log = self.log
-        return try Blocking.run { try await log.entries(after: sequence) }
+        return try Blocking.run { try await log.loggedBatches(after: sequence) }
     }
 
     private static func required(_ leadership: EtcdLeadership?) throws -> EtcdLeadership {

@@ -17,6 +17,11 @@ final class HAMailbox: Sendable {
         var nextID: UInt64 = 0
     }
 
+    /// Whether the core leads (the loop sets it from the core's `.count(.role)` actions). While it
+    /// does, the supervisor neither decodes nor posts the log's turns: they are this coordinator's
+    /// own, and a leading core ignores them (a step-down rebuilds from etcd anyway).
+    let coreLeads = Locked(false)
+
     init() throws { news = try LoopInbox() }
 
     /// The descriptor the loop polls.

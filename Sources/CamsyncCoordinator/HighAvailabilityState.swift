@@ -68,8 +68,8 @@ public enum LeadershipEvent: Sendable, Equatable, CustomStringConvertible {
     case leaseRenewed(lease: Int64, validUntil: Int64)
     /// The lease is gone (etcd said so, or no renewal succeeded within its TTL).
     case leaseLost(String)
-    /// A turn of the leader's log, as the watch delivered it.
-    case logTurn(Camsync_V1_Replay)
+    /// A turn of the leader's log, as the watch delivered it (its batches, each decoded once).
+    case logTurn([LoggedBatch])
     /// etcd cannot be reached or has no quorum.
     case storeTrouble(String)
 
@@ -82,7 +82,7 @@ public enum LeadershipEvent: Sendable, Equatable, CustomStringConvertible {
         case .leaseRenewed(let lease, let validUntil):
             "lease \(String(UInt64(bitPattern: lease), radix: 16)) known to live until \(validUntil) ms"
         case .leaseLost(let reason): "lease lost: \(reason)"
-        case .logTurn(let turn): "a log turn through sequence \(turn.lastSequence)"
+        case .logTurn(let turn): "a log turn through sequence \(turn.last?.batch.sequence ?? 0)"
         case .storeTrouble(let reason): "etcd trouble: \(reason)"
         }
     }

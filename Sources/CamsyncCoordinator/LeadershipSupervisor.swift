@@ -129,10 +129,12 @@ struct LeadershipSupervisor: Sendable {
 
     /// Every turn put under the log prefix from now on. The loop applies what continues its
     /// sequence and rebuilds from etcd on a gap, so a watch restarted "from now" loses nothing.
+    /// Not decoded while the core leads (`HAMailbox.coreLeads`).
     private func followLog() async throws {
         try await client.watch(prefix: log.logPrefix, from: 0) { events in
+            guard !mailbox.coreLeads.withLock({ $0 }) else { return true }
             for event in events where event.kind == .put {
-                mailbox.post(.logTurn(try Camsync_V1_Replay(serializedBytes: event.keyValue.value)))
+                mailbox.post(.logTurn(try LoggedBatch.turn(event.keyValue.value)))
             }
             return true
         }

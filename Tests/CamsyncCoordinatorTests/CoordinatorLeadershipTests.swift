@@ -33,7 +33,7 @@ struct CoordinatorLeadershipTests {
     static func standby(log: [Camsync_V1_EventBatch] = [], leader: Camsync_V1_CoordinatorAddress? = leaderAddress) -> CoordinatorCore {
         var core = fresh()
         #expect(core.tick(at: R.at(0)) == [.rebuildFromLog], "a fresh HA core reads its state first")
-        _ = core.rebuilt(snapshot: nil, entries: log.map { try! JournalEntry(publishedBatch: $0) }, at: R.at(1))
+        _ = core.rebuilt(snapshot: nil, batches: log.map(LoggedBatch.init), at: R.at(1))
         _ = core.observe(.leaderObserved(leader), at: R.at(1))
         #expect(core.role == .standby)
         return core
@@ -46,7 +46,7 @@ struct CoordinatorLeadershipTests {
         _ = core.observe(.leaseRenewed(lease: 7, validUntil: leaseUntil), at: R.at(time))
         var actions = core.observe(.won(leadership(term)), at: R.at(time))
         #expect(actions.contains(.readLog(after: core.sequence)), "a win first reads what the log holds after this state")
-        actions += core.logRead(tail.map { try! JournalEntry(publishedBatch: $0) }, at: R.at(time))
+        actions += core.logRead(tail.map(LoggedBatch.init), at: R.at(time))
         return actions
     }
 
@@ -130,14 +130,14 @@ struct CoordinatorLeadershipTests {
         #expect(delays == [100, 200, 400, 800, 1_600, 2_000, 2_000])
         #expect(Self.notLeader(core.receiveTurn(R.frame(R.register("ipad-1")), at: R.at(time))).first?.message
                     .contains("etcd cannot be reached") == true)
-        _ = core.rebuilt(snapshot: nil, entries: [], at: R.at(time))
+        _ = core.rebuilt(snapshot: nil, batches: [], at: R.at(time))
         #expect(core.role == .standby && core.ha?.retryDelay == 100, "success resets the back-off")
     }
 
     @Test("a standby's tick does nothing: no heartbeat, no liveness declarations, no engine deadlines")
     func standbyTick() {
         var core = Self.standby()
-        _ = core.observe(.logTurn(.with { $0.batches = Self.leaderBatches(2) }), at: R.at(2))
+        _ = core.observe(.logTurn(Self.leaderBatches(2).map(LoggedBatch.init)), at: R.at(2))
         #expect(core.sequence == 2)
         let actions = core.tickTurn(at: R.at(60_000))
         #expect(!actions.contains { if case .publish = $0 { true } else { false } }, "no heartbeat")
@@ -149,10 +149,10 @@ struct CoordinatorLeadershipTests {
     func follow() {
         var core = Self.standby()
         let batches = Self.leaderBatches(3)
-        #expect(core.follow(batches[0]) == .applied)
-        #expect(core.follow(batches[0]) == .stale)
-        #expect(core.follow(batches[2]) == .gap)
-        #expect(core.follow(batches[1]) == .applied)
+        #expect(core.follow(LoggedBatch(batches[0])) == .applied)
+        #expect(core.follow(LoggedBatch(batches[0])) == .stale)
+        #expect(core.follow(LoggedBatch(batches[2])) == .gap)
+        #expect(core.follow(LoggedBatch(batches[1])) == .applied)
         #expect(core.sequence == 2 && core.committedSequence == 2)
         #expect(core.state.nodes.keys.sorted() == ["ipad-1", "ipad-2"])
     }
@@ -161,11 +161,11 @@ struct CoordinatorLeadershipTests {
     func gapInWatchedLog() {
         var core = Self.standby()
         let batches = Self.leaderBatches(3)
-        _ = core.observe(.logTurn(.with { $0.batches = [batches[0]] }), at: R.at(2))
-        let actions = core.observe(.logTurn(.with { $0.batches = [batches[2]] }), at: R.at(3))
+        _ = core.observe(.logTurn([LoggedBatch(batches[0])]), at: R.at(2))
+        let actions = core.observe(.logTurn([LoggedBatch(batches[2])]), at: R.at(3))
         #expect(core.role == .rebuilding)
         #expect(actions.contains(.rebuildFromLog))
-        _ = core.rebuilt(snapshot: nil, entries: batches.map { try! JournalEntry(publishedBatch: $0) }, at: R.at(4))
+        _ = core.rebuilt(snapshot: nil, batches: batches.map(LoggedBatch.init), at: R.at(4))
         #expect(core.role == .standby && core.sequence == 3)
         #expect(core.term == 7, "the term of the log it applied (the old leader stamped 7), not 0")
     }
@@ -176,14 +176,14 @@ struct CoordinatorLeadershipTests {
     func winWhileBehind() throws {
         var core = Self.standby()
         let batches = Self.leaderBatches(3)
-        _ = core.observe(.logTurn(.with { $0.batches = [batches[0]] }), at: R.at(2))
+        _ = core.observe(.logTurn([LoggedBatch(batches[0])]), at: R.at(2))
         _ = core.observe(.leaseRenewed(lease: 7, validUntil: 2_000), at: R.at(3))
         let won = core.observe(.won(Self.leadership(42)), at: R.at(3))
         #expect(won == [.readLog(after: 1)])
         #expect(core.role == .catchingUp(Self.leadership(42)))
         let meanwhile = Self.notLeader(core.receiveTurn(R.frame(R.register("ipad-9")), at: R.at(4)))
         #expect(meanwhile.count == 1, "nothing is decided while catching up")
-        let led = core.logRead(batches[1...].map { try! JournalEntry(publishedBatch: $0) }, at: R.at(5))
+        let led = core.logRead(batches[1...].map(LoggedBatch.init), at: R.at(5))
         #expect(led.contains(.count(.role(leading: true, term: 42))))
         #expect(core.role == .leading(Self.leadership(42)) && core.sequence == 3 && core.term == 42)
     }
@@ -205,9 +205,9 @@ struct CoordinatorLeadershipTests {
         let batches = Self.leaderBatches(3)
         _ = core.observe(.leaseRenewed(lease: 7, validUntil: 2_000), at: R.at(3))
         _ = core.observe(.won(Self.leadership(42)), at: R.at(3))
-        let actions = core.logRead([try! JournalEntry(publishedBatch: batches[2])], at: R.at(4))
+        let actions = core.logRead([LoggedBatch(batches[2])], at: R.at(4))
         #expect(actions.contains(.rebuildFromLog) && core.role == .rebuilding)
-        let rebuilt = core.rebuilt(snapshot: nil, entries: batches.map { try! JournalEntry(publishedBatch: $0) }, at: R.at(5))
+        let rebuilt = core.rebuilt(snapshot: nil, batches: batches.map(LoggedBatch.init), at: R.at(5))
         #expect(rebuilt.contains(.readLog(after: 3)))
         _ = core.logRead([], at: R.at(6))
         #expect(core.role.isLeading && core.sequence == 3)
@@ -247,7 +247,7 @@ struct CoordinatorLeadershipTests {
         _ = Self.lead(&core, term: 42, at: 10)
         _ = core.receiveTurn(R.frame(.nodeHeartbeat(sender: "ipad-1", time: Instant(milliseconds: 1))), at: R.at(100))
         _ = core.observe(.leaseLost("lease expired"), at: R.at(200))
-        _ = core.rebuilt(snapshot: nil, entries: log.map { try! JournalEntry(publishedBatch: $0) }, at: R.at(201))
+        _ = core.rebuilt(snapshot: nil, batches: log.map(LoggedBatch.init), at: R.at(201))
         // … and leads again at 50 s: nobody is silent for what straddles the change.
         _ = Self.lead(&core, term: 50, at: 50_000, leaseUntil: 100_000)
         let timeout = core.livenessTimeoutMilliseconds
@@ -331,7 +331,7 @@ struct CoordinatorLeadershipTests {
         _ = Self.lead(&core, term: 42)
         let lost = core.observe(.leaseLost("lease expired"), at: R.at(30))
         #expect(Self.resigns(lost).isEmpty && core.role == .rebuilding)
-        _ = core.rebuilt(snapshot: nil, entries: [], at: R.at(31))
+        _ = core.rebuilt(snapshot: nil, batches: [], at: R.at(31))
         let stale = core.observe(.won(Self.leadership(42)), at: R.at(32))
         #expect(!stale.contains { if case .readLog = $0 { true } else { false } })
         #expect(core.role == .standby && core.ha?.pendingWin == nil)

@@ -28,7 +28,7 @@ struct CoordinatorSuspicionTests {
     static func standby(log: [Camsync_V1_EventBatch] = [], leaderLease: Int64 = 99) -> (CoordinatorCore, [CoordinatorAction]) {
         var core = fresh()
         _ = core.tick(at: R.at(0))
-        _ = core.rebuilt(snapshot: nil, entries: log.map { try! JournalEntry(publishedBatch: $0) }, at: R.at(1))
+        _ = core.rebuilt(snapshot: nil, batches: log.map(LoggedBatch.init), at: R.at(1))
         let actions = core.observe(.leaderObserved(L.leaderAddress, lease: leaderLease), at: R.at(1))
         return (core, actions)
     }
@@ -155,7 +155,7 @@ struct CoordinatorSuspicionTests {
         settings.highAvailability = HighAvailabilitySettings(etcd: [], name: "c2", suspicionMilliseconds: 0)
         var core = CoordinatorCore(settings: settings, highAvailability: L.ownAddress)
         _ = core.tick(at: R.at(0))
-        _ = core.rebuilt(snapshot: nil, entries: [], at: R.at(1))
+        _ = core.rebuilt(snapshot: nil, batches: [], at: R.at(1))
         _ = core.observe(.leaderObserved(L.leaderAddress, lease: 99), at: R.at(1))
         _ = core.heardPulse(Self.pulse(), at: R.at(2))
         #expect(Self.revocations(core.tick(at: R.at(10_000))).isEmpty)

@@ -41,6 +41,9 @@ extension LiveEtcdTests {
                 #expect(try await log.batches(after: 2, limit: 2) == entries[2..<4].map(\.batch),
                         "a replay starts inside a turn and stops at its limit")
                 #expect(try await log.batches(after: 5, limit: 10).isEmpty)
+                let logged = try await log.loggedBatches(after: 1)
+                #expect(logged.map(\.batch.sequence) == [2, 3, 4, 5], "a standby's read starts inside a turn")
+                #expect(logged.map(\.size) == entries[1...].map(\.batch.count), "each batch's size is that of its bytes as published")
             }
         }
 

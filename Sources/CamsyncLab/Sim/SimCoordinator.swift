@@ -67,8 +67,8 @@ enum IOOutcome {
     case replay(routingID: [UInt8], requestID: UInt64, after: UInt64, Result<[[UInt8]], StoreFailure>)
     case snapshotFailed(StoreFailure)
     case snapshotWritten
-    case rebuilt(JournalSnapshot?, [JournalEntry])
-    case logRead([JournalEntry])
+    case rebuilt(JournalSnapshot?, [LoggedBatch])
+    case logRead([LoggedBatch])
     case readFailed(StoreFailure)
 }
 
@@ -305,11 +305,11 @@ extension Simulation {
             }
         case .rebuildFromLog:
             block(c)
-            storeCall(c, generation: generation) { [unowned self] in .rebuilt(store.snapshot, store.entries(after: 0)) }
+            storeCall(c, generation: generation) { [unowned self] in .rebuilt(store.snapshot, store.loggedBatches(after: 0)) }
                 failed: { .readFailed($0) }
         case .readLog(let after):
             block(c)
-            storeCall(c, generation: generation) { [unowned self] in .logRead(store.entries(after: after)) } failed: { .readFailed($0) }
+            storeCall(c, generation: generation) { [unowned self] in .logRead(store.loggedBatches(after: after)) } failed: { .readFailed($0) }
         case .resign(let leadership):
             trace.record(now, "\(coordinators[c].name) resigns term \(leadership.term)", 5, Int64(c), leadership.term)
             resign(c, leadership)
@@ -354,8 +354,8 @@ extension Simulation {
             core.replayReply(to: routingID, after: after, requestID: requestID, stored: result.mapError { $0 as any Error })
         case .snapshotFailed(let failure): core.snapshotFailed(failure, at: time)
         case .snapshotWritten: []
-        case .rebuilt(let snapshot, let entries): core.rebuilt(snapshot: snapshot, entries: entries, at: time)
-        case .logRead(let entries): core.logRead(entries, at: time)
+        case .rebuilt(let snapshot, let batches): core.rebuilt(snapshot: snapshot, batches: batches, at: time)
+        case .logRead(let batches): core.logRead(batches, at: time)
         case .readFailed(let failure): core.storeFailed(failure, at: time)
         }
     }

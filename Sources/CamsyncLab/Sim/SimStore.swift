@@ -124,6 +124,11 @@ struct SimStore {
         turns.keys.sorted().flatMap { turns[$0]!.batches.filter { $0.sequence > after } }
     }
 
+    /// The same, as a coordinator reads them from etcd.
+    func loggedBatches(after: UInt64) -> [LoggedBatch] {
+        batches(after: after).map(LoggedBatch.init)
+    }
+
     func entries(after: UInt64) -> [JournalEntry] {
         batches(after: after).compactMap { try? JournalEntry(publishedBatch: $0) }
     }
