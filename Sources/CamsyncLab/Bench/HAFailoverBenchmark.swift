@@ -192,10 +192,12 @@ public enum HAFailoverBenchmark {
             firstAck.record(from: killed, to: ackAt!)
             allFollow.record(from: killed, to: max(followedAll, killed))
             followAfterAck.record(from: ackAt!, to: max(followedAll, ackAt!))
-            settings.progress(String(format: "ha-failover: c%d → c%d: etcd %.0f ms, first ack %.0f ms, all %d nodes %.0f ms; "
-                                     + "registrations %d, snapshot requests %d",
+            let moved = fleet.followedAt.map { Double(($0 ?? killed) > killed ? ($0 ?? killed) - killed : 0) / 1e6 }.sorted()
+            settings.progress(String(format: "ha-failover: c%d → c%d: etcd %.0f ms, first ack %.0f ms, all %d nodes %.0f ms "
+                                     + "(half %.0f ms, 90 %% %.0f ms); registrations %d, snapshot requests %d",
                                      victim, newLeader ?? -1, Double(etcdAt - killed) / 1e6, Double(ackAt! - killed) / 1e6,
-                                     nodes, Double(followedAll - killed) / 1e6, fleet.registrations, fleet.snapshotRequests))
+                                     nodes, Double(followedAll - killed) / 1e6, moved[moved.count / 2], moved[moved.count * 9 / 10],
+                                     fleet.registrations, fleet.snapshotRequests))
             // The killed coordinator comes back as a standby (it rebuilds from etcd) before the next trial.
             try cluster.restart(victim)
             let back = Clock.monotonicNanoseconds() + 30_000_000_000
