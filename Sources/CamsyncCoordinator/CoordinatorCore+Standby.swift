@@ -14,7 +14,7 @@ extension CoordinatorCore {
         guard batch.sequence > sequence else { return .stale }
         guard batch.sequence == sequence + 1 else { return .gap }
         guard let command = try? Command(wire: batch.command),
-              replay(sequence: batch.sequence, node: batch.originNode.isEmpty ? Envelope.coordinatorSender : batch.originNode,
+              replay(sequence: batch.sequence, node: batch.sender,
                      requestID: batch.originRequestID, command: command,
                      at: Instant(milliseconds: batch.timeMs)) else { return .diverged }
         term = max(term, batch.term)
@@ -54,8 +54,14 @@ extension JournalEntry {
     /// The journal entry a published batch stands for (the etcd log keeps batches only).
     public init(publishedBatch batch: Camsync_V1_EventBatch) throws {
         self.init(sequence: batch.sequence, term: batch.term, timeMilliseconds: batch.timeMs,
-                  node: batch.originNode.isEmpty ? Envelope.coordinatorSender : batch.originNode,
+                  node: batch.sender,
                   requestID: batch.originRequestID, command: try batch.command.serializedBytes(),
                   batch: try batch.serializedBytes())
     }
+}
+
+extension Camsync_V1_EventBatch {
+    /// Who the batch's command came from, as the retry window (K5) keys it: its node, or the
+    /// coordinator itself for a command it issued (a declared death, an engine deadline).
+    var sender: String { originNode.isEmpty ? Envelope.coordinatorSender : originNode }
 }

@@ -45,7 +45,7 @@ public enum CoordinatorRecovery {
         for logged in batches {
             let batch = logged.batch
             if batch.sequence <= snapshotSequence {
-                core.rememberApplied(sequence: batch.sequence, node: batch.originNode.isEmpty ? Envelope.coordinatorSender : batch.originNode,
+                core.rememberApplied(sequence: batch.sequence, node: batch.sender,
                                      requestID: batch.originRequestID, at: Instant(milliseconds: batch.timeMs))
                 core.recentBatches.append(batch, size: logged.size)
                 continue

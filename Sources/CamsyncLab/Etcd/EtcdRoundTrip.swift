@@ -70,9 +70,9 @@ public enum EtcdRoundTrip {
 extension EtcdRoundTrip {
     /// The raw ceiling of a pipelined leader's log: conditional puts of `valueBytes` each, `inFlight`
     /// at once (each conditional on the leader key, as a turn is), for `seconds`, from `client`.
-    /// Transactions per second.
+    /// Transactions per second, and how many got no answer within the request deadline.
     public static func pipelinedPuts(client: EtcdClient, valueBytes: Int, inFlight: Int, seconds: Double,
-                                     election: String = "camsync/bench/ceiling") async throws -> Double {
+                                     election: String = "camsync/bench/ceiling") async throws -> (putsPerSecond: Double, timedOut: Int) {
         let lease = try await client.grantLease(ttlSeconds: 30)
         defer { Task { try? await client.revoke(lease) } }
         let leadership = try await client.campaign(election, lease: lease, value: [])
@@ -80,21 +80,27 @@ extension EtcdRoundTrip {
         let clock = ContinuousClock()
         let started = clock.now
         let deadline = started + .milliseconds(Int64(seconds * 1_000))
-        let done = try await withThrowingTaskGroup(of: Int.self) { group in
+        // A put that etcd does not answer within the request deadline (a loaded machine) is not
+        // counted, and the lane goes on: the time it took stays in the measurement.
+        let (done, timedOut) = try await withThrowingTaskGroup(of: (Int, Int).self) { group in
             for lane in 0..<max(1, inFlight) {
                 group.addTask {
-                    var count = 0
+                    var count = 0, timedOut = 0
                     while clock.now < deadline {
-                        try await client.commit([.put(key: "camsync/bench/ceiling/\(lane)/\(count % 64)", value: value)],
-                                                ifLeading: leadership)
-                        count += 1
+                        do {
+                            try await client.commit([.put(key: "camsync/bench/ceiling/\(lane)/\(count % 64)", value: value)],
+                                                    ifLeading: leadership)
+                            count += 1
+                        } catch let error as EtcdError where error.code == .timedOut {
+                            timedOut += 1
+                        }
                     }
-                    return count
+                    return (count, timedOut)
                 }
             }
-            return try await group.reduce(0, +)
+            return try await group.reduce((0, 0)) { ($0.0 + $1.0, $0.1 + $1.1) }
         }
         let elapsed = clock.now - started
-        return Double(done) / (Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+        return (Double(done) / (Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18), timedOut)
     }
 }
