@@ -4,6 +4,9 @@ import CamsyncEtcd
 /// journal (embedded, `JournalWriter`) or etcd (HA, `EtcdLogExecutor`). Writes are started from the
 /// loop thread and not awaited: the answer is posted back (`LogAnswer`) and handed to the core.
 protocol CommandLog: AnyObject, Sendable {
+    /// Makes `commit` durable on the calling thread and returns the answer, when the log can do so
+    /// without overtaking a write in flight (the journal while idle, `JournalWriter`); nil: `submit` it.
+    func commitAtOnce(_ commit: TurnCommit) -> LogAnswer?
     /// Starts one group commit (conditional on its leadership and on the turn it follows, in HA);
     /// `answer` is called once, on any thread, when it is durable or is not.
     func submit(_ commit: TurnCommit, answer: @escaping @Sendable (LogAnswer) -> Void)

@@ -15,8 +15,8 @@ public enum CoordinatorAction: Sendable, Equatable {
     /// `turnCommitted(_:at:)`, or `turnFailed(_:_:at:)` when the log did not take it. Several may be
     /// in flight; the embedded journal writes them in the order given.
     case commit(TurnCommit)
-    /// Publish on the event socket under `topic`.
-    case publish(topic: String, Envelope)
+    /// Publish on the event socket under `topic` (`Publication.bytes`, encoded once).
+    case publish(topic: String, Publication)
     /// Read up to `limit` published batches after `after` from the log and hand them to
     /// `CoordinatorCore.replayReply(…)`; its envelope goes to `routingID`.
     case serveReplay(routingID: [UInt8], requestID: UInt64, after: UInt64, limit: Int)

@@ -127,11 +127,12 @@ extension CoordinatorCore {
                     sequence: sequence, term: term, time: Instant(milliseconds: engineTime),
                     originNode: sender == Envelope.coordinatorSender ? nil : NodeID(sender),
                     originRequestID: requestID, wireCommand: wireCommand, events: events)
+                let encoded = WireCodec.encode(batch)
                 turn.batches.append(batch)
                 turn.entries.append(JournalEntry(
                     sequence: sequence, term: term, timeMilliseconds: engineTime, node: sender, requestID: requestID,
-                    command: WireCodec.encode(wireCommand), batch: WireCodec.encode(batch)))
-                actions.append(.publish(topic: EventTopic.topic(for: command, in: state), .eventBatch(batch)))
+                    command: WireCodec.command(ofEncodedBatch: encoded) ?? WireCodec.encode(wireCommand), batch: encoded))
+                actions.append(.publish(topic: EventTopic.topic(for: command, in: state), Publication(batch: batch, encoded: encoded)))
                 for milliseconds in claims.observe(command, events: events, at: engineTime) {
                     actions.append(.count(.claimGranted(milliseconds: milliseconds)))
                 }

@@ -67,7 +67,7 @@ extension CoordinatorCore {
         guard let ha = settings.highAvailability, case .leading(_?) = role,
               time.monotonicMilliseconds >= self.ha!.lastPulse + ha.pulseMilliseconds else { return [] }
         self.ha!.lastPulse = time.monotonicMilliseconds
-        return [.publish(topic: Self.pulseTopic, heartbeatEnvelope(at: time, lastSequence: committedSequence))]
+        return [.publish(topic: Self.pulseTopic, Publication(heartbeatEnvelope(at: time, lastSequence: committedSequence)))]
     }
 
     /// A leader that has not published its pulse for the suspicion window (it was paused, or its loop
@@ -91,7 +91,7 @@ extension CoordinatorCore {
         let after = state.leaderPublishedThrough > 0 ? state.leaderPublishedThrough : sequence - min(sequence, 64)
         return recentBatches.after(after, through: sequence).compactMap { batch in
             guard let command = try? Command(wire: batch.command) else { return nil }
-            return .publish(topic: EventTopic.topic(for: command, in: engine.state), .eventBatch(batch))
+            return .publish(topic: EventTopic.topic(for: command, in: engine.state), Publication(.eventBatch(batch)))
         }
     }
 }

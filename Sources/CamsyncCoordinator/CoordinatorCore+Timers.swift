@@ -71,7 +71,7 @@ extension CoordinatorCore {
         }
         if time.monotonicMilliseconds >= nextHeartbeat {
             nextHeartbeat = time.monotonicMilliseconds + settings.heartbeatIntervalMilliseconds
-            actions.append(.publish(topic: EventTopic.heartbeat, heartbeatEnvelope(at: time)))
+            actions.append(.publish(topic: EventTopic.heartbeat, Publication(heartbeatEnvelope(at: time))))
         }
         return actions + pulse(at: time)
     }

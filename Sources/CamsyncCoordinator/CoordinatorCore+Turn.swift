@@ -9,7 +9,7 @@ struct Turn: Sendable {
     /// The batches of `entries`, as published (kept in `RecentBatches` once durable).
     var batches: [Camsync_V1_EventBatch] = []
     var replies: [(routingID: [UInt8], envelope: Envelope)] = []
-    var publications: [(topic: String, envelope: Envelope)] = []
+    var publications: [(topic: String, publication: Publication)] = []
     /// Snapshot requests of the turn: answered at its end with the state as it is then.
     var snapshotRequests: [(routingID: [UInt8], requestID: UInt64)] = []
 
@@ -45,7 +45,7 @@ extension CoordinatorCore {
         for action in actions {
             switch action {
             case .reply(let routingID, let envelope): turn.replies.append((routingID, envelope))
-            case .publish(let topic, let envelope): turn.publications.append((topic, envelope))
+            case .publish(let topic, let publication): turn.publications.append((topic, publication))
             default: rest.append(action)
             }
         }
@@ -209,7 +209,7 @@ extension CoordinatorCore {
     private func release(_ turn: inout Turn) -> [CoordinatorAction] {
         guard !turn.isEmpty else { return [] }
         let actions = turn.replies.map { CoordinatorAction.reply(routingID: $0.routingID, $0.envelope) }
-            + turn.publications.map { CoordinatorAction.publish(topic: $0.topic, $0.envelope) }
+            + turn.publications.map { CoordinatorAction.publish(topic: $0.topic, $0.publication) }
         turn.replies.removeAll(keepingCapacity: true)
         turn.publications.removeAll(keepingCapacity: true)
         return actions

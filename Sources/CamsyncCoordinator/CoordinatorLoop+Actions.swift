@@ -24,11 +24,17 @@ extension CoordinatorLoop {
             } catch {
                 logger.debug("reply not delivered", metadata: ["error": "\(error)"])
             }
-        case .publish(let topic, let envelope):
-            publisher.publish(topic: topic, envelope)
+        case .publish(let topic, let publication):
+            publisher.publish(topic: topic, publication.bytes)
         case .commit(let commit):
-            let answers = self.answers
-            commandLog.submit(commit) { answers.post($0) }
+            // No frames waiting: nothing for the loop to decide while the disk syncs, so a small
+            // turn is written here rather than handed to the writer's thread and back.
+            if !((try? router.events)?.contains(.readable) ?? true), let answer = commandLog.commitAtOnce(commit) {
+                try take(answer)
+            } else {
+                let answers = self.answers
+                commandLog.submit(commit) { answers.post($0) }
+            }
         case .serveReplay(let identity, let requestID, let after, let limit):
             let stored = Result<[[UInt8]], any Error> { try commandLog.batches(after: after, limit: limit) }
             if case .failure(let error) = stored {

@@ -165,13 +165,15 @@ final class CoordinatorLoop {
 
     /// Hands the core what the log answered about the writes in flight.
     func takeAnswers() throws {
-        for answer in answers.take() {
-            let now = Self.now()
-            switch answer {
-            case .committed(let id): try execute(core.turnCommitted(id, at: now))
-            case .failed(let id, let failure): try execute(core.turnFailed(id, failure, at: now))
-            case .snapshotFailed(let failure): try execute(core.snapshotFailed(failure, at: now))
-            }
+        for answer in answers.take() { try take(answer) }
+    }
+
+    func take(_ answer: LogAnswer) throws {
+        let now = Self.now()
+        switch answer {
+        case .committed(let id): try execute(core.turnCommitted(id, at: now))
+        case .failed(let id, let failure): try execute(core.turnFailed(id, failure, at: now))
+        case .snapshotFailed(let failure): try execute(core.snapshotFailed(failure, at: now))
         }
     }
 

@@ -13,6 +13,9 @@ final class EtcdLogExecutor: CommandLog {
 
     init(log: EtcdCommandLog) { self.log = log }
 
+    /// Never: etcd's round trip is not spent on the loop's thread.
+    func commitAtOnce(_ commit: TurnCommit) -> LogAnswer? { nil }
+
     func submit(_ commit: TurnCommit, answer: @escaping @Sendable (LogAnswer) -> Void) {
         let log = self.log
         let started = Signal()

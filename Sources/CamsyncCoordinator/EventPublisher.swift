@@ -1,35 +1,41 @@
-import CamsyncWire
 import Dispatch
 import ZeroMQ
 
-/// The PUB socket on a thread of its own: the loop hands over each publication (topic, envelope) in
-/// order, and this thread encodes and sends them, so that encoding batches for the event socket
-/// takes a second core instead of the loop's (issue 24). Order is kept: one queue, one thread.
+/// The PUB socket, sent on by the loop while it is idle and by a thread of its own under load: the
+/// loop hands over each publication (topic, encoded envelope) in order; when nothing is queued or
+/// being sent it sends it itself (a hand-off less for a claim's grant at low load), otherwise it
+/// queues it for the publisher's thread, so that libzmq's fan-out to every subscriber's pipe
+/// (hundreds of them) takes a second core instead of the loop's (issue 24). Order is kept: one queue,
+/// and the socket is used by one side at a time (`sending`, under the lock: libzmq allows a socket to
+/// move between threads across a full memory barrier).
 final class EventPublisher: @unchecked Sendable {
     private let queue = Locked<Pending>(Pending())
     private let ready = DispatchSemaphore(value: 0)
+    private let socket: ZMQSocket
     private var thread: JoinableThread?
 
     private struct Pending {
-        var items: [(topic: String, envelope: Envelope)] = []
+        var items: [(topic: String, bytes: [UInt8])] = []
+        /// One side (the loop, or the publisher's thread) is sending: the other keeps off the socket.
+        var sending = false
         var stopping = false
     }
 
-    /// Takes `socket` (bound, options set): from now on only this publisher's thread uses it (the
-    /// caller keeps no reference; libzmq allows a socket to move to another thread).
+    /// Takes `socket` (bound, options set): from now on only this publisher uses it.
     init(socket: ZMQSocket) throws {
+        self.socket = socket
         nonisolated(unsafe) let socket = socket
         thread = try JoinableThread { [queue, ready] in
-            var batch: [(topic: String, envelope: Envelope)] = []
+            var batch: [(topic: String, bytes: [UInt8])] = []
             while true {
                 ready.wait()
                 let stopping = queue.withLock { pending in
                     swap(&batch, &pending.items)
+                    if !batch.isEmpty { pending.sending = true }
                     return pending.stopping
                 }
-                for (topic, envelope) in batch {
-                    _ = try? socket.send([Array(topic.utf8), envelope.serializedBytes()], dontWait: true)
-                }
+                for (topic, bytes) in batch { Self.send(topic, bytes, on: socket) }
+                if !batch.isEmpty { queue.withLock { $0.sending = false } }
                 batch.removeAll(keepingCapacity: true)
                 if stopping { break }
             }
@@ -37,13 +43,27 @@ final class EventPublisher: @unchecked Sendable {
         }
     }
 
-    /// Queues one publication (sent after every one queued before it).
-    func publish(topic: String, _ envelope: Envelope) {
-        let wake = queue.withLock { pending in
-            pending.items.append((topic, envelope))
-            return pending.items.count == 1
+    /// Publishes one message after every one handed over before it: at once on the calling thread
+    /// (the loop's) when the publisher is idle, else queued for its thread.
+    func publish(topic: String, _ bytes: [UInt8]) {
+        enum Route { case now, wake, queued }
+        let route = queue.withLock { pending -> Route in
+            if pending.items.isEmpty && !pending.sending && !pending.stopping {
+                pending.sending = true
+                return .now
+            }
+            pending.items.append((topic, bytes))
+            return pending.items.count == 1 ? .wake : .queued
         }
-        if wake { ready.signal() }
+        switch route {
+        case .now:
+            Self.send(topic, bytes, on: socket)
+            queue.withLock { $0.sending = false }
+        case .wake:
+            ready.signal()
+        case .queued:
+            break
+        }
     }
 
     /// Sends what is queued, then closes the socket and ends the thread.
@@ -52,5 +72,9 @@ final class EventPublisher: @unchecked Sendable {
         ready.signal()
         thread?.join()
         thread = nil
+    }
+
+    private static func send(_ topic: String, _ bytes: [UInt8], on socket: ZMQSocket) {
+        _ = try? socket.send([Array(topic.utf8), bytes], dontWait: true)
     }
 }

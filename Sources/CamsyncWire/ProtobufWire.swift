@@ -49,6 +49,31 @@ public enum ProtobufWire {
         return (fields, true)
     }
 
+    /// The value of the first length-delimited field `number` at the top level of `bytes`, found by
+    /// skipping the fields before it (nothing decoded, nothing copied); nil when there is none or
+    /// `bytes` is malformed before it.
+    public static func lengthDelimited(_ number: UInt64, in bytes: [UInt8]) -> ArraySlice<UInt8>? {
+        var index = 0
+        while index < bytes.count {
+            guard let tag = readVarint(bytes, &index) else { return nil }
+            switch tag & 7 {
+            case 0:
+                guard readVarint(bytes, &index) != nil else { return nil }
+            case 1:
+                index += 8
+            case 2:
+                guard let length = readVarint(bytes, &index), length <= UInt64(bytes.count - index) else { return nil }
+                if tag >> 3 == number { return bytes[index..<(index + Int(length))] }
+                index += Int(length)
+            case 5:
+                index += 4
+            default:
+                return nil
+            }
+        }
+        return nil
+    }
+
     private static func readField(_ bytes: [UInt8], _ index: inout Int, depth: Int) -> WireField? {
         guard let tag = readVarint(bytes, &index) else { return nil }
         let number = tag >> 3

@@ -56,9 +56,9 @@ struct CoordinatorLeadershipTests {
         var batches: [Camsync_V1_EventBatch] = []
         for index in 1...count {
             let node = NodeID("ipad-\(index)")
-            for case .publish(_, let envelope) in leader.receiveTurn(R.frame(R.register(node, requestID: UInt64(100 + index)),
-                                                                             route: Array(node.rawValue.utf8)), at: R.at(Int64(index))) {
-                if case .eventBatch(let batch)? = envelope.body { batches.append(batch) }
+            for case .publish(_, let publication) in leader.receiveTurn(R.frame(R.register(node, requestID: UInt64(100 + index)),
+                                                                                route: Array(node.rawValue.utf8)), at: R.at(Int64(index))) {
+                if case .eventBatch(let batch)? = publication.envelope.body { batches.append(batch) }
             }
         }
         return batches
@@ -230,7 +230,7 @@ struct CoordinatorLeadershipTests {
                 "every write is conditional on the win")
 
         let heartbeats = core.tickTurn(at: R.at(13)).compactMap { action -> Camsync_V1_CoordinatorHeartbeat? in
-            if case .publish(_, let envelope) = action, case .coordinatorHeartbeat(let body)? = envelope.body { return body }
+            if case .publish(_, let publication) = action, case .coordinatorHeartbeat(let body)? = publication.envelope.body { return body }
             return nil
         }
         let heartbeat = try #require(heartbeats.first)
@@ -263,7 +263,7 @@ struct CoordinatorLeadershipTests {
         var old = R.core()
         var batches: [Camsync_V1_EventBatch] = []
         for action in Self.run(&old, Self.cameraStory(), from: 1) {
-            if case .publish(_, let envelope) = action, case .eventBatch(let batch)? = envelope.body { batches.append(batch) }
+            if case .publish(_, let publication) = action, case .eventBatch(let batch)? = publication.envelope.body { batches.append(batch) }
         }
         let before = try #require(old.state.cameraSystems.values.first?.lastToken)
         #expect(before.value > 0, "the story granted the camera")

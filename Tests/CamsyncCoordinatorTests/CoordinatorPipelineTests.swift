@@ -33,7 +33,7 @@ struct CoordinatorPipelineTests {
     }
 
     static func published(_ actions: [CoordinatorAction]) -> [UInt64] {
-        actions.compactMap { if case .publish(_, let envelope) = $0, case .eventBatch(let batch)? = envelope.body { batch.sequence } else { nil } }
+        actions.compactMap { if case .publish(_, let publication) = $0, case .eventBatch(let batch)? = publication.envelope.body { batch.sequence } else { nil } }
     }
 
     @Test("turns go to the log without waiting; each names the turn it follows while that one is in flight")

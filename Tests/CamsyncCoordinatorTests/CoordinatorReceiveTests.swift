@@ -64,13 +64,14 @@ struct CoordinatorReceiveTests {
         let publishIndex = try #require(released.firstIndex { if case .publish = $0 { true } else { false } })
         #expect(replyIndex < publishIndex, "replies, then publications")
         guard case .reply(let route, let ack) = released[replyIndex],
-              case .publish(let topic, let batch) = released[publishIndex] else { return }
+              case .publish(let topic, let publication) = released[publishIndex] else { return }
         #expect(route == Self.ipad1)
         #expect(ack == .ack(sequence: 1, requestID: 42, term: 7))
         #expect(topic == "ev.cluster")
-        guard case .eventBatch(let published)? = batch.body else { Issue.record("not a batch"); return }
+        guard case .eventBatch(let published)? = publication.envelope.body else { Issue.record("not a batch"); return }
         #expect(published.sequence == 1 && published.originRequestID == 42)
         #expect(entry.batch == WireCodec.encode(published), "the log keeps exactly the batch that was published")
+        #expect(publication.bytes == publication.envelope.serializedBytes(), "what is sent is the envelope, byte for byte")
         #expect(released.contains(.count(.groupCommit(size: 1))))
         #expect(core.counters.commandsAccepted == 1)
     }
@@ -161,7 +162,7 @@ struct CoordinatorReceiveTests {
         var core = Self.core()
         func heartbeats(_ actions: [CoordinatorAction]) -> [Camsync_V1_CoordinatorHeartbeat] {
             actions.compactMap {
-                if case .publish("hb", let envelope) = $0, case .coordinatorHeartbeat(let body)? = envelope.body { body } else { nil }
+                if case .publish("hb", let publication) = $0, case .coordinatorHeartbeat(let body)? = publication.envelope.body { body } else { nil }
             }
         }
         let first = heartbeats(core.tickTurn(at: Self.at(0)))

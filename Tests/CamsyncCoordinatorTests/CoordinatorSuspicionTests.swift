@@ -50,7 +50,7 @@ struct CoordinatorSuspicionTests {
     }
 
     static func publications(_ actions: [CoordinatorAction], topic: String) -> [Envelope] {
-        actions.compactMap { if case .publish(topic, let envelope) = $0 { envelope } else { nil } }
+        actions.compactMap { if case .publish(topic, let publication) = $0 { publication.envelope } else { nil } }
     }
 
     @Test("a standby listens to the leader etcd names, and to none once it leads itself")
@@ -143,8 +143,8 @@ struct CoordinatorSuspicionTests {
         _ = core.heardPulse(Self.pulse(lastSequence: 3), at: R.at(5))
         let actions = L.lead(&core, term: 50) + core.endTurn(at: R.at(10))
         let sequences = actions.compactMap { action -> UInt64? in
-            if case .publish(let topic, let envelope) = action, topic.hasPrefix("ev."),
-               case .eventBatch(let batch)? = envelope.body { batch.sequence } else { nil }
+            if case .publish(let topic, let publication) = action, topic.hasPrefix("ev."),
+               case .eventBatch(let batch)? = publication.envelope.body { batch.sequence } else { nil }
         }
         #expect(sequences == [4, 5])
     }

@@ -37,8 +37,8 @@ struct CoordinatorCoreLink {
             for answer in answers {
                 time += 1
                 switch answer {
-                case .publish(let topic, let envelope):
-                    queue += session.receivePublication([Array(topic.utf8), envelope.serializedBytes()], now: NodeSessionHarness.at(time))
+                case .publish(let topic, let publication):
+                    queue += session.receivePublication([Array(topic.utf8), publication.bytes], now: NodeSessionHarness.at(time))
                 case .reply(let routingID, let envelope) where routingID == route:
                     queue += session.receiveReply([envelope.serializedBytes()], now: NodeSessionHarness.at(time))
                 default:

@@ -20,6 +20,26 @@ struct EnvelopeTests {
         #expect(decoded.serializedBytes() == bytes)
     }
 
+    @Test("a batch's envelope built from the batch's bytes is its encoding, byte for byte",
+          arguments: Samples.envelopes.compactMap { envelope -> Camsync_V1_EventBatch? in
+              if case .eventBatch(let batch)? = envelope.body { batch } else { nil }
+          } + [Camsync_V1_EventBatch(), Camsync_V1_EventBatch.with { $0.term = 1 << 40; $0.sequence = 1 << 33 }])
+    func encodedEventBatch(_ batch: Camsync_V1_EventBatch) throws {
+        let bytes = Envelope.encodedEventBatch(try batch.serializedBytes(), term: batch.term)
+        #expect(bytes == Envelope.eventBatch(batch).serializedBytes())
+        #expect(try Envelope.decode(bytes) == .eventBatch(batch))
+    }
+
+    @Test("the command cut out of an encoded batch is the command's own encoding", arguments: Samples.commands)
+    func commandOfEncodedBatch(_ command: Command) throws {
+        var batch = Camsync_V1_EventBatch.with { $0.sequence = 300; $0.term = 2; $0.originNode = "ipad-1"; $0.originRequestID = 9 }
+        batch.command = Camsync_V1_Command(command)
+        batch.events = (Samples.envelopes.first { $0.eventBatch.events.count > 0 }?.eventBatch.events) ?? []
+        #expect(WireCodec.command(ofEncodedBatch: try batch.serializedBytes()) == WireCodec.encode(command))
+        #expect(WireCodec.command(ofEncodedBatch: try Camsync_V1_EventBatch().serializedBytes()) == nil)
+        #expect(WireCodec.command(ofEncodedBatch: [0x32, 0x05, 0x01]) == nil, "a length past the end")
+    }
+
     @Test("request envelopes give back their domain command", arguments: Samples.commands)
     func requestCommand(_ command: Command) throws {
         let envelope = try Envelope.decode(Envelope.request(command, sender: "ipad-1", requestID: 42, term: 7).serializedBytes())

@@ -141,8 +141,9 @@ public enum HostileInput {
             case .reply(_, let envelope):
                 try checkReply(envelope, bytes)
                 if case .snapshot? = envelope.body { try checkSnapshot(envelope, state: core.state, bytes) }
-            case .publish(_, let envelope):
-                try checkReply(envelope, bytes)
+            case .publish(_, let publication):
+                try checkReply(publication.envelope, bytes)
+                try checkEncoding(publication, bytes)
             case .commit(let commit):
                 appended = true
                 for entry in commit.entries { try checkAppended(entry, replica: &engine, bytes) }
@@ -164,6 +165,14 @@ public enum HostileInput {
         let encoded = reply.serializedBytes()
         guard let decoded = try? Envelope.decode(encoded), decoded == reply else {
             throw Failure("a reply or publication does not round-trip", bytes: bytes)
+        }
+    }
+
+    /// What is sent for a publication is its envelope, byte for byte (a batch's is built from the
+    /// batch's own bytes, `Envelope.encodedEventBatch`).
+    private static func checkEncoding(_ publication: Publication, _ bytes: [UInt8]) throws(Failure) {
+        guard publication.bytes == publication.envelope.serializedBytes() else {
+            throw Failure("a publication's bytes are not its envelope's encoding", bytes: bytes)
         }
     }
 

@@ -227,8 +227,8 @@ extension Simulation {
                     scheduler.schedule(.clientReply(k, bytes: bytes), at: at)
                 }
             }
-        case .publish(let topic, let envelope):
-            let bytes = envelope.serializedBytes()
+        case .publish(let topic, let publication):
+            let bytes = publication.bytes
             let topicBytes = Array(topic.utf8)
             for n in nodes.indices where nodes[n].running {
                 for at in network.deliveries(from: .coordinator(c), to: .node(n), at: now, rng: &rng) {
@@ -243,7 +243,7 @@ extension Simulation {
                 }
             }
             // A new leader's first publications may repeat the old leader's tail (K7): judged when made.
-            if case .eventBatch(let batch)? = envelope.body, batch.term == coordinators[c].core?.term {
+            if case .eventBatch(let batch)? = publication.envelope.body, batch.term == coordinators[c].core?.term {
                 checkInvariants(c, after: batch.sequence)
                 if batch.originNode.isEmpty, case .declareNodeDead(let node)? = try? Command(wire: batch.command) {
                     checkDeclaration(by: c, of: node)

@@ -82,6 +82,31 @@ extension Camsync_V1_Envelope {
         Self(sender: sender, term: batch.term, body: .eventBatch(batch))
     }
 
+    /// `eventBatch(batch).serializedBytes()` from `encodedBatch`, the batch's own encoding, without
+    /// encoding the batch again: the header fields (`protocol_version` 1, `sender` 2, `term` 4, each
+    /// left out at its default as proto3 does; no `request_id`), then `event_batch` (30) holding the
+    /// bytes. Protobuf writes fields in number order, so the two agree byte for byte (`EnvelopeTests`).
+    public static func encodedEventBatch(_ encodedBatch: [UInt8], term: UInt64, sender: String = coordinatorSender) -> [UInt8] {
+        let senderBytes = sender.utf8
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(32 + senderBytes.count + encodedBatch.count)
+        ProtobufWire.writeVarint(1 << 3 | 0, to: &bytes)
+        ProtobufWire.writeVarint(UInt64(WireProtocol.version), to: &bytes)
+        if !senderBytes.isEmpty {
+            ProtobufWire.writeVarint(2 << 3 | 2, to: &bytes)
+            ProtobufWire.writeVarint(UInt64(senderBytes.count), to: &bytes)
+            bytes += senderBytes
+        }
+        if term != 0 {
+            ProtobufWire.writeVarint(4 << 3 | 0, to: &bytes)
+            ProtobufWire.writeVarint(term, to: &bytes)
+        }
+        ProtobufWire.writeVarint(30 << 3 | 2, to: &bytes)
+        ProtobufWire.writeVarint(UInt64(encodedBatch.count), to: &bytes)
+        bytes += encodedBatch
+        return bytes
+    }
+
     /// The coordinator's heartbeat (K1, K3).
     public static func coordinatorHeartbeat(term: UInt64, lastSequence: UInt64, time: Instant,
                                             sender: String = coordinatorSender) -> Self {

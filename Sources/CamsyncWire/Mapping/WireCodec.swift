@@ -17,6 +17,12 @@ public enum WireCodec {
         encodeMessage(batch)
     }
 
+    /// The command of an encoded `EventBatch` (its field 6) as the journal keeps it, cut out of the
+    /// batch's bytes rather than encoded a second time; nil when the batch has none.
+    public static func command(ofEncodedBatch bytes: [UInt8]) -> [UInt8]? {
+        ProtobufWire.lengthDelimited(6, in: bytes).map(Array.init)
+    }
+
     public static func decodeCommand(_ bytes: [UInt8]) throws -> Command {
         try Command(wire: Camsync_V1_Command(serializedBytes: bytes))
     }
