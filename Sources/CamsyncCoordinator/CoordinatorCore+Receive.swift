@@ -127,12 +127,10 @@ extension CoordinatorCore {
                     sequence: sequence, term: term, time: Instant(milliseconds: engineTime),
                     originNode: sender == Envelope.coordinatorSender ? nil : NodeID(sender),
                     originRequestID: requestID, wireCommand: wireCommand, events: events)
-                let encoded = WireCodec.encode(batch)
-                turn.batches.append(batch)
-                turn.entries.append(JournalEntry(
-                    sequence: sequence, term: term, timeMilliseconds: engineTime, node: sender, requestID: requestID,
-                    command: WireCodec.command(ofEncodedBatch: encoded) ?? WireCodec.encode(wireCommand), batch: encoded))
-                actions.append(.publish(topic: EventTopic.topic(for: command, in: state), Publication(batch: batch, encoded: encoded)))
+                // Encoded later, once, by whoever makes the turn durable (`TurnEntries`).
+                let index = turn.entries.count
+                turn.entries.append(batch, node: sender)
+                actions.append(.publish(topic: EventTopic.topic(for: command, in: state), Publication(batch: batch, of: turn.entries, index: index)))
                 for milliseconds in claims.observe(command, events: events, at: engineTime) {
                     actions.append(.count(.claimGranted(milliseconds: milliseconds)))
                 }

@@ -5,9 +5,7 @@ public import CamsyncWire
 /// A turn being gathered: the accepted commands to make durable in one group commit, and the
 /// replies and publications that may leave only once they are (the write-ahead contract).
 struct Turn: Sendable {
-    var entries: [JournalEntry] = []
-    /// The batches of `entries`, as published (kept in `RecentBatches` once durable).
-    var batches: [Camsync_V1_EventBatch] = []
+    var entries = TurnEntries()
     var replies: [(routingID: [UInt8], envelope: Envelope)] = []
     var publications: [(topic: String, publication: Publication)] = []
     /// Snapshot requests of the turn: answered at its end with the state as it is then.
@@ -70,11 +68,10 @@ extension CoordinatorCore {
         guard role.isLeading else {
             return counted(actions + failTurns(StoreFailure(.notLeader, "this coordinator stopped leading during the turn")))
         }
-        let commit = TurnCommit(id: nextCommitID, entries: turn.entries, leadership: role.leadership,
+        let commit = TurnCommit(id: nextCommitID, turnEntries: turn.entries, leadership: role.leadership,
                                 follows: inFlight.last?.commit.lastSequence)
         nextCommitID += 1
         var submitted = TurnInFlight(commit: commit, turn: turn)
-        submitted.turn.entries = []
         turn = Turn()
         if settings.plantedBug == .acknowledgeBeforeDurable { actions += release(&submitted.turn) }
         inFlight.append(submitted)
@@ -124,10 +121,10 @@ extension CoordinatorCore {
             }
             var released = inFlight.removeFirst()
             committedSequence = released.commit.lastSequence
-            for (batch, entry) in zip(released.turn.batches, released.commit.entries) {
+            for (batch, entry) in zip(released.commit.turnEntries.batches, released.commit.entries) {
                 recentBatches.append(batch, size: entry.batch.count)
             }
-            actions.append(.count(.groupCommit(size: released.commit.entries.count)))
+            actions.append(.count(.groupCommit(size: released.commit.count)))
             actions += release(&released.turn)
         }
         return counted(actions + resendReady())

@@ -25,7 +25,7 @@ extension CoordinatorLoop {
                 logger.debug("reply not delivered", metadata: ["error": "\(error)"])
             }
         case .publish(let topic, let publication):
-            publisher.publish(topic: topic, publication.bytes)
+            publisher.publish(topic: topic, publication)
         case .commit(let commit):
             // No frames waiting: nothing for the loop to decide while the disk syncs, so a small
             // turn is written here rather than handed to the writer's thread and back.

@@ -2,7 +2,7 @@ import Dispatch
 import ZeroMQ
 
 /// The PUB socket, sent on by the loop while it is idle and by a thread of its own under load: the
-/// loop hands over each publication (topic, encoded envelope) in order; when nothing is queued or
+/// loop hands over each publication (topic, envelope with its bytes) in order; when nothing is queued or
 /// being sent it sends it itself (a hand-off less for a claim's grant at low load), otherwise it
 /// queues it for the publisher's thread, so that libzmq's fan-out to every subscriber's pipe
 /// (hundreds of them) takes a second core instead of the loop's (issue 24). Order is kept: one queue,
@@ -15,7 +15,7 @@ final class EventPublisher: @unchecked Sendable {
     private var thread: JoinableThread?
 
     private struct Pending {
-        var items: [(topic: String, bytes: [UInt8])] = []
+        var items: [(topic: String, publication: Publication)] = []
         /// One side (the loop, or the publisher's thread) is sending: the other keeps off the socket.
         var sending = false
         var stopping = false
@@ -26,7 +26,7 @@ final class EventPublisher: @unchecked Sendable {
         self.socket = socket
         nonisolated(unsafe) let socket = socket
         thread = try JoinableThread { [queue, ready] in
-            var batch: [(topic: String, bytes: [UInt8])] = []
+            var batch: [(topic: String, publication: Publication)] = []
             while true {
                 ready.wait()
                 let stopping = queue.withLock { pending in
@@ -34,7 +34,7 @@ final class EventPublisher: @unchecked Sendable {
                     if !batch.isEmpty { pending.sending = true }
                     return pending.stopping
                 }
-                for (topic, bytes) in batch { Self.send(topic, bytes, on: socket) }
+                for (topic, publication) in batch { Self.send(topic, publication, on: socket) }
                 if !batch.isEmpty { queue.withLock { $0.sending = false } }
                 batch.removeAll(keepingCapacity: true)
                 if stopping { break }
@@ -45,19 +45,19 @@ final class EventPublisher: @unchecked Sendable {
 
     /// Publishes one message after every one handed over before it: at once on the calling thread
     /// (the loop's) when the publisher is idle, else queued for its thread.
-    func publish(topic: String, _ bytes: [UInt8]) {
+    func publish(topic: String, _ publication: Publication) {
         enum Route { case now, wake, queued }
         let route = queue.withLock { pending -> Route in
             if pending.items.isEmpty && !pending.sending && !pending.stopping {
                 pending.sending = true
                 return .now
             }
-            pending.items.append((topic, bytes))
+            pending.items.append((topic, publication))
             return pending.items.count == 1 ? .wake : .queued
         }
         switch route {
         case .now:
-            Self.send(topic, bytes, on: socket)
+            Self.send(topic, publication, on: socket)
             queue.withLock { $0.sending = false }
         case .wake:
             ready.signal()
@@ -74,7 +74,8 @@ final class EventPublisher: @unchecked Sendable {
         thread = nil
     }
 
-    private static func send(_ topic: String, _ bytes: [UInt8], on socket: ZMQSocket) {
-        _ = try? socket.send([Array(topic.utf8), bytes], dontWait: true)
+    /// Sends one publication (its bytes are put together here: the batch's, with the envelope's header).
+    private static func send(_ topic: String, _ publication: Publication, on socket: ZMQSocket) {
+        _ = try? socket.send([Array(topic.utf8), publication.bytes], dontWait: true)
     }
 }

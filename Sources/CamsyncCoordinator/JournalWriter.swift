@@ -29,7 +29,7 @@ final class JournalWriter: CommandLog, @unchecked Sendable {
     init(journal: Journal) { self.journal = journal }
 
     func commitAtOnce(_ commit: TurnCommit) -> LogAnswer? {
-        guard commit.entries.count <= Self.atOnceLimit else { return nil }
+        guard commit.count <= Self.atOnceLimit else { return nil }
         let (idle, failure) = state.withLock { ($0.queued == 0, $0.failure) }
         guard idle else { return nil }   // a write is queued: this one goes behind it
         return failure.map { .failed(commit.id, $0) } ?? write(commit)

@@ -1,22 +1,37 @@
 public import CamsyncWire
 
-/// One message for the event socket: the envelope, and its encoding as it is sent. A batch's
-/// envelope is encoded from the batch's bytes, which the turn encoded once for the log
-/// (`Envelope.encodedEventBatch`): the batch is not encoded a second time to be published.
+/// One message for the event socket: the envelope, and its encoding as it is sent. An accepted
+/// command's batch is not encoded for publishing: its envelope is built around the bytes its turn
+/// logged (`Envelope.encodedEventBatch`), read once the turn is durable, when they exist already.
 public struct Publication: Sendable, Equatable {
     public var envelope: Envelope
-    /// `envelope` as protobuf, what goes on the wire.
-    public var bytes: [UInt8]
+    private let encoding: Encoding
 
-    /// A message encoded here (heartbeats, the pulse).
+    private enum Encoding: Sendable {
+        case encoded([UInt8])
+        /// Entry `index` of a turn's entries.
+        case logged(TurnEntries, index: Int)
+    }
+
+    /// A message encoded here (heartbeats, the pulse, a batch published again).
     public init(_ envelope: Envelope) {
         self.envelope = envelope
-        bytes = envelope.serializedBytes()
+        encoding = .encoded(envelope.serializedBytes())
     }
 
-    /// An accepted command's batch, `encoded` being its bytes as logged.
-    public init(batch: Camsync_V1_EventBatch, encoded: [UInt8]) {
+    /// Command `index` of `turn`, whose batch is `batch`.
+    init(batch: Camsync_V1_EventBatch, of turn: TurnEntries, index: Int) {
         envelope = .eventBatch(batch)
-        bytes = Envelope.encodedEventBatch(encoded, term: batch.term)
+        encoding = .logged(turn, index: index)
     }
+
+    /// `envelope` as protobuf, what goes on the wire.
+    public var bytes: [UInt8] {
+        switch encoding {
+        case .encoded(let bytes): bytes
+        case .logged(let turn, let index): Envelope.encodedEventBatch(turn.entries[index].batch, term: envelope.term)
+        }
+    }
+
+    public static func == (a: Self, b: Self) -> Bool { a.envelope == b.envelope && a.bytes == b.bytes }
 }
