@@ -24,10 +24,13 @@ final class EtcdLogExecutor: CommandLog {
             return last
         }
         Task {
+            // The turn's batches are encoded here, off the loop's thread, and before this turn's turn to
+            // start its request: encoding after it would let the next turn's request overtake this one's.
+            let entries = commit.entries
             await previous?.wait()
             started.fire()
             do {
-                try await log.append(commit.entries, ifLeading: try Self.required(commit.leadership), follows: commit.follows)
+                try await log.append(entries, ifLeading: try Self.required(commit.leadership), follows: commit.follows)
                 answer(.committed(commit.id))
             } catch {
                 answer(.failed(commit.id, StoreFailure(error)))
