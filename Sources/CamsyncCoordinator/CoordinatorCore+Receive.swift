@@ -128,9 +128,9 @@ extension CoordinatorCore {
                     originNode: sender == Envelope.coordinatorSender ? nil : NodeID(sender),
                     originRequestID: requestID, wireCommand: wireCommand, events: events)
                 // Encoded later, once, by whoever makes the turn durable (`TurnEntries`).
-                let index = turn.entries.count
-                turn.entries.append(batch, node: sender)
-                actions.append(.publish(topic: EventTopic.topic(for: command, in: state), Publication(batch: batch, of: turn.entries, index: index)))
+                turn.accepted.append(TurnEntries.Accepted(node: sender, batch: batch))
+                actions.append(.publish(topic: EventTopic.topic(for: command, in: state),
+                                        Publication(batch: batch, gatheredAt: turn.accepted.count - 1)))
                 for milliseconds in claims.observe(command, events: events, at: engineTime) {
                     actions.append(.count(.claimGranted(milliseconds: milliseconds)))
                 }

@@ -5,13 +5,14 @@ public import CamsyncWire
 /// A turn being gathered: the accepted commands to make durable in one group commit, and the
 /// replies and publications that may leave only once they are (the write-ahead contract).
 struct Turn: Sendable {
-    var entries = TurnEntries()
+    /// The accepted commands, with their batches as the engine produced them (encoded once committed).
+    var accepted: [TurnEntries.Accepted] = []
     var replies: [(routingID: [UInt8], envelope: Envelope)] = []
     var publications: [(topic: String, publication: Publication)] = []
     /// Snapshot requests of the turn: answered at its end with the state as it is then.
     var snapshotRequests: [(routingID: [UInt8], requestID: UInt64)] = []
 
-    var isEmpty: Bool { entries.isEmpty && replies.isEmpty && publications.isEmpty && snapshotRequests.isEmpty }
+    var isEmpty: Bool { accepted.isEmpty && replies.isEmpty && publications.isEmpty && snapshotRequests.isEmpty }
 }
 
 /// A turn handed to the log and not released yet (the pipeline, oldest first).
@@ -56,7 +57,7 @@ extension CoordinatorCore {
     /// none is (they may speak of state that is not durable yet: they wait for it, in order).
     public mutating func endTurn(at time: CoordinatorTime) -> [CoordinatorAction] {
         answerSnapshotRequests(at: time)
-        if turn.entries.isEmpty {
+        if turn.accepted.isEmpty {
             guard let last = inFlight.indices.last else { return release(&turn) }
             inFlight[last].turn.replies += turn.replies
             inFlight[last].turn.publications += turn.publications
@@ -68,7 +69,9 @@ extension CoordinatorCore {
         guard role.isLeading else {
             return counted(actions + failTurns(StoreFailure(.notLeader, "this coordinator stopped leading during the turn")))
         }
-        let commit = TurnCommit(id: nextCommitID, turnEntries: turn.entries, leadership: role.leadership,
+        let entries = TurnEntries(turn.accepted)
+        turn.publications = turn.publications.map { ($0.topic, $0.publication.attached(to: entries)) }
+        let commit = TurnCommit(id: nextCommitID, turnEntries: entries, leadership: role.leadership,
                                 follows: inFlight.last?.commit.lastSequence)
         nextCommitID += 1
         var submitted = TurnInFlight(commit: commit, turn: turn)
@@ -101,7 +104,7 @@ extension CoordinatorCore {
     /// Whether the shell should read more frames now: not while the pipeline is full and the turn
     /// being gathered has reached `batchLimit` (the sockets' queues hold the rest: backpressure).
     public var takesFrames: Bool {
-        inFlight.count < settings.commitsInFlight || turn.entries.count < settings.batchLimit
+        inFlight.count < settings.commitsInFlight || turn.accepted.count < settings.batchLimit
     }
 
     /// Whether a commit is awaited.

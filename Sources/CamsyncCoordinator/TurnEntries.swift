@@ -1,12 +1,13 @@
 public import CamsyncWire
 import Synchronization
 
-/// The accepted commands of one turn, their batches as the engine produced them, and — once someone
-/// needs them — the batches' bytes. A turn is gathered on the loop's thread; its batches are encoded
-/// by whoever reads `entries` first: the journal's writer thread or etcd's task making the turn
-/// durable (so that encoding, a tenth of a command's cost, leaves the loop's core, issue 24), or the
-/// loop itself when it writes a small turn at once. Encoded once, under a lock; the replies and
-/// publications released after the commit read the same bytes.
+/// The accepted commands of a committed turn, their batches as the engine produced them, and — once
+/// someone needs them — the batches' bytes. The core gathers a turn as a plain array (`Turn.accepted`,
+/// so that the core stays a value) and makes it one of these when it commits it; its batches are
+/// encoded by whoever reads `entries` first: the journal's writer thread or etcd's task making the
+/// turn durable (so that encoding, a tenth of a command's cost, leaves the loop's core, issue 24), or
+/// the loop itself when it writes a small turn at once. Encoded once, under a lock (a cache: the
+/// contents never change); the publications released after the commit read the same bytes.
 public final class TurnEntries: Sendable {
     /// One accepted command, before its batch is encoded.
     struct Accepted: Sendable {
@@ -14,46 +15,36 @@ public final class TurnEntries: Sendable {
         var batch: Camsync_V1_EventBatch
     }
 
-    private struct State {
-        var accepted: [Accepted] = []
-        var encoded: [JournalEntry]?
+    private let accepted: [Accepted]
+    private let encoded: Mutex<[JournalEntry]?>
+
+    init(_ accepted: [Accepted]) {
+        self.accepted = accepted
+        encoded = Mutex(nil)
     }
 
-    private let state: Mutex<State>
-
-    init() { state = Mutex(State()) }
-
-    /// Entries encoded already (a turn sent again, tests).
-    init(_ entries: [JournalEntry]) { state = Mutex(State(encoded: entries)) }
-
-    /// Adds a command while the turn is gathered (the loop's thread, before the turn is committed).
-    func append(_ batch: Camsync_V1_EventBatch, node: String) {
-        state.withLock { state in
-            precondition(state.encoded == nil, "a turn's entries are encoded once it is handed to the log")
-            state.accepted.append(Accepted(node: node, batch: batch))
-        }
+    /// Entries encoded already (tests, a commit built by hand).
+    init(_ entries: [JournalEntry]) {
+        accepted = []
+        encoded = Mutex(entries)
     }
 
-    public var count: Int { state.withLock { $0.encoded?.count ?? $0.accepted.count } }
-
-    public var isEmpty: Bool { count == 0 }
+    public var count: Int { accepted.isEmpty ? encoded.withLock { $0?.count ?? 0 } : accepted.count }
 
     /// The sequence of the last command (nil: none).
     var lastSequence: UInt64? {
-        state.withLock { $0.encoded?.last?.sequence ?? $0.accepted.last?.batch.sequence }
+        accepted.last.map(\.batch.sequence) ?? encoded.withLock { $0?.last?.sequence }
     }
 
     /// The batches as the engine produced them (kept in `RecentBatches` once durable).
-    var batches: [Camsync_V1_EventBatch] {
-        state.withLock { $0.accepted.map(\.batch) }
-    }
+    var batches: [Camsync_V1_EventBatch] { accepted.map(\.batch) }
 
     /// The entries as the log keeps them, each batch encoded once (on the first read, by the reader's
     /// thread); the command is cut out of its batch's bytes rather than encoded again.
     public var entries: [JournalEntry] {
-        state.withLock { state in
-            if let encoded = state.encoded { return encoded }
-            let encoded = state.accepted.map { accepted in
+        encoded.withLock { encoded in
+            if let encoded { return encoded }
+            let entries = accepted.map { accepted in
                 let bytes = WireCodec.encode(accepted.batch)
                 return JournalEntry(sequence: accepted.batch.sequence, term: accepted.batch.term,
                                     timeMilliseconds: accepted.batch.timeMs, node: accepted.node,
@@ -61,8 +52,8 @@ public final class TurnEntries: Sendable {
                                     command: WireCodec.command(ofEncodedBatch: bytes) ?? WireCodec.encode(accepted.batch.command),
                                     batch: bytes)
             }
-            state.encoded = encoded
-            return encoded
+            encoded = entries
+            return entries
         }
     }
 }

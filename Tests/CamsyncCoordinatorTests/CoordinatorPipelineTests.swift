@@ -70,6 +70,28 @@ struct CoordinatorPipelineTests {
         #expect(core.turnCommitted(first.id, at: R.at(5)).isEmpty, "an answer twice is ignored")
     }
 
+    @Test("a core copied in the middle of a turn is a value: each copy commits and publishes its own commands")
+    func copiedMidTurn() throws {
+        var core = R.core()
+        let (first, route) = Self.node(1)
+        _ = core.receive(R.frame(R.register(first, requestID: 1), route: route), at: R.at(1))
+        var copy = core
+        let (second, secondRoute) = Self.node(2)
+        _ = copy.receive(R.frame(R.register(second, requestID: 2), route: secondRoute), at: R.at(2))
+        let original = try #require(Self.commit(in: core.endTurn(at: R.at(3))))
+        let copied = try #require(Self.commit(in: copy.endTurn(at: R.at(3))))
+        #expect(original.entries.map(\.node) == [first.rawValue])
+        #expect(copied.entries.map(\.node) == [first.rawValue, second.rawValue])
+        let released = copy.turnCommitted(copied.id, at: R.at(4))
+        let publications = released.compactMap { if case .publish(_, let publication) = $0 { publication } else { nil } }
+        #expect(Self.published(released) == [1, 2])
+        for (publication, entry) in zip(publications, copied.entries) {
+            #expect(publication.bytes == Envelope.encodedEventBatch(entry.batch, term: publication.envelope.term))
+            #expect(publication.bytes == publication.envelope.serializedBytes(), "the bytes sent are the envelope's")
+        }
+        #expect(Self.published(core.turnCommitted(original.id, at: R.at(4))) == [1])
+    }
+
     @Test("a reply of a turn that accepted nothing (a snapshot) waits for the turn in flight before it")
     func repliesWaitForEarlierTurns() throws {
         var core = R.core()
