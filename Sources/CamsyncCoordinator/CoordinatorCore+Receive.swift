@@ -14,6 +14,11 @@ extension CoordinatorCore {
 
     private mutating func decide(_ message: InboundFrame, at time: CoordinatorTime) -> [CoordinatorAction] {
         var actions: [CoordinatorAction] = checkLease(at: time)
+        if let connection = message.connection, !routeDrops.isEmpty {
+            // The descriptor of a connection due to be dropped speaks with another key: the caught
+            // connection is gone and a new one has its number; that one is not dropped.
+            routeDrops.removeAll { $0.connection == connection && $0.key != message.userID }
+        }
         guard message.frames.count == 2, let identity = message.frames.first else {
             actions.append(.count(.badFrame(.frames)))
             if let identity = message.frames.first, message.frames.count > 2 {
@@ -91,8 +96,10 @@ extension CoordinatorCore {
     private mutating func routeTakeover(_ message: InboundFrame, identity: [UInt8], sender: String,
                                         now: Int64) -> [CoordinatorAction] {
         var actions: [CoordinatorAction] = []
-        if let connection = message.connection {
-            routeDrops.append(RouteDrop(connection: connection, due: now + 100))
+        // One drop per connection: a second, due later, could cut a new connection that took the
+        // descriptor's number after the first drop closed it.
+        if let connection = message.connection, !routeDrops.contains(where: { $0.connection == connection }) {
+            routeDrops.append(RouteDrop(connection: connection, due: now + 100, key: message.userID))
         }
         if let key = message.userID {
             actions.append(.suspendKey(key, milliseconds: max(10_000, 5 * livenessTimeoutMilliseconds)))

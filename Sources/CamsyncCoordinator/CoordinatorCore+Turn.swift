@@ -31,6 +31,9 @@ struct TurnInFlight: Sendable {
 struct RouteDrop: Sendable {
     var connection: ConnectionHandle
     var due: Int64
+    /// The key caught: a frame on the same descriptor under another key means the descriptor now
+    /// belongs to a new connection (the caught one closed, its number reused), which is not dropped.
+    var key: String?
 }
 
 /// The turn (docs/DEVELOPING.md "The turn"): frames and timers gather work; `endTurn` asks the shell

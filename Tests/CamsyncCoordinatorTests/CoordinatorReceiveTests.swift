@@ -141,6 +141,28 @@ struct CoordinatorReceiveTests {
         #expect(Self.replies(own) == [.ack(sequence: 1, requestID: 1, term: 7)])
     }
 
+    @Test("CURVE: a connection caught twice is dropped once; a descriptor reused by another key's connection is not dropped")
+    func routeDropsAreNotRepeatedOrMisdirected() {
+        let security = CoordinatorSecurity(secretKey: "s", nodeKeys: ["ipad-1": "KEY1", "ipad-2": "KEY2"], adminKeys: ["ADMIN"])
+        let caught = ConnectionHandle(descriptor: 33)
+        func drops(_ actions: [CoordinatorAction]) -> Int { actions.filter { $0 == .dropConnection(caught) }.count }
+
+        var twice = Self.core(security: security)
+        _ = twice.receiveTurn(Self.frame(Self.register("ipad-2"), route: Self.ipad1, userID: "KEY2", connection: caught), at: Self.at(1))
+        _ = twice.receiveTurn(Self.frame(Self.register("ipad-2", requestID: 2), route: Self.ipad1, userID: "KEY2", connection: caught),
+                              at: Self.at(50))
+        #expect(drops(twice.tickTurn(at: Self.at(101))) == 1)
+        #expect(drops(twice.tickTurn(at: Self.at(151))) == 0, "the second catch on the same connection adds no second drop")
+
+        var reused = Self.core(security: security)
+        _ = reused.receiveTurn(Self.frame(Self.register("ipad-2"), route: Self.ipad1, userID: "KEY2", connection: caught), at: Self.at(1))
+        // The caught connection closed; an admin's new connection got descriptor 33 and is served.
+        let admin = reused.receiveTurn(Self.frame(.snapshotRequest(sender: "admin", requestID: 5), route: Array("cli".utf8),
+                                                  userID: "ADMIN", connection: caught), at: Self.at(20))
+        #expect(Self.replies(admin).contains { if case .snapshot? = $0.body { true } else { false } })
+        #expect(drops(reused.tickTurn(at: Self.at(101))) == 0, "another key on descriptor 33: not the connection caught")
+    }
+
     @Test("K1: tick declares a node dead only after the timeout of silence, as the coordinator's own logged command")
     func livenessThroughTick() {
         var core = Self.core()
