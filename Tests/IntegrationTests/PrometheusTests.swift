@@ -24,15 +24,18 @@ struct PrometheusTests {
             defer { server.stop() }
 
             // Exactly one coordinator leads, as Prometheus scraped it and as the recording rule sums it.
+            // (Each coordinator is scraped on its own schedule: wait for the three answers, not for the first.)
             var leading: [String] = []
-            try cluster.waitUntil(timeout: 40, what: "Prometheus to scrape one leading coordinator") {
+            var standbys: [String] = []
+            try cluster.waitUntil(timeout: 40, what: "Prometheus to scrape one leading coordinator and two standbys") {
                 leading = try server.instances("camsync_coordinator_leading == 1")
+                standbys = try server.instances("camsync_coordinator_leading == 0")
                 let sum = try server.value("camsync:coordinators_leading:sum")
-                return leading.count == 1 && sum == 1
+                return leading.count == 1 && sum == 1 && standbys.count == 2
             }
             let before = try #require(leading.first)
             let leader = try #require(http.first { $0.value == before }?.key)
-            #expect(try server.instances("camsync_coordinator_leading == 0").count == 2, "the other two are standbys")
+            #expect(Set(standbys + leading) == Set(http.values), "the other two are standbys")
             #expect(try server.ruleHealth().allSatisfy { $0 == "ok" }, "every rule of deploy/prometheus evaluates")
 
             cluster.signalCoordinator(named: leader, SIGKILL)
