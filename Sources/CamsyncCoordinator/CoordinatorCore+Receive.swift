@@ -135,7 +135,7 @@ extension CoordinatorCore {
                     originNode: sender == Envelope.coordinatorSender ? nil : NodeID(sender),
                     originRequestID: requestID, wireCommand: wireCommand, events: events)
                 // Encoded later, once, by whoever makes the turn durable (`TurnEntries`).
-                turn.accepted.append(TurnEntries.Accepted(node: sender, batch: batch))
+                turn.accepted.append(batch)
                 actions.append(.publish(topic: EventTopic.topic(for: command, in: state),
                                         Publication(batch: batch, gatheredAt: turn.accepted.count - 1)))
                 for milliseconds in claims.observe(command, events: events, at: engineTime) {

@@ -53,10 +53,14 @@ extension CoordinatorCore {
 extension JournalEntry {
     /// The journal entry a published batch stands for (the etcd log keeps batches only).
     public init(publishedBatch batch: Camsync_V1_EventBatch) throws {
-        self.init(sequence: batch.sequence, term: batch.term, timeMilliseconds: batch.timeMs,
-                  node: batch.sender,
-                  requestID: batch.originRequestID, command: try batch.command.serializedBytes(),
-                  batch: try batch.serializedBytes())
+        self.init(publishedBatch: batch, encoded: try batch.serializedBytes())
+    }
+
+    /// The same, `encoded` being the batch's bytes: the command is cut out of them, not encoded again.
+    init(publishedBatch batch: Camsync_V1_EventBatch, encoded: [UInt8]) {
+        self.init(sequence: batch.sequence, term: batch.term, timeMilliseconds: batch.timeMs, node: batch.sender,
+                  requestID: batch.originRequestID,
+                  command: WireCodec.command(ofEncodedBatch: encoded) ?? WireCodec.encode(batch.command), batch: encoded)
     }
 }
 

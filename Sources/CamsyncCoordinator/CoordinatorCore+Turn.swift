@@ -6,7 +6,7 @@ public import CamsyncWire
 /// replies and publications that may leave only once they are (the write-ahead contract).
 struct Turn: Sendable {
     /// The accepted commands, with their batches as the engine produced them (encoded once committed).
-    var accepted: [TurnEntries.Accepted] = []
+    var accepted: [Camsync_V1_EventBatch] = []
     var replies: [(routingID: [UInt8], envelope: Envelope)] = []
     var publications: [(topic: String, publication: Publication)] = []
     /// Snapshot requests of the turn: answered at its end with the state as it is then.

@@ -9,16 +9,11 @@ import Synchronization
 /// the loop itself when it writes a small turn at once. Encoded once, under a lock (a cache: the
 /// contents never change); the publications released after the commit read the same bytes.
 public final class TurnEntries: Sendable {
-    /// One accepted command, before its batch is encoded.
-    struct Accepted: Sendable {
-        var node: String
-        var batch: Camsync_V1_EventBatch
-    }
-
-    private let accepted: [Accepted]
+    /// The accepted commands' batches, before they are encoded.
+    private let accepted: [Camsync_V1_EventBatch]
     private let encoded: Mutex<[JournalEntry]?>
 
-    init(_ accepted: [Accepted]) {
+    init(_ accepted: [Camsync_V1_EventBatch]) {
         self.accepted = accepted
         encoded = Mutex(nil)
     }
@@ -33,25 +28,18 @@ public final class TurnEntries: Sendable {
 
     /// The sequence of the last command (nil: none).
     var lastSequence: UInt64? {
-        accepted.last.map(\.batch.sequence) ?? encoded.withLock { $0?.last?.sequence }
+        accepted.last.map(\.sequence) ?? encoded.withLock { $0?.last?.sequence }
     }
 
     /// The batches as the engine produced them (kept in `RecentBatches` once durable).
-    var batches: [Camsync_V1_EventBatch] { accepted.map(\.batch) }
+    var batches: [Camsync_V1_EventBatch] { accepted }
 
     /// The entries as the log keeps them, each batch encoded once (on the first read, by the reader's
     /// thread); the command is cut out of its batch's bytes rather than encoded again.
     public var entries: [JournalEntry] {
         encoded.withLock { encoded in
             if let encoded { return encoded }
-            let entries = accepted.map { accepted in
-                let bytes = WireCodec.encode(accepted.batch)
-                return JournalEntry(sequence: accepted.batch.sequence, term: accepted.batch.term,
-                                    timeMilliseconds: accepted.batch.timeMs, node: accepted.node,
-                                    requestID: accepted.batch.originRequestID,
-                                    command: WireCodec.command(ofEncodedBatch: bytes) ?? WireCodec.encode(accepted.batch.command),
-                                    batch: bytes)
-            }
+            let entries = accepted.map { JournalEntry(publishedBatch: $0, encoded: WireCodec.encode($0)) }
             encoded = entries
             return entries
         }
