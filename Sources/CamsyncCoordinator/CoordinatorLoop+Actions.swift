@@ -60,7 +60,7 @@ extension CoordinatorLoop {
             mailbox?.resign(leadership)
         case .listen(let leader):
             guard let leaderPulse else { return }
-            if let previous = listeningTo { try? leaderPulse.disconnect(previous) }
+            if let previous = listeningTo { _ = try? leaderPulse.disconnect(previous) }  // the old leader's pulses waiting go
             listeningTo = nil
             if let endpoint = leader?.eventEndpoint, !endpoint.isEmpty {
                 do {

@@ -77,12 +77,20 @@ public final class ZMQSocket {
         }
     }
 
-    /// Disconnects from an endpoint given to `connect`.
-    public func disconnect(_ endpoint: String) throws {
+    /// Disconnects from an endpoint given to `connect`, and returns the whole messages that were
+    /// waiting on the socket (from any of its peers), read first: libzmq 4.3 aborts the process
+    /// (`Assertion failed: !_more (src/fq.cpp:112)`, zeromq/libzmq#3663) when a socket whose poll
+    /// has already fetched the first part of a multipart message loses that message's pipe before
+    /// the rest is read, which a disconnect between the poll and the read does.
+    @discardableResult
+    public func disconnect(_ endpoint: String) throws -> [ZMQMessage] {
+        var waiting: [ZMQMessage] = []
+        while let message = try receive(dontWait: true) { waiting.append(message) }
         let handle = try openHandle("disconnect \(endpoint)")
         if retryingEINTR({ zmq_disconnect(handle, endpoint) }) != 0 {
             throw ZMQError.last("disconnect \(endpoint)")
         }
+        return waiting
     }
 }
 

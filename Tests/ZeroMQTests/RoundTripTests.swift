@@ -75,6 +75,35 @@ import Testing
         #expect(try sub.receive(dontWait: true) == nil)
     }
 
+    /// A poll fetches the first part of a waiting multipart message; a disconnect before the rest
+    /// is read made libzmq 4.3 abort the process (zeromq/libzmq#3663, as a standby switching
+    /// leaders did). `disconnect` reads the waiting messages first and hands them back.
+    @Test(arguments: [Transport.ipc, .tcp])
+    func disconnectAfterAPollKeepsTheWaitingMessage(_ transport: Transport) throws {
+        let context = try ZMQContext()
+        let endpoints = TestEndpoints()
+        let pub = try makeSocket(context, .pub)
+        let endpoint = try endpoints.bind(pub, transport)
+        let sub = try makeSocket(context, .sub)
+        try sub.set(.subscribe(bytes("pulse")))
+        try sub.connect(endpoint)
+        let poller = Poller()
+        poller.register(sub, for: .readable)
+        let clock = ContinuousClock()
+        let deadline = clock.now.advanced(by: .seconds(5))
+        var ready = false
+        while !ready, clock.now < deadline {  // slow joiner: publish until one arrives
+            try pub.send([bytes("pulse"), bytes("body")])
+            ready = try !poller.poll(timeoutMs: 20).isEmpty
+        }
+        #expect(ready)
+
+        let waiting = try sub.disconnect(endpoint)
+        #expect(!waiting.isEmpty)
+        #expect(waiting.allSatisfy { $0.frames == [bytes("pulse"), bytes("body")] })
+        #expect(try sub.receive(dontWait: true) == nil)
+    }
+
     @Test func nonBlockingReceiveOnEmptySocketReturnsNil() throws {
         let context = try ZMQContext()
         let pull = try makeSocket(context, .pull)

@@ -28,7 +28,12 @@ public func runCommand(_ executable: String, _ arguments: [String], environment:
     process.standardOutput = pipe
     process.standardError = includeStandardError ? pipe : FileHandle.nullDevice
     try process.run()
-    let killer = DispatchWorkItem { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+    // Its own children too: a crashed Swift command's hung backtracer would hold the output pipe open.
+    let killer = DispatchWorkItem {
+        guard process.isRunning else { return }
+        for child in ManagedProcess.children(of: process.processIdentifier) { kill(child, SIGKILL) }
+        kill(process.processIdentifier, SIGKILL)
+    }
     DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: killer)
     var output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
     process.waitUntilExit()

@@ -56,8 +56,34 @@ public final class ManagedProcess: @unchecked Sendable {
                 kill(process.processIdentifier, SIGKILL)
             }
         }
-        process.waitUntilExit()
+        return reap()
+    }
+
+    /// Waits, with a bound, for the ended (or killed) child to be reaped. A Swift child that crashed
+    /// runs `swift-backtrace` as a child of its own; a backtracer that hangs keeps the crashed
+    /// process from being reaped (seen once in CI), so after 5 s the child's own children are
+    /// killed as well. Returns the exit status, or -1 for a child that was never reaped (reported,
+    /// not waited for forever).
+    private func reap() -> Int32 {
+        if !wait(timeout: 5) {
+            for descendant in Self.children(of: process.processIdentifier) { kill(descendant, SIGKILL) }
+            kill(process.processIdentifier, SIGKILL)
+            if !wait(timeout: 5) { return -1 }
+        }
         return process.terminationStatus
+    }
+
+    /// The processes whose parent is `pid` (from /proc).
+    static func children(of pid: Int32) -> [Int32] {
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        return entries.compactMap { entry -> Int32? in
+            guard let candidate = Int32(entry),
+                  let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
+                  let close = stat.lastIndex(of: ")") else { return nil }
+            // After "pid (comm)": state, then the parent's pid.
+            let fields = stat[stat.index(after: close)...].split(separator: " ")
+            return fields.count > 1 && Int32(fields[1]) == pid ? candidate : nil
+        }
     }
 
     /// The last `lines` lines of the log (for failure messages).
@@ -69,7 +95,7 @@ public final class ManagedProcess: @unchecked Sendable {
     deinit {
         if killsOnDeinit, process.isRunning {
             kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
+            _ = reap()
         }
     }
 }

@@ -1,0 +1,38 @@
+import Foundation
+import Testing
+@testable import CamsyncLab
+
+/// The harness's child processes: stopped within a bound and always reaped.
+@Suite struct ManagedProcessTests {
+    private func spawn(_ script: String) throws -> (ManagedProcess, String) {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("managed-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let process = try ManagedProcess(name: "sh", executable: "/bin/sh", arguments: ["-c", script],
+                                         logPath: directory + "/sh.log")
+        return (process, directory)
+    }
+
+    @Test func aChildThatIgnoresTermIsKilledAndReaped() throws {
+        let (process, directory) = try spawn("trap '' TERM; echo ready; while :; do sleep 0.05; done")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let deadline = Date().addingTimeInterval(5)
+        while !process.logTail().contains("ready"), Date() < deadline { usleep(10_000) }
+        let status = process.stop(grace: 0.2)
+        #expect(!process.isRunning)
+        #expect(status == SIGKILL)
+    }
+
+    @Test func childrenOfAProcessAreFound() throws {
+        let (process, directory) = try spawn("sleep 30 & echo started $!; wait")
+        defer {
+            process.stop(grace: 0.2)
+            try? FileManager.default.removeItem(atPath: directory)
+        }
+        let deadline = Date().addingTimeInterval(5)
+        while !process.logTail().contains("started"), Date() < deadline { usleep(10_000) }
+        let line = try #require(process.logTail().split(separator: "\n").first { $0.hasPrefix("started") })
+        let sleeper = try #require(Int32(line.split(separator: " ")[1]))
+        #expect(ManagedProcess.children(of: process.pid) == [sleeper])
+        kill(sleeper, SIGKILL)
+    }
+}
