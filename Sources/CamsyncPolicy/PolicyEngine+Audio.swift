@@ -24,7 +24,7 @@ extension PolicyEngine {
         let session = app.audioSession
         if session.configuration == configuration { return }
         if session.isActive { try checkAudioStart(id, app, configuration, alreadyPlaying: true) }
-        state.apps[id]?.audioSession.configuration = configuration
+        state.updateApp(id) { $0.audioSession.configuration = configuration }
         tx.affect(id.device)
         tx.emit(.audioSessionConfigured(id, configuration))
         if session.isActive && !configuration.isMixable { interruptOtherAudio(by: id, &tx) }
@@ -37,9 +37,9 @@ extension PolicyEngine {
         let session = app.audioSession
         if session.isActive { return }
         try checkAudioStart(id, app, session.configuration, alreadyPlaying: false)
-        state.apps[id]?.audioSession.isActive = true
+        state.updateApp(id) { $0.audioSession.isActive = true }
         // Reactivating by its own action ends the app's wait for an interruption's end (A6).
-        state.apps[id]?.audioSession.interruptedBy = nil
+        state.updateApp(id) { $0.audioSession.interruptedBy = nil }
         tx.affect(id.device)
         tx.emit(.audioSessionActivated(id))
         if !session.configuration.isMixable { interruptOtherAudio(by: id, &tx) }
@@ -50,7 +50,7 @@ extension PolicyEngine {
     mutating func deactivateAudioSession(_ id: AppID, _ tx: inout Transaction) throws(Rejection) {
         let app = try existingApp(id)
         guard app.audioSession.isActive else { return }
-        state.apps[id]?.audioSession.isActive = false
+        state.updateApp(id) { $0.audioSession.isActive = false }
         tx.affect(id.device)
         tx.emit(.audioSessionDeactivated(id))
     }
@@ -81,11 +81,11 @@ extension PolicyEngine {
         let deviceApps = index.runningApps(of: id.device)
         for other in deviceApps where other != id {
             guard let audio = state.apps[other]?.audioSession, audio.isActive, !audio.configuration.isMixable else { continue }
-            state.apps[other]?.audioSession.isActive = false
-            state.apps[other]?.audioSession.interruptedBy = id
+            state.updateApp(other) { $0.audioSession.isActive = false }
+            state.updateApp(other) { $0.audioSession.interruptedBy = id }
             tx.emit(.audioInterruptionBegan(other, .default))
             for waiting in deviceApps where state.apps[waiting]?.audioSession.interruptedBy == other {
-                state.apps[waiting]?.audioSession.interruptedBy = id
+                state.updateApp(waiting) { $0.audioSession.interruptedBy = id }
             }
         }
     }
@@ -97,7 +97,7 @@ extension PolicyEngine {
             for id in index.runningApps(of: device) {
                 guard let app = state.apps[id], app.audioSession.isActive, app.scene.isRunning,
                       !app.countsAsVisible, !app.mayPlayAudioInBackground else { continue }
-                state.apps[id]?.audioSession.isActive = false
+                state.updateApp(id) { $0.audioSession.isActive = false }
                 tx.emit(.audioInterruptionBegan(id, .appWasSuspended))
             }
         }
@@ -125,7 +125,7 @@ extension PolicyEngine {
                 if new.secondaryAudioShouldBeSilencedHint != old.secondaryAudioShouldBeSilencedHint {
                     tx.emit(new.secondaryAudioShouldBeSilencedHint ? .secondaryAudioSilenceHintBegan(id) : .secondaryAudioSilenceHintEnded(id))
                 }
-                if new != old { state.apps[id]?.audioSession = new }
+                if new != old { state.updateApp(id) { $0.audioSession = new } }
             }
         }
     }
@@ -134,6 +134,6 @@ extension PolicyEngine {
     /// category, inactive. The sessions it interrupted get their end when the engine settles.
     mutating func endAudioSession(_ id: AppID) {
         guard let spec = state.apps[id]?.spec else { return }
-        state.apps[id]?.audioSession = AudioSessionRecord(declared: spec.audioSessionCategory)
+        state.updateApp(id) { $0.audioSession = AudioSessionRecord(declared: spec.audioSessionCategory) }
     }
 }

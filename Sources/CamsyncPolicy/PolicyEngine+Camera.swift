@@ -37,12 +37,16 @@ extension PolicyEngine {
         let oldHost = state.apps[id]?.session?.configuration.camera.host
         if let old = state.apps[id]?.session {
             tx.affect(old.configuration.camera.host)
-            state.apps[id]?.session?.configuration = configuration
-            state.apps[id]?.session?.hardwareCost = cost
-            state.apps[id]?.session?.multitaskingCameraAccessSupported = supported
+            state.updateApp(id) {
+                $0.session?.configuration = configuration
+                $0.session?.hardwareCost = cost
+                $0.session?.multitaskingCameraAccessSupported = supported
+            }
         } else {
-            state.apps[id]?.session = CaptureSessionRecord(
-                configuration: configuration, hardwareCost: cost, multitaskingCameraAccessSupported: supported)
+            state.updateApp(id) {
+                $0.session = CaptureSessionRecord(configuration: configuration, hardwareCost: cost,
+                                                  multitaskingCameraAccessSupported: supported)
+            }
         }
         index.moveSession(id, from: oldHost, to: configuration.camera.host)
         tx.affect(id.device)
@@ -63,7 +67,7 @@ extension PolicyEngine {
             throw Rejection(.hardwareCostExceeded, "hardware cost \(session.hardwareCost) exceeds \(settings.maxHardwareCost) (C9)")
         }
         if session.wantsToRun { return }
-        state.apps[id]?.session?.wantsToRun = true
+        state.updateApp(id) { $0.session?.wantsToRun = true }
         tx.claim(id)
     }
 
@@ -78,10 +82,12 @@ extension PolicyEngine {
     /// The session no longer wants to run; arbitration releases its camera if it held it.
     mutating func stopSessionUnchecked(_ id: AppID, _ tx: inout Transaction) {
         guard let session = state.apps[id]?.session else { return }
-        state.apps[id]?.session?.wantsToRun = false
-        state.apps[id]?.session?.state = .stopped
-        state.apps[id]?.session?.preemptedAt = nil
-        state.apps[id]?.session?.waitingSince = nil
+        state.updateApp(id) {
+            $0.session?.wantsToRun = false
+            $0.session?.state = .stopped
+            $0.session?.preemptedAt = nil
+            $0.session?.waitingSince = nil
+        }
         tx.affect(id.device)
         tx.affect(session.configuration.camera.host)
     }
@@ -97,7 +103,7 @@ extension PolicyEngine {
         }
         guard let session = state.apps[id]?.session, !session.wantsToRun,
               (try? usableCameraSystem(session.configuration.camera, by: id)) != nil else { return }
-        state.apps[id]?.session?.wantsToRun = true
+        state.updateApp(id) { $0.session?.wantsToRun = true }
         tx.affect(id.device)
     }
 
@@ -150,7 +156,7 @@ extension PolicyEngine {
             if claimant == holder { break }
             if let current = holder {
                 let ordinal = nextOrdinal()
-                state.apps[current]?.session?.preemptedAt = ordinal
+                state.updateApp(current) { $0.session?.preemptedAt = ordinal }
             }
             holder = claimant
             grantRule = "C4"
@@ -172,14 +178,16 @@ extension PolicyEngine {
             guard let old = state.apps[id]?.session?.state else { continue }
             let new: SessionState = id == holder ? .running : .interrupted(reasons[id]?.reason ?? .videoDeviceInUseByAnotherClient)
             if id == holder {
-                state.apps[id]?.session?.preemptedAt = nil
-                state.apps[id]?.session?.waitingSince = nil
+                state.updateApp(id) {
+                    $0.session?.preemptedAt = nil
+                    $0.session?.waitingSince = nil
+                }
             } else if state.apps[id]?.session?.waitingSince == nil {
                 let ordinal = nextOrdinal()
-                state.apps[id]?.session?.waitingSince = ordinal
+                state.updateApp(id) { $0.session?.waitingSince = ordinal }
             }
             guard old != new else { continue }
-            state.apps[id]?.session?.state = new
+            state.updateApp(id) { $0.session?.state = new }
             switch (old, new) {
             case (.stopped, .running): running.append(Decision(.sessionStarted(id), rule: runningRule))
             case (_, .running): running.append(Decision(.sessionInterruptionEnded(id), rule: runningRule))

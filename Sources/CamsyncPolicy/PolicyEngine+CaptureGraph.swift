@@ -12,7 +12,7 @@ extension PolicyEngine {
                 stopSessionUnchecked(id, &tx)
                 tx.emit(.sessionStopped(id))
             }
-            state.apps[id]?.session = nil
+            state.updateApp(id) { $0.session = nil }
             index.moveSession(id, from: session.configuration.camera.host, to: nil)
             tx.affect(device)
             tx.affect(session.configuration.camera.host)

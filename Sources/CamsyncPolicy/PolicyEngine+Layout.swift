@@ -30,7 +30,7 @@ extension PolicyEngine {
     /// Sets an app's scene, publishing the change.
     mutating func setScene(_ id: AppID, _ scene: Scene, _ tx: inout Transaction) {
         guard let old = state.apps[id]?.scene, old != scene else { return }
-        state.apps[id]?.scene = scene
+        state.updateApp(id) { $0.scene = scene }
         if old.isRunning != scene.isRunning {
             index.noteRunning(id, scene.isRunning)
             if old.isRunning { tx.noteStopped(id) }
@@ -243,9 +243,9 @@ extension PolicyEngine {
         if app.session?.recording != nil { finishRecording(id, &tx) }
         if app.session?.wantsToRun == true { tx.emit(.sessionStopped(id)) }
         if let camera = app.session?.configuration.camera { tx.affect(camera.host) }
-        state.apps[id]?.session = nil
+        state.updateApp(id) { $0.session = nil }
         index.moveSession(id, from: app.session?.configuration.camera.host, to: nil)
-        state.apps[id]?.pip = nil
+        state.updateApp(id) { $0.pip = nil }
         index.noteRestoreEnded(id)
         endAudioSession(id)
         tx.affect(id.device)
@@ -254,7 +254,7 @@ extension PolicyEngine {
     mutating func reportMemory(_ id: AppID, megabytes: Int, _ tx: inout Transaction) throws(Rejection) {
         _ = try existingApp(id)
         guard megabytes >= 0 else { throw Rejection(.invalidArgument, "negative memory footprint") }
-        state.apps[id]?.memoryFootprintMB = megabytes
+        state.updateApp(id) { $0.memoryFootprintMB = megabytes }
         tx.affect(id.device)
     }
 

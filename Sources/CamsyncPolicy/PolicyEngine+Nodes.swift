@@ -132,11 +132,11 @@ extension PolicyEngine {
                let (_, cost, supported) = try? validateConfiguration(id, configuration) {
                 setConfiguration(id, configuration, cost: cost, supported: supported, &tx)
                 if assertion.sessionWantsToRun {
-                    state.apps[id]?.session?.wantsToRun = true
+                    state.updateApp(id) { $0.session?.wantsToRun = true }
                 }
             }
             if let setup = assertion.pip, state.deviceAttributes(device)?.pipSupported == true {
-                state.apps[id]?.pip = PiPRecord(setup: setup)
+                state.updateApp(id) { $0.pip = PiPRecord(setup: setup) }
                 index.noteRestoreEnded(id)
                 tx.emit(.pipControllerChanged(id))
             }
@@ -235,7 +235,7 @@ extension PolicyEngine {
                 setScene(id, .stageWindow(StageWindow(screen: device, frame: window.frame)), &tx)
             }
             if case .active(display, let frame, let stashed)? = app.pip?.window {
-                state.apps[id]?.pip?.window = .active(screen: device, frame: frame, stashed: stashed)
+                state.updateApp(id) { $0.pip?.window = .active(screen: device, frame: frame, stashed: stashed) }
                 tx.emit(.pipMoved(id, screen: device, frame: frame))
             }
         }

@@ -39,9 +39,9 @@ extension PolicyEngine {
         }
         if app.pip?.setup == setup { return }
         if app.pip == nil {
-            state.apps[id]?.pip = PiPRecord(setup: setup)
+            state.updateApp(id) { $0.pip = PiPRecord(setup: setup) }
         } else {
-            state.apps[id]?.pip?.setup = setup
+            state.updateApp(id) { $0.pip?.setup = setup }
         }
         tx.affect(id.device)
         tx.emit(.pipControllerChanged(id))
@@ -56,7 +56,7 @@ extension PolicyEngine {
         let app = try existingApp(id)
         guard let pip = app.pip else { throw Self.rejection(.noController, id) }
         if pip.setup.hasContentSource == present { return }
-        state.apps[id]?.pip?.setup.hasContentSource = present
+        state.updateApp(id) { $0.pip?.setup.hasContentSource = present }
         tx.affect(id.device)
         tx.emit(.pipControllerChanged(id))
         if !present, app.hasActivePiP || app.hasSuspendedPiP {
@@ -71,7 +71,7 @@ extension PolicyEngine {
         guard app.pip != nil else { throw Self.rejection(.noController, id) }
         if app.hasActivePiP { tx.emit(.warning(id, .pipControllerReleasedWhileActive)) }
         stopPiPWindow(id, resumeOthers: true, &tx)
-        state.apps[id]?.pip = nil
+        state.updateApp(id) { $0.pip = nil }
         index.noteRestoreEnded(id)
         tx.affect(id.device)
         tx.emit(.pipControllerChanged(id))
@@ -107,15 +107,19 @@ extension PolicyEngine {
     /// `rule`: what started it (P2 the user's request, P3 automatically).
     mutating func activatePiP(_ id: AppID, rule: RuleID, _ tx: inout Transaction) {
         for other in index.runningApps(of: id.device) where other != id && state.apps[other]?.hasActivePiP == true {
-            state.apps[other]?.pip?.window = .suspended
+            state.updateApp(other) { $0.pip?.window = .suspended }
             let ordinal = nextOrdinal()
-            state.apps[other]?.pip?.suspendedAt = ordinal
-            state.apps[other]?.pip?.restoreDeadline = nil
+            state.updateApp(other) {
+                $0.pip?.suspendedAt = ordinal
+                $0.pip?.restoreDeadline = nil
+            }
             index.noteRestoreEnded(other)
             tx.emit(.pipSuspended(other))
         }
-        state.apps[id]?.pip?.window = .active(screen: id.device, frame: Self.defaultPiPFrame, stashed: false)
-        state.apps[id]?.pip?.suspendedAt = nil
+        state.updateApp(id) {
+            $0.pip?.window = .active(screen: id.device, frame: Self.defaultPiPFrame, stashed: false)
+            $0.pip?.suspendedAt = nil
+        }
         tx.affect(id.device)
         tx.emit(.pipDidStart(id, screen: id.device, frame: Self.defaultPiPFrame), rule: rule)
     }
@@ -125,9 +129,11 @@ extension PolicyEngine {
     mutating func stopPiPWindow(_ id: AppID, resumeOthers: Bool, _ tx: inout Transaction) {
         guard let app = state.apps[id], app.hasActivePiP || app.hasSuspendedPiP else { return }
         let wasActive = app.hasActivePiP
-        state.apps[id]?.pip?.window = .inactive
-        state.apps[id]?.pip?.suspendedAt = nil
-        state.apps[id]?.pip?.restoreDeadline = nil
+        state.updateApp(id) {
+            $0.pip?.window = .inactive
+            $0.pip?.suspendedAt = nil
+            $0.pip?.restoreDeadline = nil
+        }
         index.noteRestoreEnded(id)
         tx.affect(id.device)
         tx.emit(.pipDidStop(id))
@@ -141,8 +147,10 @@ extension PolicyEngine {
         guard let next = suspended.max(by: { a, b in
             (state.apps[a]?.pip?.suspendedAt ?? 0, b) < (state.apps[b]?.pip?.suspendedAt ?? 0, a)
         }) else { return }
-        state.apps[next]?.pip?.window = .active(screen: device, frame: Self.defaultPiPFrame, stashed: false)
-        state.apps[next]?.pip?.suspendedAt = nil
+        state.updateApp(next) {
+            $0.pip?.window = .active(screen: device, frame: Self.defaultPiPFrame, stashed: false)
+            $0.pip?.suspendedAt = nil
+        }
         tx.emit(.pipResumed(next))
     }
 
@@ -153,7 +161,7 @@ extension PolicyEngine {
             throw Rejection(.pipNotActive, "\(id) has no active PiP window")
         }
         if current == stashed { return }
-        state.apps[id]?.pip?.window = .active(screen: screen, frame: frame, stashed: stashed)
+        state.updateApp(id) { $0.pip?.window = .active(screen: screen, frame: frame, stashed: stashed) }
         tx.affect(id.device)
         tx.emit(stashed ? .pipStashed(id) : .pipUnstashed(id))
     }
@@ -167,7 +175,7 @@ extension PolicyEngine {
         try validateScreen(screen, device: id.device)
         try validateFrame(frame)
         if oldScreen == screen && oldFrame == frame { return }
-        state.apps[id]?.pip?.window = .active(screen: screen, frame: frame, stashed: stashed)
+        state.updateApp(id) { $0.pip?.window = .active(screen: screen, frame: frame, stashed: stashed) }
         tx.affect(id.device)
         tx.emit(.pipMoved(id, screen: screen, frame: frame))
     }
@@ -186,13 +194,13 @@ extension PolicyEngine {
         guard app.hasActivePiP else { throw Rejection(.pipNotActive, "\(id) has no active PiP window") }
         guard app.pip?.restoreDeadline == nil else { return }
         if case .active(let screen, let frame, true)? = app.pip?.window {
-            state.apps[id]?.pip?.window = .active(screen: screen, frame: frame, stashed: false)
+            state.updateApp(id) { $0.pip?.window = .active(screen: screen, frame: frame, stashed: false) }
             tx.emit(.pipUnstashed(id))
         }
         // The apps the restored app replaces do not start PiP automatically: that would suspend
         // the very window being restored (P4) [policy].
         if app.scene != .fullScreen { openFullScreenUnchecked(id, cause: nil, keepPiP: true, &tx) }
-        state.apps[id]?.pip?.restoreDeadline = tx.now.adding(milliseconds: settings.pipRestoreDeadlineMilliseconds)
+        state.updateApp(id) { $0.pip?.restoreDeadline = tx.now.adding(milliseconds: settings.pipRestoreDeadlineMilliseconds) }
         index.noteRestoring(id)
         tx.affect(id.device)
         tx.emit(.pipRestoreUserInterface(id))
@@ -214,7 +222,7 @@ extension PolicyEngine {
     }
 
     mutating func finishRestore(_ id: AppID, restored: Bool, _ tx: inout Transaction) {
-        state.apps[id]?.pip?.restoreDeadline = nil
+        state.updateApp(id) { $0.pip?.restoreDeadline = nil }
         index.noteRestoreEnded(id)
         tx.emit(.pipRestoreFinished(id, restored: restored))
         stopPiPWindow(id, resumeOthers: true, &tx)

@@ -6,8 +6,8 @@ extension PolicyEngine {
         guard session.state == .running else { throw Rejection(.sessionNotRunning, "the session of \(id) is not running") }
         guard session.recording == nil else { throw Rejection(.illegalState, "\(id) is already recording") }
         let multitasking = state.isMultitasking(among: index.runningApps(of: id.device))
-        state.apps[id]?.session?.recording = RecordingRecord(
-            output: output, startedAt: tx.now, multitaskedDuringRecording: multitasking)
+        let recording = RecordingRecord(output: output, startedAt: tx.now, multitaskedDuringRecording: multitasking)
+        state.updateApp(id) { $0.session?.recording = recording }
         tx.affect(id.device)
         tx.emit(.recordingStarted(id, output))
     }
@@ -22,7 +22,7 @@ extension PolicyEngine {
     /// device, for all apps, ever (`recordingAlertShown` is part of the journaled state).
     mutating func finishRecording(_ id: AppID, _ tx: inout Transaction) {
         guard let recording = state.apps[id]?.session?.recording else { return }
-        state.apps[id]?.session?.recording = nil
+        state.updateApp(id) { $0.session?.recording = nil }
         tx.emit(.recordingFinished(id, recording.output, multitaskedDuringRecording: recording.multitaskedDuringRecording))
         if recording.multitaskedDuringRecording && !state.recordingAlertShown.contains(id.device) {
             state.recordingAlertShown.insert(id.device)
@@ -44,7 +44,7 @@ extension PolicyEngine {
                 if session.state == .running {
                     if multitasking == nil { multitasking = state.isMultitasking(among: apps) }
                     if multitasking == true && !recording.multitaskedDuringRecording {
-                        state.apps[id]?.session?.recording?.multitaskedDuringRecording = true
+                        state.updateApp(id) { $0.session?.recording?.multitaskedDuringRecording = true }
                     }
                 } else {
                     finishRecording(id, &tx)

@@ -138,7 +138,7 @@ public struct PolicyEngine: Hashable, Sendable {
                 guard let app = state.apps[id] else { continue }
                 let role = app.computedRole
                 if app.role != role {
-                    state.apps[id]?.role = role
+                    state.updateApp(id) { $0.role = role }
                     tx.emit(.roleChanged(id, role))
                 }
                 if role == .backgroundMedia && app.memoryFootprintMB > settings.backgroundMediaMemoryLimitMB {
@@ -169,6 +169,8 @@ struct Transaction {
     var pressureChanged: Set<CameraSystemID> = []
     /// Apps that stopped running in this command (their role is still to be cleared, L5).
     private(set) var stopped: [AppID] = []
+    /// `affectedDevices(in:)` as last worked out, and how many nodes were affected then.
+    private var devicesOfAffected: (count: Int, devices: [NodeID])?
 
     init(now: Instant) { self.now = now }
 
@@ -182,12 +184,18 @@ struct Transaction {
     }
 
     /// The affected devices plus the devices the affected displays are attached to, in id order.
-    func affectedDevices(in state: ClusterState) -> [NodeID] {
+    /// Settling asks for them at every step; they are worked out again only when a node was affected
+    /// since (`affected` only grows, and settling moves no display).
+    mutating func affectedDevices(in state: ClusterState) -> [NodeID] {
+        if let devices = devicesOfAffected, devices.count == affected.count { return devices.devices }
         var devices: Set<NodeID> = []
         for node in affected {
-            guard let record = state.nodes[node] else { continue }
+            guard let index = state.nodes.index(forKey: node) else { continue }
+            let record = state.nodes.values[index]
             if record.kind == .device { devices.insert(node) } else if let device = record.attachedTo { devices.insert(device) }
         }
-        return devices.sorted()
+        let sorted = devices.sorted()
+        devicesOfAffected = (affected.count, sorted)
+        return sorted
     }
 }
