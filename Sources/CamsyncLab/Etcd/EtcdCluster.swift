@@ -322,22 +322,29 @@ public final class EtcdCluster: @unchecked Sendable {
     }
 
     /// Waits until every running member answers a linearizable read (so it has a leader and
-    /// the quorum agrees), or throws after `timeout` with the members' log tails.
+    /// the quorum agrees), or throws after `timeout` with the members' log tails and the last error.
+    /// One client per member for all the attempts: a fresh one each time started each read with a
+    /// new connection (a TLS handshake within the read's deadline), which a loaded machine never
+    /// finished in time (three clusters started at once in a full `make test` all gave up after 90 s).
     public func waitUntilHealthy(timeout: Duration = .seconds(90)) async throws {
         let clock = ContinuousClock()
         let deadline = clock.now + timeout
-        let settings = try clientSettings(requestTimeout: .milliseconds(500))
+        let settings = try clientSettings(requestTimeout: .seconds(2))
         for index in members.indices where isRunning(index) {
-            while true {
-                let healthy = (try? await EtcdClient.with(endpoints: [members[index].endpoint], settings: settings) {
-                    try await $0.currentRevision()
-                }) != nil
-                if healthy { break }
-                guard clock.now < deadline, isRunning(index) else {
-                    let logs = members.indices.map { "--- \(members[$0].name)\n\(logTail($0))" }.joined(separator: "\n")
-                    throw EtcdError(.unavailable, "etcd member \(members[index].name) not healthy within \(timeout)\n\(logs)")
+            let failure: String? = try await EtcdClient.with(endpoints: [members[index].endpoint], settings: settings) { client in
+                while true {
+                    do {
+                        _ = try await client.currentRevision()
+                        return nil
+                    } catch {
+                        guard clock.now < deadline, isRunning(index) else { return "\(error)" }
+                    }
+                    try await Task.sleep(for: .milliseconds(100))
                 }
-                try await Task.sleep(for: .milliseconds(100))
+            }
+            if let failure {
+                let logs = members.indices.map { "--- \(members[$0].name)\n\(logTail($0))" }.joined(separator: "\n")
+                throw EtcdError(.unavailable, "etcd member \(members[index].name) not healthy within \(timeout) (last: \(failure))\n\(logs)")
             }
         }
     }
