@@ -23,7 +23,8 @@ final class EtcdLogExecutor: CommandLog {
             defer { last = started }
             return last
         }
-        Task {
+        // On the event loop of the etcd connection: the request leaves and its answer is taken there.
+        Task(executorPreference: log.client.taskExecutor) {
             // The turn's batches are encoded here, off the loop's thread, and before this turn's turn to
             // start its request: encoding after it would let the next turn's request overtake this one's.
             let entries = commit.entries

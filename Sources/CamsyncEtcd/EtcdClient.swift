@@ -1,5 +1,7 @@
 import GRPCCore
 import GRPCNIOTransportHTTP2
+import NIOCore
+import NIOPosix
 import Synchronization
 
 /// A client of an etcd v3 cluster over gRPC (grpc-swift-2, HTTP/2 on SwiftNIO, generated stubs).
@@ -48,6 +50,10 @@ public final class EtcdClient: Sendable {
     public let endpoints: [EtcdEndpoint]
     public let settings: Settings
     let members: [Member]
+    /// The one event loop every connection of this client runs on, as a task executor: a task that
+    /// prefers it sends its requests and takes their answers on that thread, with no hop to Swift's
+    /// cooperative pool and back in between (the HA leader's commits: `EtcdLogExecutor`).
+    public let taskExecutor: EventLoopTaskExecutor
     /// Index of the member that answered last: requests start there.
     private let preferred = Atomic<Int>(0)
 
@@ -64,12 +70,15 @@ public final class EtcdClient: Sendable {
         // A connection stalled by a partition is found within time + timeout, not TCP's minutes.
         // Only while calls are open: etcd answers pings without streams with GOAWAY (too_many_pings).
         config.connection.keepalive = .init(time: .seconds(10), timeout: .seconds(3), allowWithoutCalls: false)
+        let eventLoop = MultiThreadedEventLoopGroup.singleton.next()
+        self.taskExecutor = EventLoopTaskExecutor(eventLoop)
         self.members = try endpoints.map { endpoint in
             let transport = try HTTP2ClientTransport.Posix(
                 target: endpoint.isIPv4 ? .ipv4(address: endpoint.host, port: endpoint.port)
                                         : .dns(host: endpoint.host, port: endpoint.port),
                 transportSecurity: settings.tls?.transportSecurity ?? .plaintext,
-                config: config
+                config: config,
+                eventLoopGroup: eventLoop
             )
             return Member(endpoint: endpoint, grpc: GRPCClient(transport: transport))
         }

@@ -44,7 +44,8 @@ struct HighAvailabilityTests {
     /// An HA cluster on loopback: etcd members and coordinators on free ports; nodes record their
     /// fence decisions; with `curve`, CURVE everywhere (a key pair per coordinator). Always stopped
     /// (etcd included) when `body` ends.
-    static func withHACluster<T>(curve: Bool = false, prepare: (LocalCluster) -> Void = { _ in },
+    /// `liveness`: heartbeats (of 200 ms) a node may miss before it is declared dead.
+    static func withHACluster<T>(curve: Bool = false, liveness: Int = 5, prepare: (LocalCluster) -> Void = { _ in },
                                  _ body: (LocalCluster) async throws -> T) async throws -> T {
         let dir = EtcdCluster.scratchParent + "/camsync-ha-\(UUID().uuidString.prefix(8))"
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
@@ -57,7 +58,7 @@ struct HighAvailabilityTests {
             etcd: { members: 3, leaseSeconds: 2 }
             coordinators:
             \(coordinators)
-            settings: { heartbeatMs: 200, liveness: 5 }
+            settings: { heartbeatMs: 200, liveness: \(liveness) }
             security: { curve: \(curve) }
             nodes:
             \(devices.map(device).joined(separator: "\n"))
