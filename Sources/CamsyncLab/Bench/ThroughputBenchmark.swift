@@ -46,8 +46,12 @@ public enum ThroughputBenchmark {
                     scenario: "journal \(durability), \(m) client\(m == 1 ? "" : "s") × \(window) in flight",
                     latency: point.latency, throughputPerSecond: point.commandsPerSecond, rssMB: coordinator.rssMB,
                     floorP50: floor.p50))
-                result.notes.append(String(format: "journal %@, %d clients: coordinator used %.0f%% of a core (busiest thread %.0f%%)",
-                                           durability, m, cpu.process * 100, cpu.busiestThread * 100))
+                // CPU per command: steadier than the rate on a shared machine, whose other load moves the
+                // rate between runs more than a change of the coordinator does (docs/PERFORMANCE.md).
+                let rate = max(point.commandsPerSecond, 1)
+                result.notes.append(String(format: "journal %@, %d clients: coordinator used %.0f%% of a core (busiest thread %.0f%%): %.1f µs of CPU per command (busiest thread %.1f µs)",
+                                           durability, m, cpu.process * 100, cpu.busiestThread * 100,
+                                           cpu.process * 1e6 / rate, cpu.busiestThread * 1e6 / rate))
                 if point.errors > 0 { result.notes.append("journal \(durability), \(m) clients: \(point.errors) error replies") }
                 if durability == "full" {
                     points.append(point)
