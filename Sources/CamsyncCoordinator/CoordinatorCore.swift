@@ -3,10 +3,18 @@ public import CamsyncWire
 
 /// The answer to one command.
 public enum CommandOutcome: Sendable, Hashable {
-    /// Applied under `sequence`; `events` are what the engine reported.
+    /// Applied under `sequence`; `events` are what the engine reported (none for a retry: its reply is
+    /// the ack, and the events went out with the original).
     case accepted(sequence: UInt64, events: [Event])
     /// Refused; nothing changed.
     case refused(Camsync_V1_ErrorCode, message: String, rejection: Rejection?)
+
+    /// What the retry window keeps (K5): the reply, not the events. Keeping the events of the last
+    /// 65,536 commands held tens of MB and freed each command's events a window later, cold, on the loop.
+    var asRemembered: CommandOutcome {
+        if case .accepted(let sequence, let events) = self, !events.isEmpty { return .accepted(sequence: sequence, events: []) }
+        return self
+    }
 }
 
 /// The sans-I/O heart of the coordinator: the whole protocol logic of the command socket (decoding,
@@ -104,7 +112,7 @@ public struct CoordinatorCore: Sendable {
         guard case .success(let events) = engine.apply(command, at: time) else { return false }
         self.sequence = sequence
         lastEngineTime = max(lastEngineTime, time.milliseconds)
-        retries.remember(.accepted(sequence: sequence, events: events), for: .init(node: node, requestID: requestID))
+        retries.remember(.accepted(sequence: sequence, events: []), for: .init(node: node, requestID: requestID))
         return true
     }
 
@@ -116,7 +124,7 @@ public struct CoordinatorCore: Sendable {
             return (previous, true)
         }
         let outcome = decide(command, from: sender, isAdmin: isAdmin, at: time)
-        retries.remember(outcome, for: key)
+        retries.remember(outcome.asRemembered, for: key)
         return (outcome, false)
     }
 
