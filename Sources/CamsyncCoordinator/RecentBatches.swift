@@ -2,43 +2,48 @@ public import CamsyncWire
 
 /// The last committed batches, in sequence order, as published: what the core serves replays from
 /// without reading the log (a thousand nodes filling gaps at once must not each cost a read on the
-/// loop thread), and what a new leader publishes again (K7). Bounded: it keeps at least the last
-/// `capacity` batches; older ones are read from the log.
-public struct RecentBatches: Sendable, Equatable {
+/// loop thread), and what a new leader publishes again (K7). Bounded: it keeps the last `capacity`
+/// batches; older ones are read from the log.
+///
+/// A ring: once full, each batch kept takes the place of the oldest, so each append frees one old
+/// batch. (Trimming the front in bulk freed 16,384 batches at once on the loop every 16,384 commands.)
+public struct RecentBatches: Sendable {
     public let capacity: Int
-    private var batches: [Camsync_V1_EventBatch] = []
-    /// The encoded size of each batch, parallel to `batches` (a replay reply stays under a byte limit).
+    /// Up to `capacity` batches; once full, `oldest` is where the sequence starts.
+    private var ring: [Camsync_V1_EventBatch] = []
+    /// The encoded size of each batch, parallel to `ring` (a replay reply stays under a byte limit).
     private var sizes: [Int] = []
-    /// Index of the oldest kept batch in `batches` (the front is trimmed in bulk: O(1) amortized).
-    private var start = 0
+    /// Index in `ring` of the oldest kept batch.
+    private var oldest = 0
 
     public init(capacity: Int) { self.capacity = max(1, capacity) }
 
+    /// The index in `ring` of the `offset`-th kept batch, oldest first.
+    private func position(_ offset: Int) -> Int { (oldest + offset) % ring.count }
+
     /// The sequence of the oldest batch kept, nil when empty.
-    public var firstSequence: UInt64? { start < batches.count ? batches[start].sequence : nil }
-    public var lastSequence: UInt64? { batches.last?.sequence }
-    public var count: Int { batches.count - start }
+    public var firstSequence: UInt64? { ring.isEmpty ? nil : ring[oldest].sequence }
+    public var lastSequence: UInt64? { ring.isEmpty ? nil : ring[position(ring.count - 1)].sequence }
+    public var count: Int { ring.count }
 
     /// Keeps `batch` (`size` bytes encoded), the one after the last kept; anything else (a gap, a
     /// rebuilt state) starts afresh.
     public mutating func append(_ batch: Camsync_V1_EventBatch, size: Int) {
         if let last = lastSequence, batch.sequence != last + 1 { removeAll() }
-        batches.append(batch)
-        sizes.append(size)
-        if count > capacity {
-            start = batches.count - capacity
-            if start >= capacity {
-                batches.removeFirst(start)
-                sizes.removeFirst(start)
-                start = 0
-            }
+        if ring.count < capacity {
+            ring.append(batch)
+            sizes.append(size)
+        } else {
+            ring[oldest] = batch
+            sizes[oldest] = size
+            oldest = (oldest + 1) % capacity
         }
     }
 
     public mutating func removeAll() {
-        batches.removeAll(keepingCapacity: true)
+        ring.removeAll(keepingCapacity: true)
         sizes.removeAll(keepingCapacity: true)
-        start = 0
+        oldest = 0
     }
 
     /// Whether the batch after `sequence` is kept (a replay from it can be served from here).
@@ -51,16 +56,26 @@ public struct RecentBatches: Sendable, Equatable {
     /// and about `byteLimit` bytes (always at least one when there is one).
     public func after(_ sequence: UInt64, through last: UInt64 = .max, limit: Int = .max, byteLimit: Int = .max) -> [Camsync_V1_EventBatch] {
         guard let first = firstSequence else { return [] }
-        var index = start + Int(sequence + 1 > first ? sequence + 1 - first : 0)
+        var offset = Int(sequence + 1 > first ? sequence + 1 - first : 0)
         var out: [Camsync_V1_EventBatch] = []
         var bytes = 0
-        while index < batches.count, out.count < limit, batches[index].sequence <= last {
+        while offset < ring.count, out.count < limit {
+            let index = position(offset)
+            guard ring[index].sequence <= last else { break }
             let size = sizes[index]
             if !out.isEmpty, bytes + size > byteLimit { break }
             bytes += size
-            out.append(batches[index])
-            index += 1
+            out.append(ring[index])
+            offset += 1
         }
         return out
+    }
+}
+
+extension RecentBatches: Equatable {
+    /// The same batches kept, in the same order, under the same capacity (wherever the ring starts).
+    public static func == (a: RecentBatches, b: RecentBatches) -> Bool {
+        a.capacity == b.capacity && a.count == b.count
+            && (0..<a.count).allSatisfy { a.ring[a.position($0)] == b.ring[b.position($0)] && a.sizes[a.position($0)] == b.sizes[b.position($0)] }
     }
 }

@@ -238,9 +238,19 @@ struct CoordinatorPipelineTests {
         #expect(recent.holds(after: UInt64(20 - capacity)))
         #expect(recent.after(UInt64(20 - capacity)).map(\.sequence) == Array(UInt64(21 - capacity)...20))
         #expect(recent.after(UInt64(20 - capacity), byteLimit: 150).count == 1, "the byte limit, at least one")
+        #expect(recent.after(UInt64(20 - capacity), through: 19).map(\.sequence) == Array(UInt64(21 - capacity)..<20))
+        // The same batches kept compare equal wherever the ring starts.
+        var other = RecentBatches(capacity: capacity)
+        for sequence in UInt64(21 - capacity)...20 {
+            var batch = Camsync_V1_EventBatch()
+            batch.sequence = sequence
+            other.append(batch, size: 100)
+        }
+        #expect(other == recent)
         var gap = Camsync_V1_EventBatch()
         gap.sequence = 30
         recent.append(gap, size: 100)
         #expect(recent.count == 1 && recent.firstSequence == 30)
+        #expect(recent.after(29).map(\.sequence) == [30] && recent.after(30).isEmpty)
     }
 }
