@@ -12,7 +12,7 @@ public enum CommandOutcome: Sendable, Hashable {
     /// What the retry window keeps (K5): the reply, not the events. Keeping the events of the last
     /// 65,536 commands held tens of MB and freed each command's events a window later, cold, on the loop.
     var asRemembered: CommandOutcome {
-        if case .accepted(let sequence, let events) = self, !events.isEmpty { return .accepted(sequence: sequence, events: []) }
+        if case .accepted(let sequence, _) = self { return .accepted(sequence: sequence, events: []) }
         return self
     }
 }
@@ -111,8 +111,7 @@ public struct CoordinatorCore: Sendable {
     public mutating func replay(sequence: UInt64, node: String, requestID: UInt64, command: Command, at time: Instant) -> Bool {
         guard case .success(let events) = engine.apply(command, at: time) else { return false }
         self.sequence = sequence
-        lastEngineTime = max(lastEngineTime, time.milliseconds)
-        retries.remember(.accepted(sequence: sequence, events: []), for: .init(node: node, requestID: requestID))
+        rememberApplied(sequence: sequence, node: node, requestID: requestID, at: time)
         return true
     }
 

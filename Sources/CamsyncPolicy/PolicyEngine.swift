@@ -190,8 +190,7 @@ struct Transaction {
         if let devices = devicesOfAffected, devices.count == affected.count { return devices.devices }
         var devices: Set<NodeID> = []
         for node in affected {
-            guard let index = state.nodes.index(forKey: node) else { continue }
-            let record = state.nodes.values[index]
+            guard let record = state.nodes[node] else { continue }
             if record.kind == .device { devices.insert(node) } else if let device = record.attachedTo { devices.insert(device) }
         }
         let sorted = devices.sorted()
