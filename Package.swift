@@ -90,6 +90,7 @@ let package = Package(
             dependencies: [
                 "ZeroMQ", "CamsyncRuntime", "CamsyncPolicy", "CamsyncWire", "CamsyncEtcd",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
             ],

@@ -84,16 +84,7 @@ public final class Journal {
     /// Appends entries in one transaction (group commit). Returns once committed.
     public func append(_ entries: [JournalEntry]) throws {
         guard let database, !entries.isEmpty else { return }
-        try database.write { db in
-            let statement = try db.cachedStatement(
-                sql: "INSERT INTO command(sequence, term, timeMs, node, requestID, command, batch) VALUES (?, ?, ?, ?, ?, ?, ?)")
-            for entry in entries {
-                try statement.execute(arguments: [
-                    Int64(entry.sequence), Int64(entry.term), entry.timeMilliseconds, entry.node,
-                    Int64(bitPattern: entry.requestID), Data(entry.command), Data(entry.batch),
-                ])
-            }
-        }
+        try database.writeWithoutTransaction { db in try JournalInsert.commit(entries, in: db) }
     }
 
     /// Writes a snapshot and drops the commands it covers, keeping the last `keep` for retries (K5).

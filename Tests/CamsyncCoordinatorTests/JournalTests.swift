@@ -65,4 +65,24 @@ import Testing
         #expect(try journal.lastSequence() == 0)
         #expect(try journal.latestSnapshot() == nil)
     }
+
+    @Test func aGroupCommitThatFailsKeepsNoneOfItsEntriesAndTheJournalGoesOn() throws {
+        let journal = try Journal(directory: try temporaryDirectory(), durability: .normal)
+        try journal.append([entry(1), entry(2)])
+        // The second entry of the group repeats sequence 2: the whole group is refused.
+        #expect(throws: (any Error).self) { try journal.append([entry(3), entry(2), entry(4)]) }
+        #expect(try journal.lastSequence() == 2)
+        #expect(try journal.entries(after: 0) == [entry(1), entry(2)])
+        try journal.append([entry(3), entry(4)])
+        #expect(try journal.entries(after: 2) == [entry(3), entry(4)])
+    }
+
+    @Test func anEntryWithoutItsBatchIsKeptButNotServedAsOne() throws {
+        let journal = try Journal(directory: try temporaryDirectory(), durability: .normal)
+        var bare = entry(2)
+        bare.batch = []
+        try journal.append([entry(1), bare, entry(3)])
+        #expect(try journal.entries(after: 0) == [entry(1), bare, entry(3)])
+        #expect(try journal.batches(after: 0, limit: 10) == [entry(1).batch, entry(3).batch])
+    }
 }

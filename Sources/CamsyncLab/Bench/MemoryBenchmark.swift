@@ -1,3 +1,4 @@
+import CamsyncCoordinator
 import CamsyncRuntime
 import CamsyncPolicy
 import CamsyncWire
@@ -100,6 +101,31 @@ public enum MicroBenchmarks {
         result.rows.append(BenchRow(benchmark: "micro", scenario: "decode + map start_session envelope",
                                     throughputPerSecond: Double(count) / seconds))
         if sink == 42 { result.notes.append("") }
+
+        // The journal's own cost, without the disk's: SQLite's `synchronous=NORMAL` in WAL mode does not
+        // sync a commit, so these rows are GRDB's and SQLite's work per group commit and per entry.
+        for perCommit in [1, 64] {
+            let directory = try settings.directory("micro-journal-\(perCommit)")
+            let journal = try Journal(directory: directory, durability: .normal)
+            let entry = JournalEntry(sequence: 0, term: 1, timeMilliseconds: 1_700_000_000_000, node: SimulatedNode.id(0),
+                                     requestID: 1, command: [UInt8](repeating: 1, count: 40), batch: [UInt8](repeating: 2, count: 180))
+            let commits = settings.pick(perCommit == 1 ? 40_000 : 1_000, quick: perCommit == 1 ? 8_000 : 200)
+            var sequence: UInt64 = 0
+            start = Clock.monotonicNanoseconds()
+            for _ in 0..<commits {
+                let entries = (0..<perCommit).map { _ in
+                    var e = entry
+                    sequence += 1
+                    e.sequence = sequence
+                    return e
+                }
+                try journal.append(entries)
+            }
+            seconds = Double(Clock.monotonicNanoseconds() - start) / 1e9
+            result.rows.append(BenchRow(benchmark: "micro",
+                scenario: "journal append, \(perCommit) × 220 B entr\(perCommit == 1 ? "y" : "ies") per commit, not synced: entries/s",
+                throughputPerSecond: Double(commits * perCommit) / seconds))
+        }
 
         // The disk under the journal: 4 KiB append + fdatasync (what each group commit waits for at least once).
         let syncs = try DiskSync.measure(directory: try settings.directory("micro"), count: settings.pick(500, quick: 100))
