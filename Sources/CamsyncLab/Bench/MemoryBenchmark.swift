@@ -102,6 +102,13 @@ public enum MicroBenchmarks {
                                     throughputPerSecond: Double(count) / seconds))
         if sink == 42 { result.notes.append("") }
 
+        let core = try CoreMicroBenchmark.run(commands: settings.pick(400_000, quick: 64_000))
+        result.rows.append(BenchRow(benchmark: "micro",
+            scenario: "coordinator core: 64 nodes' start/stop frames decided, committed, released, sent as bytes",
+            throughputPerSecond: core.loopCommandsPerSecond))
+        result.rows.append(BenchRow(benchmark: "micro", scenario: "coordinator core: the same turns' batches encoded (the writer's part)",
+            throughputPerSecond: core.encodingCommandsPerSecond))
+
         // The journal's own cost, without the disk's: SQLite's `synchronous=NORMAL` in WAL mode does not
         // sync a commit, so these rows are GRDB's and SQLite's work per group commit and per entry.
         for perCommit in [1, 64] {
