@@ -4,8 +4,8 @@ import GRDBSQLite
 /// A group commit's rows, bound straight to SQLite's prepared insert: GRDB's `execute(arguments:)`
 /// boxes every value of every row in a `StatementArguments` (and the journal copied each blob into a
 /// `Data` for it), which was most of the journal's own cost per entry (`camsync bench micro`, the
-/// "journal append" rows, and docs/PERFORMANCE.md). The statement is still GRDB's cached one, run
-/// inside GRDB's transaction; the blobs are bound without a copy (`SQLITE_STATIC`, valid for the step).
+/// "journal append" rows, and docs/PERFORMANCE.md). The statements are still GRDB's cached ones, on
+/// GRDB's connection; the blobs are bound without a copy (`SQLITE_STATIC`, valid for the step).
 enum JournalInsert {
     static let sql = "INSERT INTO command(sequence, term, timeMs, node, requestID, command, batch) VALUES (?, ?, ?, ?, ?, ?, ?)"
 
@@ -17,8 +17,7 @@ enum JournalInsert {
             try insert(entries, in: db)
             try db.cachedStatement(sql: "COMMIT TRANSACTION").execute()
         } catch {
-            if !db.isInsideTransaction { throw error }
-            try? db.rollback()
+            if db.isInsideTransaction { try? db.rollback() }
             throw error
         }
     }
