@@ -166,22 +166,24 @@ let package = Package(
             cSettings: [.headerSearchPath("generated"), .headerSearchPath("src"), .define("_GNU_SOURCE")],
             linkerSettings: [.linkedLibrary("zmq"), .linkedLibrary("protobuf-c"), .linkedLibrary("yaml")]
         ),
+        // What the test targets share (test traits); it imports Testing, so only test targets use it.
+        .target(name: "CamsyncTestSupport", path: "Tests/CamsyncTestSupport", swiftSettings: swiftSettings),
         // Test targets that spawn the `camsync` executable list it, so `swift test` builds it first.
-        .testTarget(name: "ZeroMQTests", dependencies: ["ZeroMQ"], swiftSettings: swiftSettings),
+        .testTarget(name: "ZeroMQTests", dependencies: ["CamsyncTestSupport", "ZeroMQ"], swiftSettings: swiftSettings),
         .testTarget(name: "CamsyncVerbsTests", dependencies: ["CamsyncVerbs", "CamsyncPolicy"], swiftSettings: swiftSettings),
         .testTarget(name: "CamsyncPolicyTests", dependencies: ["CamsyncPolicy", "CamsyncRuntime"], swiftSettings: swiftSettings),
-        .testTarget(name: "CamsyncCoordinatorTests", dependencies: ["CamsyncCoordinator", "CamsyncEtcd", "CamsyncPolicy", "CamsyncWire", "CamsyncClient", "ZeroMQ", .product(name: "Logging", package: "swift-log")], swiftSettings: swiftSettings),
+        .testTarget(name: "CamsyncCoordinatorTests", dependencies: ["CamsyncTestSupport", "CamsyncCoordinator", "CamsyncEtcd", "CamsyncPolicy", "CamsyncWire", "CamsyncClient", "ZeroMQ", .product(name: "Logging", package: "swift-log")], swiftSettings: swiftSettings),
         .testTarget(name: "CamsyncNodeTests", dependencies: ["CamsyncNode", "CamsyncPolicy", "CamsyncConfig", "CamsyncWire", "CamsyncCoordinator"],
                     swiftSettings: swiftSettings),
         .testTarget(
             name: "IntegrationTests",
-            dependencies: ["CamsyncLab", "camsync", "CamsyncClient", "CamsyncPolicy", "CamsyncConfig", "CamsyncWire", "ZeroMQ", "CamsyncSoak",
+            dependencies: ["CamsyncTestSupport", "CamsyncLab", "camsync", "CamsyncClient", "CamsyncPolicy", "CamsyncConfig", "CamsyncWire", "ZeroMQ", "CamsyncSoak",
                            "CamsyncCoordinator", "CamsyncEtcd", "CamsyncNode"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "CamsyncScenarioTests",
-            dependencies: ["CamsyncLab", "camsync", "CamsyncPolicy", "ZeroMQ"],
+            dependencies: ["CamsyncTestSupport", "CamsyncLab", "camsync", "CamsyncPolicy", "ZeroMQ"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -191,7 +193,7 @@ let package = Package(
         ),
         .testTarget(
             name: "CamsyncBenchTests",
-            dependencies: ["CamsyncLab", "camsync", "CamsyncPolicy", "CamsyncRuntime", .product(name: "Histogram", package: "hdrhistogram-swift"),
+            dependencies: ["CamsyncTestSupport", "CamsyncLab", "camsync", "CamsyncPolicy", "CamsyncRuntime", .product(name: "Histogram", package: "hdrhistogram-swift"),
                            .product(name: "ArgumentParser", package: "swift-argument-parser")],
             swiftSettings: swiftSettings
         ),
@@ -202,14 +204,14 @@ let package = Package(
         ),
         .testTarget(
             name: "CamsyncEtcdTests",
-            dependencies: ["CamsyncEtcd", "CamsyncLab", "CamsyncPKI", "CamsyncCoordinator", "CamsyncPolicy", "CamsyncWire"],
+            dependencies: ["CamsyncTestSupport", "CamsyncEtcd", "CamsyncLab", "CamsyncPKI", "CamsyncCoordinator", "CamsyncPolicy", "CamsyncWire"],
             swiftSettings: swiftSettings
         ),
-        .testTarget(name: "CamsyncSimTests", dependencies: ["CamsyncLab", "CamsyncCoordinator"], swiftSettings: swiftSettings),
+        .testTarget(name: "CamsyncSimTests", dependencies: ["CamsyncTestSupport", "CamsyncLab", "CamsyncCoordinator"], swiftSettings: swiftSettings),
         .testTarget(name: "CamsyncSoakTests", dependencies: ["CamsyncSoak", "CamsyncPolicy", "CamsyncNode"], swiftSettings: swiftSettings),
         .testTarget(
             name: "CamsyncHostileTests",
-            dependencies: ["CamsyncLab", "camsync", "CamsyncCoordinator", "CamsyncPolicy", "CamsyncWire", "CamsyncRuntime"],
+            dependencies: ["CamsyncTestSupport", "CamsyncLab", "camsync", "CamsyncCoordinator", "CamsyncPolicy", "CamsyncWire", "CamsyncRuntime"],
             swiftSettings: swiftSettings
         ),
     ],

@@ -1,15 +1,16 @@
 import CamsyncLab
+import CamsyncTestSupport
 import Foundation
 import Testing
 
 /// The HA benchmarks in their quick form, against real coordinators on a real 3-member etcd: each
 /// produces its rows and target checks. Timings are never asserted (this machine is shared).
-@Suite(.serialized, .timeLimit(.minutes(5)),
+@Suite(.ownThreads, .serialized, .timeLimit(.minutes(5)),
        .enabled(if: EtcdCluster.isAvailable, Comment(rawValue: EtcdCluster.unavailableMessage)))
 struct HABenchmarkTests {
     @Test("ha-latency: claim → grant on etcd over mutual TLS and in plaintext, each beside its raw etcd txn, and the ZeroMQ floor")
-    func latencyRows() async throws {
-        let result = try await run(.haLatency)
+    func latencyRows() throws {
+        let result = try run(.haLatency)
         #expect(result.rows.contains { $0.benchmark == "floor" && $0.scenario.hasPrefix("raw DEALER/ROUTER") })
         for label in ["mutual TLS + auth", "plaintext"] {
             #expect(result.rows.contains { $0.benchmark == "floor" && $0.scenario.hasPrefix("raw etcd txn (\(label))")
@@ -24,8 +25,8 @@ struct HABenchmarkTests {
     }
 
     @Test("ha-failover: kill -9 of the leader → etcd, first ack, every node following, with 3 and 20 real node sessions, at default and tuned settings")
-    func failoverRows() async throws {
-        let result = try await run(.haFailover)
+    func failoverRows() throws {
+        let result = try run(.haFailover)
         #expect(result.rows.count == 16, "2 settings × (3, 20 nodes) × (etcd, first ack, every node, first ack → every node)")
         for row in result.rows { #expect((row.latency?.count ?? 0) >= 1, "\(row.scenario)") }
         #expect(result.rows.filter { $0.scenario.contains("first ack by the new leader") }.count == 4)
@@ -39,8 +40,8 @@ struct HABenchmarkTests {
     }
 
     @Test("ha-throughput: commands/s through the leader on etcd, beside the raw ceiling of the same etcd")
-    func throughputRows() async throws {
-        let result = try await run(.haThroughput)
+    func throughputRows() throws {
+        let result = try run(.haThroughput)
         let rows = result.rows.filter { $0.benchmark == "ha-throughput" }
         #expect(!rows.isEmpty && rows.allSatisfy { ($0.throughputPerSecond ?? 0) > 0 })
         #expect(rows.filter { $0.scenario.hasPrefix("raw ceiling") }.count == 1, "the ceiling is measured in the same run")
@@ -50,5 +51,5 @@ struct HABenchmarkTests {
     }
 
     /// Runs one benchmark quick (`QuickBench`).
-    private func run(_ name: BenchmarkName) async throws -> BenchmarkResult { try await QuickBench.run(name) }
+    private func run(_ name: BenchmarkName) throws -> BenchmarkResult { try QuickBench.run(name) }
 }

@@ -1,9 +1,10 @@
+import CamsyncTestSupport
 import Foundation
 import Testing
 @testable import CamsyncLab
 
 /// The harness's child processes: stopped within a bound and always reaped.
-@Suite struct ManagedProcessTests {
+@Suite(.ownThreads) struct ManagedProcessTests {
     private func spawn(_ script: String) throws -> (ManagedProcess, String) {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("managed-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)

@@ -1,11 +1,12 @@
 @testable import CamsyncLab
+import CamsyncTestSupport
 import Testing
 
 /// `camsync bench micro`'s coordinator-core row, small: it runs, and it throws if the core refuses
 /// any of its commands (no figure is asserted). Small on purpose: `make test` runs it beside the
 /// suites that start etcd clusters, and the whole `micro` in a debug build kept a core busy for a
 /// minute there.
-@Suite struct MicroBenchmarkTests {
+@Suite(.ownThreads) struct MicroBenchmarkTests {
     @Test func theCoreRowDecidesEveryCommandItSends() throws {
         let result = try CoreMicroBenchmark.run(commands: 1_280)
         #expect(result.loopCommandsPerSecond > 0)

@@ -1,15 +1,16 @@
 import CamsyncLab
+import CamsyncTestSupport
 import Foundation
 import Testing
 
 /// `scale` in its quick form against a real coordinator (and a real etcd when installed): every size
 /// has its rate and claim rows, the flatness and rebuild checks are printed. Timings are never
 /// asserted (this machine is shared).
-@Suite(.serialized, .timeLimit(.minutes(10)))
+@Suite(.ownThreads, .serialized, .timeLimit(.minutes(10)))
 struct ScaleBenchmarkTests {
     @Test("scale: rate and claim → grant at 10, 1,000, 10,000 apps on a device and 10, 100, 1,000 nodes; standby rebuild; replay-all restart")
-    func scaleRows() async throws {
-        let result = try await QuickBench.run(.scale)
+    func scaleRows() throws {
+        let result = try QuickBench.run(.scale)
         let rows = result.rows.filter { $0.benchmark == "scale" }
         for size in ["one device with 10 apps", "one device with 1000 apps", "one device with 10000 apps",
                      "10 nodes", "100 nodes", "1000 nodes"] {

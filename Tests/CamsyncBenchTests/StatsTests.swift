@@ -1,5 +1,6 @@
 import CamsyncRuntime
 import CamsyncLab
+import CamsyncTestSupport
 import Histogram
 import Foundation
 import Testing
@@ -58,32 +59,25 @@ import Glibc
     }
 }
 
-@Suite struct SystemTests {
-    /// The computing runs on a thread of its own, not on one of the cooperative pool's (two on this
-    /// machine): up to 30 s of computing there starved the async tests running beside it under a
-    /// loaded `make test` (a CI run saw this test itself exceed a 1-minute limit it had then).
+@Suite(.ownThreads) struct SystemTests {
+    /// Up to 30 s of computing: on threads of its own (`.ownThreads`), never holding one of the
+    /// cooperative pool's two here (under a loaded `make test` that starved the async tests beside it).
     @Test("thread CPU seconds of this process grow while it computes; VmRSS is readable")
-    func cpuAndMemory() async {
+    func cpuAndMemory() {
         let pid = getpid()
         let before = BenchSystem.threadCPUSeconds(pid: pid)
         #expect(!before.isEmpty)
-        let (x, share, seconds) = await withCheckedContinuation {
-            (done: CheckedContinuation<(UInt64, (process: Double, busiestThread: Double), Double), Never>) in
-            Thread {
-                // Compute until this thread has been charged 0.2 CPU seconds (however loaded the
-                // machine is); the 30 s bound only stops a broken reader from spinning forever.
-                var x: UInt64 = 1
-                let start = Clock.monotonicNanoseconds()
-                var share = (process: 0.0, busiestThread: 0.0)
-                var seconds = 0.0
-                while seconds < 30 {
-                    for _ in 0..<1_000_000 { x = x &* 6364136223846793005 &+ 1 }
-                    seconds = Double(Clock.monotonicNanoseconds() - start) / 1e9
-                    share = BenchSystem.cpuShare(before: before, after: BenchSystem.threadCPUSeconds(pid: pid), seconds: seconds)
-                    if share.busiestThread * seconds >= 0.2 { break }
-                }
-                done.resume(returning: (x, share, seconds))
-            }.start()
+        // Compute until this thread has been charged 0.2 CPU seconds (however loaded the machine
+        // is); the 30 s bound only stops a broken reader from spinning forever.
+        var x: UInt64 = 1
+        let start = Clock.monotonicNanoseconds()
+        var share = (process: 0.0, busiestThread: 0.0)
+        var seconds = 0.0
+        while seconds < 30 {
+            for _ in 0..<1_000_000 { x = x &* 6364136223846793005 &+ 1 }
+            seconds = Double(Clock.monotonicNanoseconds() - start) / 1e9
+            share = BenchSystem.cpuShare(before: before, after: BenchSystem.threadCPUSeconds(pid: pid), seconds: seconds)
+            if share.busiestThread * seconds >= 0.2 { break }
         }
         #expect(x != 0)
         #expect(share.busiestThread * seconds >= 0.2, "the busiest thread was charged \(share.busiestThread * seconds) s in \(seconds) s")

@@ -1,5 +1,6 @@
 import CamsyncClient
 import CamsyncPolicy
+import CamsyncTestSupport
 import Foundation
 import Logging
 import Testing
@@ -8,7 +9,7 @@ import ZeroMQ
 
 /// K3 with real sockets and the real journal: snapshots plus the commands after them restore the
 /// exact state; the term increments; tokens continue; retries are still recognised.
-@Suite(.serialized) struct RecoveryTests {
+@Suite(.ownThreads, .serialized) struct RecoveryTests {
     static let device = DeviceAttributes(model: "iPad", osMajor: 16, cameras: [CameraSpec(name: "front", position: .front)],
                                          apps: [AppSpec(bundleID: "a"), AppSpec(bundleID: "b")])
 

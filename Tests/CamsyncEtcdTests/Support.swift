@@ -1,9 +1,10 @@
 import CamsyncEtcd
 import CamsyncLab
+import CamsyncTestSupport
 import Testing
 
 /// Every test against a live etcd cluster, one at a time (each starts its own 3 members).
-@Suite(.serialized, .timeLimit(.minutes(3)),
+@Suite(.ownThreads, .serialized, .timeLimit(.minutes(3)),
        .enabled(if: EtcdCluster.isAvailable, Comment(rawValue: EtcdCluster.unavailableMessage)))
 struct LiveEtcdTests {}
 

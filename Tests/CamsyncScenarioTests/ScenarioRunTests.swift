@@ -1,10 +1,11 @@
 import CamsyncLab
 import CamsyncPolicy
+import CamsyncTestSupport
 import Foundation
 import Testing
 
 /// Runs every file in `scenarios/` against real processes (local mode, ipc endpoints in a temp dir).
-@Suite(.serialized, .timeLimit(.minutes(4)))
+@Suite(.ownThreads, .serialized, .timeLimit(.minutes(4)))
 struct ScenarioRunTests {
     static func run(_ scenario: Scenario) async throws -> ScenarioReport {
         let binary = try camsyncBinary()

@@ -1,10 +1,11 @@
 import CamsyncCoordinator
 import CamsyncLab
+import CamsyncTestSupport
 import Testing
 
 /// The deterministic simulator (`camsync sim`, docs/TESTING.md): a fixed batch of seeds passes, a
 /// seed replays byte for byte, and every planted bug is caught.
-@Suite("camsync sim")
+@Suite("camsync sim", .ownThreads)
 struct SimulationTests {
     /// The batch `make test` runs: HA seeds (3 coordinators on the simulated etcd, 6 nodes, 30 s of
     /// faults then 15 s to converge) and embedded seeds (one coordinator and its journal).

@@ -1,13 +1,14 @@
 import CamsyncClient
 import CamsyncLab
 import CamsyncPolicy
+import CamsyncTestSupport
 import CamsyncWire
 import Testing
 import ZeroMQ
 
 /// Bad input at the coordinator's ROUTER: an error reply with a code where a reply is possible,
 /// and the coordinator keeps serving the next good command.
-@Suite(.serialized, .timeLimit(.minutes(2)))
+@Suite(.ownThreads, .serialized, .timeLimit(.minutes(2)))
 struct BadInputTests {
     static func errorCode(_ reply: Envelope) -> Camsync_V1_ErrorCode? {
         if case .error(let error)? = reply.body { return error.code }

@@ -1,4 +1,5 @@
 import CamsyncLab
+import CamsyncTestSupport
 import Foundation
 import Testing
 import ZeroMQ
@@ -10,7 +11,7 @@ import Glibc
 /// written from docs/PROTOCOL.md and the .proto files alone (pyzmq + protoc-generated classes), joins a
 /// real CURVE cluster over tcp late, follows and replays batches, and tries the takeover, the foreign
 /// attach and a malformed frame. Needs Debian's python3-zmq and python3-protobuf (`make deps`).
-@Suite(.serialized, .timeLimit(.minutes(3)))
+@Suite(.ownThreads, .serialized, .timeLimit(.minutes(3)))
 struct ConformanceClientTests {
     static let python = "/usr/bin/python3"
     static let heartbeatMs: Int64 = 250

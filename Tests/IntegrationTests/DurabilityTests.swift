@@ -1,5 +1,6 @@
 import CamsyncLab
 import CamsyncPolicy
+import CamsyncTestSupport
 import CamsyncWire
 import Foundation
 import Glibc
@@ -8,7 +9,7 @@ import Testing
 import ZeroMQ
 
 /// K3: a coordinator killed mid-traffic and restarted on the same data dir loses nothing it acknowledged.
-@Suite(.serialized, .timeLimit(.minutes(3)))
+@Suite(.ownThreads, .serialized, .timeLimit(.minutes(3)))
 struct DurabilityTests {
     @Test("K3: acknowledged state, higher term, increasing tokens (C8), R1 alert not shown again")
     func coordinatorRestart() async throws {

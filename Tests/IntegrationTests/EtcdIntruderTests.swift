@@ -2,6 +2,7 @@ import CamsyncCoordinator
 import CamsyncEtcd
 import CamsyncLab
 import CamsyncPolicy
+import CamsyncTestSupport
 import Foundation
 import Testing
 
@@ -10,7 +11,7 @@ import Testing
 /// cluster, pointed at this cluster's prefix, is refused by etcd at every step: it never leads,
 /// writes nothing, and the real leader keeps serving.
 extension EtcdBackedTests {
-@Suite(.serialized, .timeLimit(.minutes(4)))
+@Suite(.ownThreads, .serialized, .timeLimit(.minutes(4)))
 struct EtcdIntruderTests {
     @Test("a coordinator with another cluster's valid certificate cannot touch this cluster's prefix")
     func otherClustersCoordinator() async throws {

@@ -4,6 +4,7 @@ import CamsyncEtcd
 import CamsyncLab
 import CamsyncNode
 import CamsyncPolicy
+import CamsyncTestSupport
 import CamsyncWire
 import Foundation
 import Testing
@@ -16,7 +17,7 @@ import Glibc
 /// real nodes given every coordinator. The leader dies (kill -9) in the middle of a stream of camera
 /// claims from several nodes, or etcd loses members; what was acknowledged must survive.
 extension EtcdBackedTests {
-@Suite(.serialized, .timeLimit(.minutes(4)))
+@Suite(.ownThreads, .serialized, .timeLimit(.minutes(4)))
 struct HighAvailabilityTests {
 
     static func device(_ id: String) -> String {

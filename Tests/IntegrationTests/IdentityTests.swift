@@ -1,6 +1,7 @@
 import CamsyncClient
 import CamsyncLab
 import CamsyncPolicy
+import CamsyncTestSupport
 import CamsyncWire
 import Foundation
 import Testing
@@ -8,7 +9,7 @@ import ZeroMQ
 
 /// Identity and liveness across real processes (issue: late joiners, routing-id takeover, foreign
 /// attach, refused PiP starts, replay from a sequence, error replies that echo the request id).
-@Suite(.serialized, .timeLimit(.minutes(3)))
+@Suite(.ownThreads, .serialized, .timeLimit(.minutes(3)))
 struct IdentityTests {
     static func curve(_ pair: CurveKeyPair, _ cluster: LocalCluster) -> ClientCurve {
         ClientCurve(publicKey: pair.publicKey, secretKey: pair.secretKey, serverPublicKey: cluster.keys!.coordinator.publicKey)

@@ -1,9 +1,10 @@
 import CamsyncLab
 import CamsyncPolicy
+import CamsyncTestSupport
 import Testing
 
 /// `/metrics` scraped from a real coordinator and node (`--http`) after a known story.
-@Suite(.serialized, .timeLimit(.minutes(2)))
+@Suite(.ownThreads, .serialized, .timeLimit(.minutes(2)))
 struct MetricsTests {
     @Test("/metrics counts the story's commands, refusals, claims and the cluster's gauges; unknown paths are 404")
     func metricsAfterAStory() async throws {

@@ -3,6 +3,7 @@ import CamsyncCoordinator
 import CamsyncEtcd
 import CamsyncLab
 import CamsyncPolicy
+import CamsyncTestSupport
 import CamsyncWire
 import Foundation
 import Testing
@@ -12,7 +13,7 @@ import ZeroMQ
 /// log). Replies leave in commit order; a turn etcd refuses takes every later turn in flight with it,
 /// and nothing of them is acknowledged or published.
 extension EtcdBackedTests {
-@Suite(.serialized, .timeLimit(.minutes(3)))
+@Suite(.ownThreads, .serialized, .timeLimit(.minutes(3)))
 struct PipelineTests {
     typealias HA = HighAvailabilityTests
 

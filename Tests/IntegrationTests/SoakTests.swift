@@ -1,11 +1,12 @@
 import CamsyncSoak
 import CamsyncLab
+import CamsyncTestSupport
 import Foundation
 import Testing
 
 /// A short seeded soak (issue: "A short seeded run (≤ 2 min) is part of make test"): a real
 /// cluster, a random workload, faults, and the history checker. `make soak` runs longer.
-@Suite(.serialized, .timeLimit(.minutes(3)))
+@Suite(.ownThreads, .serialized, .timeLimit(.minutes(3)))
 struct SoakTests {
     @Test("seeded soak with kill -9, SIGSTOP and message faults: no violations")
     func shortSoak() async throws {
@@ -38,7 +39,7 @@ struct SoakTests {
 
 extension EtcdBackedTests {
     /// The soak in HA mode (SPEC K6), one at a time with the other suites that start etcd.
-    @Suite(.serialized, .timeLimit(.minutes(3)))
+    @Suite(.ownThreads, .serialized, .timeLimit(.minutes(3)))
     struct HASoakTests {
     @Test("seeded HA soak (SPEC K6): leader kill -9 and SIGSTOP, etcd member kills, node and message faults: no violations")
     func highAvailabilitySoak() async throws {

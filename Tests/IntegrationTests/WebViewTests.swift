@@ -1,11 +1,12 @@
 import CamsyncLab
 import CamsyncPolicy
+import CamsyncTestSupport
 import Foundation
 import Testing
 
 /// The live web view in a real browser (headless Chromium from Debian, `make deps`) against a real
 /// cluster: the page must have applied the event stream to show the story's outcome.
-@Suite(.serialized, .timeLimit(.minutes(3)))
+@Suite(.ownThreads, .serialized, .timeLimit(.minutes(3)))
 struct WebViewTests {
     static let chromium = ["/usr/bin/chromium", "/usr/bin/chromium-browser"].first { FileManager.default.isExecutableFile(atPath: $0) }
 

@@ -1,8 +1,9 @@
+import CamsyncTestSupport
 import Testing
 @testable import ZeroMQ
 
 /// Each test uses its own context: the ZAP endpoint is per context.
-@Suite struct CurveZAPTests {
+@Suite(.ownThreads) struct CurveZAPTests {
     struct Server {
         let context: ZMQContext
         let keys: CurveKeyPair

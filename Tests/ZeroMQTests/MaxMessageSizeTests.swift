@@ -1,7 +1,8 @@
+import CamsyncTestSupport
 import Testing
 @testable import ZeroMQ
 
-@Suite struct MaxMessageSizeTests {
+@Suite(.ownThreads) struct MaxMessageSizeTests {
     /// MAXMSGSIZE is enforced by the wire decoder, so only on ipc and tcp (not inproc).
     @Test(arguments: [Transport.ipc, .tcp])
     func oversizedMessageDisconnectsSenderAndReceiverKeepsServing(_ transport: Transport) throws {

@@ -1,7 +1,8 @@
+import CamsyncTestSupport
 import Testing
 @testable import ZeroMQ
 
-@Suite struct MonitorEventTests {
+@Suite(.ownThreads) struct MonitorEventTests {
     static func frame(_ event: UInt16, _ value: UInt32) -> [UInt8] {
         withUnsafeBytes(of: event) { Array($0) } + withUnsafeBytes(of: value) { Array($0) }
     }

@@ -1,8 +1,9 @@
+import CamsyncTestSupport
 import Foundation
 import Testing
 @testable import ZeroMQ
 
-@Suite struct PollerTests {
+@Suite(.ownThreads) struct PollerTests {
     @Test func nothingReadyReturnsEmptyAfterTimeoutThenOneReady() throws {
         let context = try ZMQContext()
         let name = "inproc://poller-\(UInt64.random(in: 0...UInt64.max))"

@@ -1,7 +1,8 @@
+import CamsyncTestSupport
 import Testing
 @testable import ZeroMQ
 
-@Suite struct RoundTripTests {
+@Suite(.ownThreads) struct RoundTripTests {
     @Test(arguments: Transport.allCases)
     func routerDealer(_ transport: Transport) throws {
         let context = try ZMQContext()

@@ -1,7 +1,8 @@
+import CamsyncTestSupport
 import Testing
 @testable import ZeroMQ
 
-@Suite struct ThreadOwnershipTests {
+@Suite(.ownThreads) struct ThreadOwnershipTests {
     /// A socket created here is handed over (`sending`) to a dedicated thread that owns it
     /// from then on; the two threads talk only through the sockets.
     @Test func echoServerOnItsOwnThread() throws {
