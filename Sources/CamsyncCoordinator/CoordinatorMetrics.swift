@@ -16,6 +16,11 @@ struct CoordinatorMetrics {
     private let suspicions = Counter(label: "camsync_leader_suspicions_total")
     private let resent = Counter(label: "camsync_commits_resent_total")
 
+    /// How long each write of a turn to the command log took, as the coordinator saw it: the SQLite
+    /// group commit with its sync (embedded), or the conditional etcd transaction with its round trip
+    /// (HA). Recorded by the shell that writes (`JournalWriter`, `EtcdLogExecutor`), off the core.
+    static let logWrite = Metrics.Timer(label: "camsync_log_write_seconds")
+
     func record(_ metric: CoordinatorMetric) {
         switch metric {
         case .accepted: acceptedCounter.increment()

@@ -1,5 +1,6 @@
 import CamsyncEtcd
 import CamsyncRuntime
+import Dispatch
 import ZeroMQ
 
 /// The HA loop's command log (SPEC K6): `EtcdCommandLog` driven from the loop thread. Every write is
@@ -31,7 +32,10 @@ final class EtcdLogExecutor: CommandLog {
             await previous?.wait()
             started.fire()
             do {
-                try await log.append(entries, ifLeading: try Self.required(commit.leadership), follows: commit.follows)
+                let leadership = try Self.required(commit.leadership)
+                let written = DispatchTime.now().uptimeNanoseconds
+                try await log.append(entries, ifLeading: leadership, follows: commit.follows)
+                CoordinatorMetrics.logWrite.recordNanoseconds(Int64(DispatchTime.now().uptimeNanoseconds - written))
                 answer(.committed(commit.id))
             } catch {
                 answer(.failed(commit.id, StoreFailure(error)))

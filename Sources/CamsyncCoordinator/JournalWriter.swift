@@ -73,7 +73,10 @@ final class JournalWriter: CommandLog, @unchecked Sendable {
 
     private func write(_ commit: TurnCommit) -> LogAnswer {
         do {
-            try journal.append(commit.entries)
+            let entries = commit.entries
+            let started = DispatchTime.now().uptimeNanoseconds
+            try journal.append(entries)
+            CoordinatorMetrics.logWrite.recordNanoseconds(Int64(DispatchTime.now().uptimeNanoseconds - started))
             return .committed(commit.id)
         } catch {
             let failed = StoreFailure(error)

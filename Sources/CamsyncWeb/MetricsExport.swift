@@ -14,6 +14,11 @@ public enum MetricsExport {
             .zero, .milliseconds(1), .milliseconds(10), .milliseconds(100), .milliseconds(500),
             .seconds(1), .seconds(5), .seconds(30), .seconds(120),
         ]
+        factory.durationHistogramBuckets["camsync_log_write_seconds"] = [
+            .microseconds(100), .microseconds(250), .microseconds(500), .milliseconds(1), .milliseconds(2),
+            .milliseconds(5), .milliseconds(10), .milliseconds(25), .milliseconds(50), .milliseconds(100),
+            .milliseconds(250), .seconds(1),
+        ]
         factory.valueHistogramBuckets["camsync_group_commit_entries"] = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512]
         MetricsSystem.bootstrap(factory)
         return registry

@@ -44,6 +44,9 @@ struct MetricsTests {
             #expect(after["camsync_camera_wait_seconds_bucket{le=\"0.0\"}"] == 1)
             #expect(after["camsync_snapshots_served_total"]! >= 4, "three nodes and the web follower took a snapshot")
             #expect(after["camsync_group_commit_entries_count"]! >= 1)
+            // Every group commit is one timed write to the journal (the story's turns and the registrations').
+            #expect(after["camsync_log_write_seconds_count"] == after["camsync_group_commit_entries_count"])
+            #expect(after["camsync_log_write_seconds_sum"]! > 0)
             #expect(after["camsync_nodes_alive"] == 3)
             // A single coordinator is a healthy leader, not a cluster without one.
             #expect(after["camsync_coordinator_leading"] == 1)

@@ -38,6 +38,9 @@ struct PrometheusTests {
             let leader = try #require(http.first { $0.value == before }?.key)
             #expect(Set(standbys + leading) == Set(http.values), "the other two are standbys")
             #expect(try server.ruleHealth().allSatisfy { $0 == "ok" }, "every rule of deploy/prometheus evaluates")
+            // The leader timed its etcd writes (the nodes' registrations went through the log); a standby wrote none.
+            #expect((try HTTPScrape.metrics(before)["camsync_log_write_seconds_count"] ?? 0) >= 1)
+            #expect((try HTTPScrape.metrics(try #require(standbys.first))["camsync_log_write_seconds_count"] ?? 0) == 0)
 
             cluster.signalCoordinator(named: leader, SIGKILL)
             var after: [String] = []
