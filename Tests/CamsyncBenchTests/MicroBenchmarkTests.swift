@@ -11,5 +11,7 @@ import Testing
         let result = try CoreMicroBenchmark.run(commands: 1_280)
         #expect(result.loopCommandsPerSecond > 0)
         #expect(result.encodingCommandsPerSecond > 0)
+        // The standby followed the whole log (it throws otherwise, or if its state differs).
+        #expect(result.followedCommandsPerSecond > 0)
     }
 }

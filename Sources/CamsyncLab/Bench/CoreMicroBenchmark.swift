@@ -9,14 +9,17 @@ import CamsyncWire
 /// publications are encoded as the shell sends them. The batches' encoding, which the journal's
 /// writer thread does, is left out of the time (and reported beside it). On one thread, with nothing
 /// else to wait for, this is the figure the throughput benchmark's "busiest thread" CPU per command
-/// approaches, without that benchmark's noise.
+/// approaches, without that benchmark's noise. The same batches as the log keeps them (their first
+/// `followed`) are then followed by a standby: each decoded from its published bytes and applied
+/// (`CoordinatorCore.rebuild`, which follows batch after batch as a standby does its watch).
 enum CoreMicroBenchmark {
     struct Result {
         var loopCommandsPerSecond: Double
         var encodingCommandsPerSecond: Double
+        var followedCommandsPerSecond: Double
     }
 
-    static func run(commands count: Int, nodes: Int = 64) throws -> Result {
+    static func run(commands count: Int, nodes: Int = 64, followed: Int = 100_000) throws -> Result {
         var core = CoordinatorCore(settings: CoordinatorSettings(dataDirectory: "", durability: .off), term: 1)
         var monotonic: Int64 = 0
         func now() -> CoordinatorTime {
@@ -33,6 +36,7 @@ enum CoreMicroBenchmark {
         }
         var encodingNanoseconds: UInt64 = 0
         var sink = 0
+        var logged: [[UInt8]] = []   // the batches as published, for the standby's part
         /// One turn: the frames decided, committed at once, released and sent (as bytes).
         func turn(_ frames: [InboundFrame]) throws {
             var actions: [CoordinatorAction] = []
@@ -42,6 +46,7 @@ enum CoreMicroBenchmark {
                 let t = Clock.monotonicNanoseconds()
                 sink &+= commit.entries.count   // the writer thread's part: encoding the batches
                 encodingNanoseconds += Clock.monotonicNanoseconds() - t
+                for entry in commit.entries where logged.count < followed { logged.append(entry.batch) }
                 actions += core.turnCommitted(commit.id, at: now())
             }
             for action in actions {
@@ -70,7 +75,17 @@ enum CoreMicroBenchmark {
             throw BenchError("core micro: \(core.counters.commandsAccepted - accepted) of \(commands) commands accepted")
         }
         if sink == 42 { print("") }
+
+        let followStart = Clock.monotonicNanoseconds()
+        let batches = try logged.map(LoggedBatch.init(encoded:))
+        let standby = try CoordinatorRecovery.rebuild(settings: core.settings, term: 1, snapshot: nil, batches: batches)
+        let followElapsed = Clock.monotonicNanoseconds() - followStart
+        // Every batch followed, and when that was the whole log, the same state as the leader's.
+        guard standby.replayed == logged.count, logged.count < Int(core.sequence) || standby.core.state == core.state else {
+            throw BenchError("core micro: the standby followed \(standby.replayed) of \(logged.count) batches to another state")
+        }
         return Result(loopCommandsPerSecond: Double(commands) / (Double(elapsed - encodingNanoseconds) / 1e9),
-                      encodingCommandsPerSecond: Double(commands) / (Double(encodingNanoseconds) / 1e9))
+                      encodingCommandsPerSecond: Double(commands) / (Double(encodingNanoseconds) / 1e9),
+                      followedCommandsPerSecond: Double(logged.count) / (Double(followElapsed) / 1e9))
     }
 }

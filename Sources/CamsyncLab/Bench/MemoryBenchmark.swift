@@ -108,6 +108,9 @@ public enum MicroBenchmarks {
             throughputPerSecond: core.loopCommandsPerSecond))
         result.rows.append(BenchRow(benchmark: "micro", scenario: "coordinator core: the same turns' batches encoded (the writer's part)",
             throughputPerSecond: core.encodingCommandsPerSecond))
+        result.rows.append(BenchRow(benchmark: "micro",
+            scenario: "coordinator core: a standby follows the same batches (decoded from their bytes, applied)",
+            throughputPerSecond: core.followedCommandsPerSecond))
 
         // The journal's own cost, without the disk's: SQLite's `synchronous=NORMAL` in WAL mode does not
         // sync a commit, so these rows are GRDB's and SQLite's work per group commit and per entry.
