@@ -19,7 +19,7 @@ extension CoordinatorCore {
                      at: Instant(milliseconds: batch.timeMs)) else { return .diverged }
         term = max(term, batch.term)
         committedSequence = sequence
-        recentBatches.append(batch, size: logged.size)
+        recentBatches.append(sequence: batch.sequence, encoded: logged.encoded)
         return .applied
     }
 

@@ -89,8 +89,9 @@ extension CoordinatorCore {
     mutating func republish() -> [CoordinatorAction] {
         guard let state = ha else { return [] }
         let after = state.leaderPublishedThrough > 0 ? state.leaderPublishedThrough : sequence - min(sequence, 64)
-        return recentBatches.after(after, through: sequence).compactMap { batch in
-            guard let command = try? Command(wire: batch.command) else { return nil }
+        return recentBatches.after(after, through: sequence).compactMap { encoded in
+            guard let batch = try? Camsync_V1_EventBatch(serializedBytes: encoded),
+                  let command = try? Command(wire: batch.command) else { return nil }
             return .publish(topic: EventTopic.topic(for: command, in: engine.state), Publication(.eventBatch(batch)))
         }
     }

@@ -42,18 +42,20 @@ extension CoordinatorCore {
     /// there is nothing after `after_sequence`; otherwise the shell reads the log (`serveReplay`) and
     /// calls `replayReply`.
     func replayActions(_ request: Camsync_V1_ReplayRequest, requestID: UInt64, to identity: [UInt8]) -> [CoordinatorAction] {
-        var replay = Camsync_V1_Replay()
-        replay.lastSequence = committedSequence
         let limit = request.maxBatches == 0 ? Self.replayBatchLimit : min(Int(request.maxBatches), Self.replayBatchLimit)
-        if request.afterSequence < committedSequence {
-            guard recentBatches.holds(after: request.afterSequence) else {
-                return [.serveReplay(routingID: identity, requestID: requestID, after: request.afterSequence, limit: limit)]
-            }
-            replay.batches = recentBatches.after(request.afterSequence, through: committedSequence, limit: limit,
-                                                 byteLimit: Self.replayByteLimit)
+        guard request.afterSequence < committedSequence else {
+            var replay = Camsync_V1_Replay()
+            replay.lastSequence = committedSequence
+            return [.count(.replayServed), .reply(routingID: identity,
+                    Envelope(sender: Envelope.coordinatorSender, requestID: requestID, term: term, body: .replay(replay)))]
         }
-        return [.count(.replayServed), .reply(routingID: identity,
-                Envelope(sender: Envelope.coordinatorSender, requestID: requestID, term: term, body: .replay(replay)))]
+        guard recentBatches.holds(after: request.afterSequence) else {
+            return [.serveReplay(routingID: identity, requestID: requestID, after: request.afterSequence, limit: limit)]
+        }
+        let kept = recentBatches.after(request.afterSequence, through: committedSequence, limit: limit, byteLimit: Self.replayByteLimit)
+        let envelope = replayEnvelope(after: request.afterSequence, requestID: requestID, stored: .success(kept))
+        if case .replay? = envelope.body { return [.count(.replayServed), .reply(routingID: identity, envelope)] }
+        return [.reply(routingID: identity, envelope)]
     }
 
     /// The reply to a replay request from the batches the log holds after `after` (as published), or

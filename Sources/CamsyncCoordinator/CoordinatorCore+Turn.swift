@@ -127,9 +127,7 @@ extension CoordinatorCore {
             }
             var released = inFlight.removeFirst()
             committedSequence = released.commit.lastSequence
-            for (batch, entry) in zip(released.commit.turnEntries.batches, released.commit.entries) {
-                recentBatches.append(batch, size: entry.batch.count)
-            }
+            for entry in released.commit.entries { recentBatches.append(sequence: entry.sequence, encoded: entry.batch) }
             actions.append(.count(.groupCommit(size: released.commit.count)))
             actions += release(&released.turn)
         }

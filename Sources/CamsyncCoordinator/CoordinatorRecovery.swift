@@ -47,7 +47,7 @@ public enum CoordinatorRecovery {
             if batch.sequence <= snapshotSequence {
                 core.rememberApplied(sequence: batch.sequence, node: batch.sender,
                                      requestID: batch.originRequestID, at: Instant(milliseconds: batch.timeMs))
-                core.recentBatches.append(batch, size: logged.size)
+                core.recentBatches.append(sequence: batch.sequence, encoded: logged.encoded)
                 continue
             }
             switch core.follow(logged) {

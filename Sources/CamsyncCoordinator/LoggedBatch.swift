@@ -1,27 +1,43 @@
 public import CamsyncWire
 
 /// One batch of the HA command log as a coordinator takes it from etcd (a standby following the
-/// watch, a rebuild, a catch-up read): decoded once, with its encoded size, which `RecentBatches`
-/// keeps for replays. A log turn is split at the wire level (`turn(_:)`), so no batch is encoded
-/// again to learn its size and no command is encoded and decoded again to be applied.
+/// watch, a rebuild, a catch-up read): its bytes as published, which `RecentBatches` keeps for the
+/// replays and republishing it would serve as leader, and the batch decoded without its events —
+/// all that following it needs (the engine derives the events again). A log turn is split at the
+/// wire level (`turn(_:)`), so no batch is encoded again, and its events are never decoded: they were
+/// half of a standby's decoding, a third of its work under load (PERFORMANCE.md, issue 24).
 public struct LoggedBatch: Sendable, Equatable {
+    /// The batch's fields but its events (sequence, term, time, origin, command).
     public var batch: Camsync_V1_EventBatch
-    /// Bytes of `batch` as published.
-    public var size: Int
+    /// The batch as published.
+    public var encoded: [UInt8]
 
-    public init(batch: Camsync_V1_EventBatch, size: Int) {
-        self.batch = batch
-        self.size = size
-    }
-
-    /// A batch held decoded (tests, the simulator's store): its size is that of its encoding.
-    public init(_ batch: Camsync_V1_EventBatch) {
-        self.init(batch: batch, size: (try? batch.serializedBytes() as [UInt8])?.count ?? 0)
-    }
+    /// Bytes of the batch as published.
+    public var size: Int { encoded.count }
 
     /// One `EventBatch` as published.
     public init(encoded bytes: [UInt8]) throws {
-        self.init(batch: try Camsync_V1_EventBatch(serializedBytes: bytes), size: bytes.count)
+        batch = try Self.withoutEvents(bytes)
+        encoded = bytes
+    }
+
+    /// A batch held decoded (tests, the simulator's store), as the log would hold it.
+    public init(_ batch: Camsync_V1_EventBatch) {
+        encoded = WireCodec.encode(batch)
+        var header = batch
+        header.events = []
+        self.batch = header
+    }
+
+    /// `bytes` decoded up to its events (field 7, `events`, written last): the fields before them;
+    /// a batch whose events are not last is decoded whole and its events dropped.
+    static func withoutEvents(_ bytes: [UInt8]) throws -> Camsync_V1_EventBatch {
+        if let end = ProtobufWire.trailingFieldsStart(7, in: bytes) {
+            return try Camsync_V1_EventBatch(serializedBytes: bytes[..<end])
+        }
+        var batch = try Camsync_V1_EventBatch(serializedBytes: bytes)
+        batch.events = []
+        return batch
     }
 
     /// The batches of one log turn (a `Replay`'s `batches`, field 1), in order, each decoded once.

@@ -31,9 +31,6 @@ public final class TurnEntries: Sendable {
         accepted.last.map(\.sequence) ?? encoded.withLock { $0?.last?.sequence }
     }
 
-    /// The batches as the engine produced them (kept in `RecentBatches` once durable).
-    var batches: [Camsync_V1_EventBatch] { accepted }
-
     /// The entries as the log keeps them, each batch encoded once (on the first read, by the reader's
     /// thread); the command is cut out of its batch's bytes rather than encoded again.
     public var entries: [JournalEntry] {

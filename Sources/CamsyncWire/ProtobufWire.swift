@@ -74,6 +74,38 @@ public enum ProtobufWire {
         return nil
     }
 
+    /// Where the trailing run of top-level fields `number` starts in `bytes`: an encoder that writes
+    /// fields in number order (swift-protobuf does) puts the fields of the highest number last, and
+    /// the bytes before this offset are the message without them. `bytes.count` when there is no such
+    /// field; nil when `bytes` is malformed or another field follows one of them (then decode it all).
+    public static func trailingFieldsStart(_ number: UInt64, in bytes: [UInt8]) -> Int? {
+        var index = 0
+        var start: Int?
+        while index < bytes.count {
+            let fieldStart = index
+            guard let tag = readVarint(bytes, &index) else { return nil }
+            if tag >> 3 == number {
+                if start == nil { start = fieldStart }
+            } else if start != nil {
+                return nil
+            }
+            switch tag & 7 {
+            case 0:
+                guard readVarint(bytes, &index) != nil else { return nil }
+            case 1:
+                index += 8
+            case 2:
+                guard let length = readVarint(bytes, &index), length <= UInt64(bytes.count - index) else { return nil }
+                index += Int(length)
+            case 5:
+                index += 4
+            default:
+                return nil
+            }
+        }
+        return index == bytes.count ? (start ?? bytes.count) : nil
+    }
+
     private static func readField(_ bytes: [UInt8], _ index: inout Int, depth: Int) -> WireField? {
         guard let tag = readVarint(bytes, &index) else { return nil }
         let number = tag >> 3

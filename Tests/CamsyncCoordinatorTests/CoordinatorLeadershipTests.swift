@@ -157,6 +157,39 @@ struct CoordinatorLeadershipTests {
         #expect(core.state.nodes.keys.sorted() == ["ipad-1", "ipad-2"])
     }
 
+    @Test("a logged batch is read without its events, keeps its bytes as published, and a batch whose events are not last is read whole")
+    func loggedBatchWithoutEvents() throws {
+        let batch = try #require(Self.leaderBatches(1).first)
+        #expect(!batch.events.isEmpty, "a registration's batch has events")
+        var header = batch
+        header.events = []
+        let bytes = WireCodec.encode(batch)
+        let logged = try LoggedBatch(encoded: bytes)
+        #expect(logged.batch == header && logged.encoded == bytes && logged.size == bytes.count)
+        #expect(LoggedBatch(batch) == logged, "a batch held decoded is logged the same way")
+        // Another encoder may write the events before the command: decoded whole, events dropped.
+        var fields = try #require(ProtobufWire.parse(bytes, depth: 0))
+        fields.sort { ($0.number == 7 ? 0 : 1, $0.number) < ($1.number == 7 ? 0 : 1, $1.number) }
+        let reordered = ProtobufWire.serialize(fields)
+        #expect(reordered != bytes)
+        #expect(try LoggedBatch(encoded: reordered).batch == header)
+        #expect(throws: (any Error).self) { try LoggedBatch(encoded: Array(bytes.dropLast())) }
+    }
+
+    @Test("where a message's trailing run of one field starts", arguments: [
+        ([] as [UInt8], 7 as UInt64, 0 as Int?),                 // empty: no such field
+        ([0x08, 0x01], 7, 2),                                    // field 1 only
+        ([0x08, 0x01, 0x3A, 0x01, 0x00], 7, 2),                  // field 1, then field 7
+        ([0x08, 0x01, 0x3A, 0x00, 0x3A, 0x00], 7, 2),            // two field 7s at the end
+        ([0x3A, 0x00, 0x08, 0x01], 7, nil),                      // field 1 after field 7: not trailing
+        ([0x08, 0x01, 0x3A, 0x05, 0x00], 7, nil),                // field 7's length runs past the end
+        ([0x08], 7, nil),                                        // a tag without its value
+        ([0x08, 0x01, 0x11, 1, 2, 3, 4, 5, 6, 7, 8, 0x3A, 0x00], 7, 11),  // a fixed64 before it
+    ])
+    func trailingFieldsStart(bytes: [UInt8], number: UInt64, expected: Int?) {
+        #expect(ProtobufWire.trailingFieldsStart(number, in: bytes) == expected)
+    }
+
     @Test("a gap in the watched log: the standby reads the whole state from etcd again, and ends up exactly there")
     func gapInWatchedLog() {
         var core = Self.standby()

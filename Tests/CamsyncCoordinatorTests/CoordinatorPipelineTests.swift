@@ -207,9 +207,12 @@ struct CoordinatorPipelineTests {
     @Test("replays are served from memory while the batches asked for are kept, from the log before that")
     func replayFromMemory() throws {
         var core = R.core()
+        var published: [Camsync_V1_EventBatch] = []
         for index in 1...3 {
             let commit = try #require(Self.registerTurn(&core, index, requestID: UInt64(index), at: Int64(index)))
-            _ = core.turnCommitted(commit.id, at: R.at(Int64(index)))
+            for case .publish(_, let publication) in core.turnCommitted(commit.id, at: R.at(Int64(index))) {
+                if case .eventBatch(let batch)? = publication.envelope.body { published.append(batch) }
+            }
         }
         var request = Camsync_V1_ReplayRequest()
         request.afterSequence = 1
@@ -222,35 +225,30 @@ struct CoordinatorPipelineTests {
         let replay = try #require(replays.first)
         #expect(replay.batches.map(\.sequence) == [2, 3])
         #expect(replay.lastSequence == 3)
+        // Kept as their bytes, they come back whole: the batches published, events and all.
+        #expect(replay.batches == Array(published.suffix(2)))
+        #expect(replay.batches.allSatisfy { !$0.events.isEmpty })
     }
 
     @Test("RecentBatches keeps the last `capacity` batches in order and starts afresh at a gap", arguments: [1, 3, 8])
     func recentBatches(capacity: Int) {
+        /// A batch's bytes as published: 100 bytes whose first says which.
+        func encoded(_ sequence: UInt64) -> [UInt8] { [UInt8(sequence)] + Array(repeating: 0, count: 99) }
         var recent = RecentBatches(capacity: capacity)
-        for sequence in UInt64(1)...20 {
-            var batch = Camsync_V1_EventBatch()
-            batch.sequence = sequence
-            recent.append(batch, size: 100)
-        }
+        for sequence in UInt64(1)...20 { recent.append(sequence: sequence, encoded: encoded(sequence)) }
         #expect(recent.count == capacity)
         #expect(recent.firstSequence == UInt64(21 - capacity) && recent.lastSequence == 20)
         #expect(!recent.holds(after: UInt64(19 - capacity)))
         #expect(recent.holds(after: UInt64(20 - capacity)))
-        #expect(recent.after(UInt64(20 - capacity)).map(\.sequence) == Array(UInt64(21 - capacity)...20))
+        #expect(recent.after(UInt64(20 - capacity)) == (UInt64(21 - capacity)...20).map(encoded))
         #expect(recent.after(UInt64(20 - capacity), byteLimit: 150).count == 1, "the byte limit, at least one")
-        #expect(recent.after(UInt64(20 - capacity), through: 19).map(\.sequence) == Array(UInt64(21 - capacity)..<20))
+        #expect(recent.after(UInt64(20 - capacity), through: 19) == (UInt64(21 - capacity)..<20).map(encoded))
         // The same batches kept compare equal wherever the ring starts.
         var other = RecentBatches(capacity: capacity)
-        for sequence in UInt64(21 - capacity)...20 {
-            var batch = Camsync_V1_EventBatch()
-            batch.sequence = sequence
-            other.append(batch, size: 100)
-        }
+        for sequence in UInt64(21 - capacity)...20 { other.append(sequence: sequence, encoded: encoded(sequence)) }
         #expect(other == recent)
-        var gap = Camsync_V1_EventBatch()
-        gap.sequence = 30
-        recent.append(gap, size: 100)
+        recent.append(sequence: 30, encoded: encoded(30))
         #expect(recent.count == 1 && recent.firstSequence == 30)
-        #expect(recent.after(29).map(\.sequence) == [30] && recent.after(30).isEmpty)
+        #expect(recent.after(29) == [encoded(30)] && recent.after(30).isEmpty)
     }
 }
