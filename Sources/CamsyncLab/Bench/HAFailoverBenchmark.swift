@@ -187,17 +187,28 @@ public enum HAFailoverBenchmark {
             snapshots.append(fleet.snapshotRequests)
             let etcdAt = watch.firstLeader(after: oldTerm)!
             let followedAll = fleet.followedAt.map { $0 ?? killed }.max()!
-            etcdAnnounced.record(from: killed, to: etcdAt)
             expectedTerm = client.lastAnswer?.term
-            firstAck.record(from: killed, to: ackAt!)
-            allFollow.record(from: killed, to: max(followedAll, killed))
-            followAfterAck.record(from: ackAt!, to: max(followedAll, ackAt!))
-            let moved = fleet.followedAt.map { Double(($0 ?? killed) > killed ? ($0 ?? killed) - killed : 0) / 1e6 }.sorted()
-            settings.progress(String(format: "ha-failover: c%d → c%d: etcd %.0f ms, first ack %.0f ms, all %d nodes %.0f ms "
-                                     + "(half %.0f ms, 90 %% %.0f ms); registrations %d, snapshot requests %d",
-                                     victim, newLeader ?? -1, Double(etcdAt - killed) / 1e6, Double(ackAt! - killed) / 1e6,
-                                     nodes, Double(followedAll - killed) / 1e6, moved[moved.count / 2], moved[moved.count * 9 / 10],
-                                     fleet.registrations, fleet.snapshotRequests))
+            /// Milliseconds from `start` to `end` (negative when `end` came first).
+            func milliseconds(_ start: UInt64, _ end: UInt64) -> Double { (Double(end) - Double(start)) / 1e6 }
+            if etcdAt < killed {
+                // The leadership moved on its own just before the kill (the client's last answer was
+                // from the old leader): the kill hit a coordinator that no longer led; not a failover.
+                notes.append(String(format: "%@, %d nodes, trial %d: etcd announced a leader after term %llu %.0f ms before the "
+                    + "kill (the leadership moved on its own); the trial is not counted", setting.label, nodes, trial + 1,
+                    oldTerm, -milliseconds(killed, etcdAt)))
+                settings.progress("ha-failover: trial \(trial + 1) not counted: the leadership had moved before the kill")
+            } else {
+                etcdAnnounced.record(from: killed, to: etcdAt)
+                firstAck.record(from: killed, to: ackAt!)
+                allFollow.record(from: killed, to: max(followedAll, killed))
+                followAfterAck.record(from: ackAt!, to: max(followedAll, ackAt!))
+                let moved = fleet.followedAt.map { Double(($0 ?? killed) > killed ? ($0 ?? killed) - killed : 0) / 1e6 }.sorted()
+                settings.progress(String(format: "ha-failover: c%d → c%d: etcd %.0f ms, first ack %.0f ms, all %d nodes %.0f ms "
+                                         + "(half %.0f ms, 90 %% %.0f ms); registrations %d, snapshot requests %d",
+                                         victim, newLeader ?? -1, milliseconds(killed, etcdAt), milliseconds(killed, ackAt!),
+                                         nodes, milliseconds(killed, followedAll), moved[moved.count / 2], moved[moved.count * 9 / 10],
+                                         fleet.registrations, fleet.snapshotRequests))
+            }
             // The killed coordinator comes back as a standby (it rebuilds from etcd) before the next trial.
             try cluster.restart(victim)
             let back = Clock.monotonicNanoseconds() + 30_000_000_000
