@@ -98,7 +98,7 @@ public struct EtcdCommandLog: Sendable {
 
     /// Every logged command after `after`, as journal entries (the soak's history check).
     public func entries(after: UInt64) async throws -> [JournalEntry] {
-        try await loggedBatches(after: after).map { try JournalEntry(publishedBatch: $0.batch) }
+        try await loggedBatches(after: after).map { JournalEntry(publishedBatch: $0.batch, encoded: $0.encoded) }
     }
 
     /// Calls `body` with each log turn (its value) that may hold batches after `after`, oldest first,

@@ -74,7 +74,10 @@ public enum FloodKind: Int, CaseIterable, Sendable, Codable, CustomStringConvert
         case .impossibleReference: [.rejected, .forbidden]
         case .hugeReference: [.rejected, .malformed]   // ids over 255 bytes are MALFORMED on the wire
         case .unknownSender: [.unknownNode]
-        case .impersonation, .emptySender: [.forbidden]
+        // NOT_REGISTERED: the node named was declared dead (K1) while the flood starved it of CPU (its
+        // liveness window is 1.5 s); it registers again (the flood checks both nodes alive after).
+        case .impersonation: [.forbidden, .notRegistered]
+        case .emptySender: [.forbidden]
         case .unexpectedBody: [.unexpectedMessage]
         }
     }
