@@ -56,22 +56,34 @@ public enum ProtobufWire {
         var index = 0
         while index < bytes.count {
             guard let tag = readVarint(bytes, &index) else { return nil }
-            switch tag & 7 {
-            case 0:
-                guard readVarint(bytes, &index) != nil else { return nil }
-            case 1:
-                index += 8
-            case 2:
-                guard let length = readVarint(bytes, &index), length <= UInt64(bytes.count - index) else { return nil }
-                if tag >> 3 == number { return bytes[index..<(index + Int(length))] }
-                index += Int(length)
-            case 5:
-                index += 4
-            default:
-                return nil
+            let valueStart = index
+            guard skipValue(tag: tag, in: bytes, &index) else { return nil }
+            if tag & 7 == 2, tag >> 3 == number {
+                var start = valueStart
+                _ = readVarint(bytes, &start)
+                return bytes[start..<index]
             }
         }
         return nil
+    }
+
+    /// Moves `index` past the value of a field with `tag`; false when it is malformed (an unknown
+    /// wire type, a varint or length that runs past the end).
+    private static func skipValue(tag: UInt64, in bytes: [UInt8], _ index: inout Int) -> Bool {
+        switch tag & 7 {
+        case 0:
+            return readVarint(bytes, &index) != nil
+        case 1:
+            index += 8
+        case 2:
+            guard let length = readVarint(bytes, &index), length <= UInt64(bytes.count - index) else { return false }
+            index += Int(length)
+        case 5:
+            index += 4
+        default:
+            return false
+        }
+        return index <= bytes.count
     }
 
     /// Where the trailing run of top-level fields `number` starts in `bytes`: an encoder that writes
@@ -89,21 +101,9 @@ public enum ProtobufWire {
             } else if start != nil {
                 return nil
             }
-            switch tag & 7 {
-            case 0:
-                guard readVarint(bytes, &index) != nil else { return nil }
-            case 1:
-                index += 8
-            case 2:
-                guard let length = readVarint(bytes, &index), length <= UInt64(bytes.count - index) else { return nil }
-                index += Int(length)
-            case 5:
-                index += 4
-            default:
-                return nil
-            }
+            guard skipValue(tag: tag, in: bytes, &index) else { return nil }
         }
-        return index == bytes.count ? (start ?? bytes.count) : nil
+        return start ?? bytes.count
     }
 
     private static func readField(_ bytes: [UInt8], _ index: inout Int, depth: Int) -> WireField? {
