@@ -11,7 +11,7 @@ import CamsyncWire
 /// else to wait for, this is the figure the throughput benchmark's "busiest thread" CPU per command
 /// approaches, without that benchmark's noise. The same batches as the log keeps them (their first
 /// `followed`) are then followed by a standby: each decoded from its published bytes and applied
-/// (`CoordinatorCore.rebuild`, which follows batch after batch as a standby does its watch).
+/// (`CoordinatorRecovery.rebuild`, which follows batch after batch as a standby does its watch).
 enum CoreMicroBenchmark {
     struct Result {
         var loopCommandsPerSecond: Double

@@ -193,9 +193,9 @@ public enum HAFailoverBenchmark {
             if etcdAt < killed {
                 // The leadership moved on its own just before the kill (the client's last answer was
                 // from the old leader): the kill hit a coordinator that no longer led; not a failover.
-                notes.append(String(format: "%@, %d nodes, trial %d: etcd announced a leader after term %llu %.0f ms before the "
-                    + "kill (the leadership moved on its own); the trial is not counted", setting.label, nodes, trial + 1,
-                    oldTerm, -milliseconds(killed, etcdAt)))
+                notes.append("\(setting.label), \(nodes) nodes, trial \(trial + 1): etcd announced a leader after term \(oldTerm) "
+                    + String(format: "%.0f", -milliseconds(killed, etcdAt))
+                    + " ms before the kill (the leadership moved on its own); the trial is not counted")
                 settings.progress("ha-failover: trial \(trial + 1) not counted: the leadership had moved before the kill")
             } else {
                 etcdAnnounced.record(from: killed, to: etcdAt)
