@@ -1,7 +1,7 @@
 # camsync — every target installs what it needs on a fresh Debian machine.
 SHELL := /bin/bash
 SWIFT ?= swift
-APT_PACKAGES := libzmq3-dev protobuf-compiler pkg-config libsqlite3-dev iproute2 python3-zmq python3-protobuf \
+APT_PACKAGES := libzmq3-dev zlib1g-dev protobuf-compiler pkg-config libsqlite3-dev iproute2 python3-zmq python3-protobuf \
   libprotobuf-c-dev protobuf-c-compiler libyaml-dev chromium fonts-dejavu-core curl etcd-server prometheus
 PROTO_OUT := Sources/CamsyncWire/Generated
 PLUGIN_SCRATCH := .build-protoc-gen-swift

@@ -43,6 +43,12 @@ let package = Package(
             path: "Sources/CZMQ",
             providers: [.apt(["libzmq3-dev"]), .brew(["zeromq"])]
         ),
+        // zlib: the HA command log's turns are stored deflated (`Deflate`, docs/OPERATIONS.md).
+        .systemLibrary(
+            name: "CZlib",
+            path: "Sources/CZlib",
+            providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]
+        ),
         .target(
             name: "ZeroMQ",
             dependencies: ["CZMQ"],
@@ -55,7 +61,7 @@ let package = Package(
         .target(
             name: "CamsyncWire",
             dependencies: [
-                "CamsyncPolicy",
+                "CamsyncPolicy", "CZlib",
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
             ],
             swiftSettings: swiftSettings

@@ -8,8 +8,8 @@ import CamsyncWire
 ///
 /// Layout under `prefix`:
 /// - `log/<last sequence, 20 digits>`: one key per group commit, a `Replay` message holding the
-///   turn's batches as published (so a turn is one put, whatever its size: etcd allows 128
-///   operations per transaction);
+///   turn's batches as published, deflated (`LogTurn`; a turn is one put, whatever its size: etcd
+///   allows 128 operations per transaction);
 /// - `snapshot`: the newest state snapshot, a `Snapshot` message (sequence, term, state).
 ///
 /// Every write is one transaction conditional on `leadership`: a deposed leader writes nothing.
@@ -25,7 +25,8 @@ public struct EtcdCommandLog: Sendable {
     var logPrefix: String { "\(prefix)/log/" }
     var snapshotKey: String { "\(prefix)/snapshot" }
 
-    func logKey(_ sequence: UInt64) -> String {
+    /// The key of the turn that ends at `sequence`.
+    public func logKey(_ sequence: UInt64) -> String {
         let digits = String(sequence)
         return logPrefix + String(repeating: "0", count: max(0, 20 - digits.count)) + digits
     }
@@ -64,11 +65,11 @@ public struct EtcdCommandLog: Sendable {
     /// hold a loaded leader's 64 turns, and a standby's rebuild then failed for ever).
     static let keysPerRead: Int64 = 64
 
-    /// One log key: `batches` (field 1 of `Replay`, already encoded) and `last_sequence` (field 2).
+    /// One log key: `batches` (field 1 of `Replay`, already encoded) and `last_sequence` (field 2), deflated.
     private func put(_ batches: [UInt8], through last: UInt64, ifLeading leadership: EtcdLeadership, follows: UInt64?) async throws {
-        var value = batches
-        ProtobufWire.append(WireField(number: 2, value: .varint(last)), to: &value)
-        try await client.commit([.put(key: logKey(last), value: value)], ifLeading: leadership,
+        var replay = batches
+        ProtobufWire.append(WireField(number: 2, value: .varint(last)), to: &replay)
+        try await client.commit([.put(key: logKey(last), value: LogTurn.value(replay: replay))], ifLeading: leadership,
                                 requiring: follows.map { [logKey($0)] } ?? [])
     }
 

@@ -45,17 +45,20 @@ public struct LoggedBatch: Sendable, Equatable {
         try encodedBatches(ofTurn: value).map(LoggedBatch.init(encoded:))
     }
 
-    /// The batches of one log turn as they were published, without decoding them.
+    /// The batches of one log turn (its etcd value, `LogTurn`) as they were published, without decoding them.
     public static func encodedBatches(ofTurn value: [UInt8]) throws -> [[UInt8]] {
-        guard let fields = ProtobufWire.parse(value, depth: 0) else { throw UnreadableTurn() }
+        guard let fields = ProtobufWire.parse(try LogTurn.replay(value), depth: 0) else {
+            throw UnreadableTurn(reason: "not a well-formed Replay")
+        }
         return fields.compactMap { field in
             guard field.number == 1, case .bytes(let bytes, _) = field.value else { return nil }
             return bytes
         }
     }
 
-    /// A log value that is not a sequence of well-formed protobuf fields.
+    /// A log value that is neither a well-formed `Replay` nor a well-formed deflated one.
     public struct UnreadableTurn: Error, CustomStringConvertible {
-        public var description: String { "a log turn that is not a well-formed Replay" }
+        public var reason: String
+        public var description: String { "an unreadable log turn: \(reason)" }
     }
 }

@@ -176,6 +176,19 @@ struct CoordinatorLeadershipTests {
         #expect(throws: (any Error).self) { try LoggedBatch(encoded: Array(bytes.dropLast())) }
     }
 
+    @Test("a log turn that is neither a Replay nor a deflated one is an error that says so")
+    func unreadableTurns() throws {
+        let deflated = LogTurn.value(replay: try Camsync_V1_Replay.with { $0.lastSequence = 3 }.serializedBytes())
+        #expect(try LoggedBatch.encodedBatches(ofTurn: deflated).isEmpty)
+        for damaged in [Array(deflated.dropLast(3)), [0x78, 0x01, 0xFF], [0x0A, 0x09, 0x01]] {
+            #expect {
+                try LoggedBatch.encodedBatches(ofTurn: damaged)
+            } throws: { error in
+                (error as? LoggedBatch.UnreadableTurn)?.description.hasPrefix("an unreadable log turn: ") == true
+            }
+        }
+    }
+
     @Test("where a message's trailing run of one field starts", arguments: [
         ([] as [UInt8], 7 as UInt64, 0 as Int?),                 // empty: no such field
         ([0x08, 0x01], 7, 2),                                    // field 1 only

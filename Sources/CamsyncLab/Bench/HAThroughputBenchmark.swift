@@ -18,7 +18,7 @@ public enum HAThroughputBenchmark {
         var batches = 0
         for keyValue in range.keyValues {
             bytes += keyValue.value.count
-            batches += try Camsync_V1_Replay(serializedBytes: keyValue.value).batches.count
+            batches += try LoggedBatch.encodedBatches(ofTurn: keyValue.value).count
         }
         return batches > 0 ? Double(bytes) / Double(batches) : 0
     }
