@@ -248,7 +248,10 @@ public enum HAFailoverBenchmark {
                                   measured: Double(registrations.max() ?? 0), .atMost, 0, unit: .count, basis: "issue 23, SPEC K7"))
         checks.append(TargetCheck(figure: "HA failover (\(label)): snapshot requests caused, most in a trial",
                                   measured: Double(snapshots.max() ?? 0), .atMost, 0, unit: .count, basis: "issue 23, SPEC K7"))
-        if client.refused > 0 { notes.append("\(label): \(client.refused) commands refused (not NOT_LEADER)") }
+        if client.refused > 0 {
+            let reasons = client.refusals.sorted { $0.key < $1.key }.map { "\($0.value) × \($0.key)" }.joined(separator: "; ")
+            notes.append("\(label): \(client.refused) commands refused (not NOT_LEADER): \(reasons)")
+        }
         return (rows, checks, notes)
     }
 

@@ -37,6 +37,8 @@ final class LeaderFollowingClient {
     private var target: Int { endpoints.firstIndex(of: leader.followed.commandEndpoint) ?? 0 }
     private(set) var lastAnswer: Answer?
     private(set) var refused = 0
+    /// The answers other than an ack or NOT_LEADER, by error code and message ("not an error" for another kind of reply).
+    private(set) var refusals: [String: Int] = [:]
 
     /// `holding`: app 0 holds its camera (the first command is then a stop).
     init(context: ZMQContext, commandEndpoints: [String], node: String, target: Int, holding: Bool = true,
@@ -93,7 +95,13 @@ final class LeaderFollowingClient {
                 leader.noteTerm(reply.term)
                 _ = leader.named(commandEndpoint: endpoints[item.index], term: reply.term, by: .itself)
                 var accepted = false
-                if case .ack? = reply.body { accepted = true } else { refused += 1 }
+                if case .ack? = reply.body {
+                    accepted = true
+                } else {
+                    refused += 1
+                    let reason = if case .error(let error)? = reply.body { "\(error.code): \(error.message)" } else { "not an error" }
+                    refusals[reason, default: 0] += 1
+                }
                 let answer = Answer(term: reply.term, at: now, coordinator: item.index, accepted: accepted)
                 answers.append(answer)
                 lastAnswer = answer
