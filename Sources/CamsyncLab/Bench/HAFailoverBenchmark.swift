@@ -122,7 +122,9 @@ public enum HAFailoverBenchmark {
         let node = SimulatedNode.id(0)
         let setup = try ProtocolDealer(context: context, endpoint: commandEndpoints[leader])
         defer { setup.close() }
-        for command in SimulatedNode.claim(node) { _ = try setup.send(command, as: node) }
+        // Acknowledged before the client starts: the client's first stop, from another DEALER, could
+        // otherwise reach the leader before the session is configured ("has no capture session").
+        try setup.pipeline(SimulatedNode.claim(node).map { ($0, node) }, window: 1)
         let client = try LeaderFollowingClient(context: context, commandEndpoints: commandEndpoints, node: node, target: leader,
                                                intervalMilliseconds: nodes > 3 ? 50 : 2)
         defer { client.close() }
