@@ -71,21 +71,23 @@ extension LiveEtcdTests {
 
         @Test("turns of up to 1 MiB each read back in pages larger than gRPC's default 4 MiB")
         func largeTurnsReadBack() async throws {
+            // Letters that deflate to about 6 bits each (turns are stored deflated): 8 × 0.7 MB in one
+            // page. Made before the lease is granted: a debug build takes seconds, and the lease lasts 5.
+            var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+            var letters = [UInt8](repeating: 0, count: 900_000)
+            for index in letters.indices {
+                state ^= state << 13; state ^= state >> 7; state ^= state << 17
+                letters[index] = UInt8(ascii: "A") + UInt8(state % 58)
+            }
+            let originNode = String(decoding: letters, as: UTF8.self)
             try await withEtcdCluster { _, client in
                 let lease = try await client.grantLease(ttlSeconds: 5)
                 let leader = try await client.campaign(Self.election, lease: lease, value: Array("coordinator-a"))
                 let log = EtcdCommandLog(client: client, prefix: "camsync/test")
-                var batches: [Camsync_V1_EventBatch] = []
-                // Letters that deflate to about 6 bits each (turns are stored deflated): 8 × 0.7 MB in one page.
-                var state: UInt64 = 0x9E37_79B9_7F4A_7C15
                 for sequence in UInt64(1)...8 {
                     var batch = Camsync_V1_EventBatch()
                     batch.sequence = sequence
-                    batch.originNode = String(decoding: (0..<900_000).map { _ in
-                        state ^= state << 13; state ^= state >> 7; state ^= state << 17
-                        return UInt8(ascii: "A") + UInt8(state % 58)
-                    }, as: UTF8.self)
-                    batches.append(batch)
+                    batch.originNode = originNode
                     try await log.append([try JournalEntry(publishedBatch: batch)], ifLeading: leader)
                 }
                 let stored = try await client.range(prefix: "camsync/test/log/", limit: 8).keyValues.reduce(0) { $0 + $1.value.count }

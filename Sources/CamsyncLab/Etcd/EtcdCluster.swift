@@ -121,14 +121,20 @@ public final class EtcdCluster: @unchecked Sendable {
     /// so that etcd's fsyncs cost what they cost).
     public static func start(size: Int = 3, timing: Timing = Timing(), security: Security = .mutualTLS,
                              timeout: Duration = .seconds(90), parent: String = scratchParent) async throws -> EtcdCluster {
-        let cluster = try EtcdCluster(size: size, timing: timing, security: security, parent: parent)
-        do {
-            try await cluster.waitUntilHealthy(timeout: timeout)
-        } catch {
-            cluster.stop()
-            throw error
+        // A free port can be taken by another process between `LoopbackPorts.free()` and etcd's bind
+        // (tests and benchmarks start clusters concurrently): such a cluster is started again on new ports.
+        for attempt in 1... {
+            let cluster = try EtcdCluster(size: size, timing: timing, security: security, parent: parent)
+            do {
+                try await cluster.waitUntilHealthy(timeout: timeout)
+                return cluster
+            } catch {
+                let portTaken = cluster.members.indices.contains { cluster.logTail($0, lines: 50).contains("address already in use") }
+                cluster.stop()
+                guard portTaken, attempt < 3 else { throw error }
+            }
         }
-        return cluster
+        fatalError("unreachable")
     }
 
     private init(size: Int, timing: Timing, security: Security, parent: String) throws {
