@@ -123,7 +123,9 @@ public final class EtcdCluster: @unchecked Sendable {
                              timeout: Duration = .seconds(90), parent: String = scratchParent) async throws -> EtcdCluster {
         // A free port can be taken by another process between `LoopbackPorts.free()` and etcd's bind
         // (tests and benchmarks start clusters concurrently): such a cluster is started again on new ports.
-        for attempt in 1... {
+        var attempts = 0
+        while true {
+            attempts += 1
             let cluster = try EtcdCluster(size: size, timing: timing, security: security, parent: parent)
             do {
                 try await cluster.waitUntilHealthy(timeout: timeout)
@@ -131,10 +133,9 @@ public final class EtcdCluster: @unchecked Sendable {
             } catch {
                 let portTaken = cluster.members.indices.contains { cluster.logTail($0, lines: 50).contains("address already in use") }
                 cluster.stop()
-                guard portTaken, attempt < 3 else { throw error }
+                guard portTaken, attempts < 3 else { throw error }
             }
         }
-        fatalError("unreachable")
     }
 
     private init(size: Int, timing: Timing, security: Security, parent: String) throws {
