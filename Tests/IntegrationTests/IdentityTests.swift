@@ -40,7 +40,8 @@ struct IdentityTests {
 
     @Test("CURVE: a key cannot take over another node's route; a frame on a foreign route is refused and its request id echoed")
     func routingIDTakeover() async throws {
-        try await withCluster([TestTopology.ipad1, TestTopology.ipad2], curve: true) { cluster in
+        // Liveness 2 s (250 ms × 8): on a loaded CI host a node's heartbeats once stalled past 1 s.
+        try await withCluster([TestTopology.ipad1, TestTopology.ipad2], heartbeatMs: 250, liveness: 8, curve: true) { cluster in
             let ipad2Key = try #require(cluster.keys?.nodes["ipad-2"])
             let ipad1 = try cluster.controlClient("ipad-1")
             defer { ipad1.close() }
@@ -51,7 +52,7 @@ struct IdentityTests {
             #expect(throws: ClientError.self) { try impostor.send(.goHome(device: "ipad-2"), timeoutMilliseconds: 1_000) }
             // ipad-1 keeps its route: its actions are answered, and it is never declared dead.
             _ = try ipad1.act(.openFullScreen(Apps.notes1, trigger: .user))
-            usleep(2_000_000)  // twice heartbeat × liveness (250 ms × 4)
+            usleep(3_000_000)  // longer than heartbeat × liveness (250 ms × 8)
             let snapshot = try cluster.coordinatorState()
             #expect(snapshot.state.nodes["ipad-1"]?.alive == true)
             #expect(snapshot.counters.nodesDeclaredDead == 0)
@@ -59,10 +60,18 @@ struct IdentityTests {
 
             // With ipad-1 gone its route is free: a connection with another node's key that takes it is
             // refused on every frame (FORBIDDEN, request id echoed) and dropped, and ipad-1 comes back.
+            // The route is free once the coordinator's socket has seen the killed node's connection
+            // close; until then ZeroMQ holds a newcomer with the same routing id unread (it has no
+            // route yet), so the squatter connects again until its frame is read, within 20 s.
             cluster.signalNode("ipad-1", SIGKILL)
-            let squatter = try RequestProbe(endpoint: cluster.commandEndpoint, curve: Self.curve(ipad2Key, cluster), routingID: "ipad-1")
-            defer { squatter.close() }
-            let reply = try #require(try squatter.send(.request(.goHome(device: "ipad-2"), sender: "ipad-2", requestID: 4242)))
+            var answered: Envelope?
+            let squatting = Date()
+            while answered == nil && Date().timeIntervalSince(squatting) < 20 {
+                let squatter = try RequestProbe(endpoint: cluster.commandEndpoint, curve: Self.curve(ipad2Key, cluster), routingID: "ipad-1")
+                defer { squatter.close() }
+                answered = try squatter.send(.request(.goHome(device: "ipad-2"), sender: "ipad-2", requestID: 4242), timeoutMilliseconds: 2_000)
+            }
+            let reply = try #require(answered, "the squatter's frame was read and answered within 20 s")
             guard case .error(let error)? = reply.body else { Issue.record("expected an error, got \(reply)"); return }
             #expect(error.code == .forbidden)
             #expect(error.message.contains("routing id"))

@@ -72,6 +72,10 @@ public struct RunDirectory: Sendable {
                 kill(entry.pid, SIGKILL)
                 forced.append(entry.name)
             }
+            // SIGKILL is delivered at once but a process with large mappings (etcd's bbolt file)
+            // takes a moment to be torn down: the group is stopped only when it is gone.
+            let killDeadline = Date().addingTimeInterval(5)
+            while group.contains(where: { Self.isAlive($0.pid) }) && Date() < killDeadline { usleep(10_000) }
             for entry in group {
                 progress?("stopped \(entry.name) (pid \(entry.pid))")
             }
