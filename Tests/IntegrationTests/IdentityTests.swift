@@ -17,7 +17,7 @@ struct IdentityTests {
 
     @Test("K1: a node that registers long after the coordinator started gets a full liveness timeout")
     func lateJoinerIsNotDeclaredDead() async throws {
-        let (topology, dir) = try TestTopology.make([TestTopology.ipad1, TestTopology.ipad2], heartbeatMs: 200, liveness: 3)
+        let (topology, dir) = try TestTopology.make([TestTopology.ipad1, TestTopology.ipad2], heartbeatMs: 200, liveness: 5)
         let cluster = try LocalCluster(topology: topology, runDirectory: dir, executable: try camsyncBinary())
         defer {
             cluster.stop(grace: 3)
@@ -26,16 +26,17 @@ struct IdentityTests {
         try cluster.startCoordinator()
         try cluster.startNode("ipad-1")
         try cluster.waitUntil(timeout: 20, what: "ipad-1 alive") { try cluster.coordinatorState().state.nodes["ipad-1"]?.alive == true }
-        // Longer than heartbeat × liveness (600 ms) before the second node exists at all.
-        usleep(1_500_000)
+        // Longer than heartbeat × liveness (1 s; a loaded CI host can stall heartbeats for most of a
+        // shorter timeout) before the second node exists at all.
+        usleep(2_500_000)
         try cluster.startNode("ipad-2")
         try cluster.waitUntil(timeout: 20, what: "ipad-2 alive") { try cluster.coordinatorState().state.nodes["ipad-2"]?.alive == true }
-        // Three more timeouts: a node that heart-beats is never declared dead.
-        usleep(1_800_000)
+        // Two more timeouts: a node that heart-beats is never declared dead.
+        usleep(2_000_000)
         let snapshot = try cluster.coordinatorState()
         #expect(snapshot.state.nodes["ipad-2"]?.alive == true)
         #expect(snapshot.counters.nodesDeclaredDead == 0, "no node was declared dead: \(snapshot.counters)")
-        #expect(snapshot.heartbeatIntervalMilliseconds == 200 && snapshot.liveness == 3, "the settings are on the wire")
+        #expect(snapshot.heartbeatIntervalMilliseconds == 200 && snapshot.liveness == 5, "the settings are on the wire")
     }
 
     @Test("CURVE: a key cannot take over another node's route; a frame on a foreign route is refused and its request id echoed")
