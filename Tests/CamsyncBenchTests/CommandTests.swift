@@ -12,6 +12,16 @@ import Testing
         #expect(!run.quick && !run.json)
         #expect(run.selected == BenchmarkName.allCases)
         #expect(run.nodes == 50 && run.subscribers == 500 && run.memoryNodes == 1000 && run.memoryApps == 10)
+        #expect(run.settings(executable: "/bin/true", workDirectory: "/tmp/x").haCoordinators == 3)
+    }
+
+    @Test("ha-latency's coordinators: one (no standbys) up to five")
+    func haCoordinators() throws {
+        let run = try #require(try Camsync.parseAsRoot(["bench", "ha-latency", "--ha-coordinators", "1"]) as? BenchRunCommand)
+        #expect(run.settings(executable: "/bin/true", workDirectory: "/tmp/x").haCoordinators == 1)
+        for bad in ["0", "6"] {
+            #expect(throws: (any Error).self) { try Camsync.parseAsRoot(["bench", "--ha-coordinators", bad]) }
+        }
     }
 
     @Test("benchmarks and options after `bench`, without naming `run`")

@@ -17,6 +17,8 @@ public struct BenchSettings: Sendable {
     /// `memory`: nodes and apps per node (DESIGN: 1,000 nodes / 10,000 apps).
     public var memoryNodes: Int
     public var memoryAppsPerNode: Int
+    /// `ha-latency`: coordinators on etcd (3; 1 is a leader without standbys, to tell their share of a claim).
+    public var haCoordinators: Int
     /// Where the HA benchmarks' etcd members keep their data: the temporary directory (on disk, so
     /// that etcd's fsyncs cost what they cost); tests pass tmpfs (`EtcdCluster.scratchParent`).
     public var etcdDataParent = FileManager.default.temporaryDirectory.path
@@ -24,7 +26,7 @@ public struct BenchSettings: Sendable {
 
     public init(executable: String, workDirectory: String, quick: Bool = false, coordinatorPrefix: [String] = [],
                 nodes: Int = 50, subscribers: Int = 500, subscriberProcesses: Int = 4, recoveryCommands: Int? = nil,
-                memoryNodes: Int = 1000, memoryAppsPerNode: Int = 10,
+                memoryNodes: Int = 1000, memoryAppsPerNode: Int = 10, haCoordinators: Int = 3,
                 progress: @escaping @Sendable (String) -> Void = { _ in }) {
         self.executable = executable
         self.workDirectory = workDirectory
@@ -36,6 +38,7 @@ public struct BenchSettings: Sendable {
         self.recoveryCommands = recoveryCommands ?? (quick ? 20_000 : 100_000)
         self.memoryNodes = memoryNodes
         self.memoryAppsPerNode = memoryAppsPerNode
+        self.haCoordinators = haCoordinators
         self.progress = progress
     }
 

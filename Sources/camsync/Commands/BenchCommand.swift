@@ -47,6 +47,8 @@ struct BenchRunCommand: ParsableCommand {
     @Option(help: "recovery: journaled commands (default 100000, 20000 with --quick).") var recoveryCommands: Int?
     @Option(help: "memory: registered nodes.") var memoryNodes = 1000
     @Option(help: "memory: apps per node.") var memoryApps = 10
+    @Option(help: "ha-latency: coordinators on etcd, 1–5 (1: a leader without standbys or their log watches).")
+    var haCoordinators = 3
     @Option(help: ArgumentHelp("Command the coordinator runs under, e.g. \"taskset -c 1\" to pin it to one core.",
                                valueName: "command"))
     var coordinatorPrefix: String?
@@ -63,6 +65,9 @@ struct BenchRunCommand: ParsableCommand {
         guard nodes > 0, subscribers > 0, subscriberProcesses > 0, memoryNodes > 0, memoryApps > 0 else {
             throw ValidationError("--nodes, --subscribers, --subscriber-processes, --memory-nodes and --memory-apps must be positive")
         }
+        guard (1...5).contains(haCoordinators) else {
+            throw ValidationError("--ha-coordinators must be between 1 and 5")
+        }
         if let recoveryCommands, recoveryCommands < 1000 {
             throw ValidationError("--recovery-commands must be at least 1000")
         }
@@ -76,7 +81,7 @@ struct BenchRunCommand: ParsableCommand {
             coordinatorPrefix: coordinatorPrefix.map { $0.split(separator: " ").map(String.init) } ?? [],
             nodes: nodes, subscribers: subscribers, subscriberProcesses: subscriberProcesses,
             recoveryCommands: recoveryCommands, memoryNodes: memoryNodes, memoryAppsPerNode: memoryApps,
-            progress: { line in
+            haCoordinators: haCoordinators, progress: { line in
                 guard !silent else { return }
                 FileHandle.standardError.write(Data(String(format: "[%6.1fs] %@\n", Date().timeIntervalSince(start), line).utf8))
             })
