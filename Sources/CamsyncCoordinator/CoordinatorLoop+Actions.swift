@@ -81,7 +81,7 @@ extension CoordinatorLoop {
             zap?.suspend(key: key, for: .milliseconds(milliseconds))
         case .count(let metric):
             metrics.record(metric)
-            if case .role(let leading, _) = metric { mailbox?.coreLeads.withLock { $0 = leading } }
+            if case .role(let leading, _) = metric { mailbox?.setCoreLeads(leading) }
         case .log(let entry):
             let metadata = entry.metadata.mapValues { Logger.MetadataValue.string($0) }
             switch entry.level {

@@ -10,17 +10,24 @@ final class HAMailbox: Sendable {
     private let news: LoopInbox<LeadershipEvent>
     private let resignations = Locked<Resignations>(Resignations())
 
-    private struct Resignations {
+    private struct Resignations: WaitedOn {
         /// The highest term the core resigned.
         var term: Int64 = 0
-        var waiting: [(term: Int64, id: UInt64, resume: CheckedContinuation<Void, Never>)] = []
-        var nextID: UInt64 = 0
+        /// Supervisors waiting for the resignation of a term (their key).
+        var waiting = TaskWaiters()
     }
 
-    /// Whether the core leads (the loop sets it from the core's `.count(.role)` actions). While it
-    /// does, the supervisor neither decodes nor posts the log's turns: they are this coordinator's
-    /// own, and a leading core ignores them (a step-down rebuilds from etcd anyway).
-    let coreLeads = Locked(false)
+    /// Whether the core leads (the loop sets it from the core's `.count(.role)` actions), and the
+    /// supervisor's log watch waiting for it to stop. While the core leads, the log's turns are its
+    /// own and a leading core ignores them (a step-down rebuilds from etcd anyway), so the
+    /// supervisor does not watch the log at all: etcd feeds one watch fewer, and the leader's etcd
+    /// connection carries its txns and not each turn back.
+    private let leading = Locked<Leading>(Leading())
+
+    private struct Leading: WaitedOn {
+        var value = false
+        var waiting = TaskWaiters()
+    }
 
     init() throws { news = try LoopInbox() }
 
@@ -32,38 +39,35 @@ final class HAMailbox: Sendable {
     /// Everything posted so far, oldest first.
     func take() -> [LeadershipEvent] { news.take() }
 
+    var coreLeads: Bool { leading.withLock { $0.value } }
+
+    /// The loop tells whether the core leads now; a watch waiting for it to stop leading goes on.
+    func setCoreLeads(_ value: Bool) {
+        let due = leading.withLock { state -> [CheckedContinuation<Void, Never>] in
+            state.value = value
+            return value ? [] : state.waiting.takeDue { _ in true }
+        }
+        for continuation in due { continuation.resume() }
+    }
+
+    /// Returns once the core does not lead (at once when it does not), or the task is cancelled.
+    func untilCoreFollows() async {
+        await TaskWaiters.park(in: leading, key: 0) { !$0.value }
+    }
+
     /// The loop carries out the core's `resign`: the supervisor waiting on that leadership goes on.
     func resign(_ leadership: EtcdLeadership) {
         let due = resignations.withLock { state -> [CheckedContinuation<Void, Never>] in
             state.term = max(state.term, leadership.term)
-            let due = state.waiting.filter { $0.term <= state.term }
-            state.waiting.removeAll { $0.term <= state.term }
-            return due.map(\.resume)
+            let term = state.term
+            return state.waiting.takeDue { $0 <= term }
         }
         for continuation in due { continuation.resume() }
     }
 
     /// Returns once the core resigned `leadership` (or a later one), or the task is cancelled.
     func resignation(of leadership: EtcdLeadership) async {
-        let id = resignations.withLock { state -> UInt64 in
-            state.nextID += 1
-            return state.nextID
-        }
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                let now = resignations.withLock { state -> Bool in
-                    if state.term >= leadership.term || Task.isCancelled { return true }
-                    state.waiting.append((leadership.term, id, continuation))
-                    return false
-                }
-                if now { continuation.resume() }
-            }
-        } onCancel: {
-            let waiting = resignations.withLock { state -> CheckedContinuation<Void, Never>? in
-                guard let index = state.waiting.firstIndex(where: { $0.id == id }) else { return nil }
-                return state.waiting.remove(at: index).resume
-            }
-            waiting?.resume()
-        }
+        let term = leadership.term
+        await TaskWaiters.park(in: resignations, key: term) { $0.term >= term }
     }
 }

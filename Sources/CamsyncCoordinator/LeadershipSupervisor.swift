@@ -127,16 +127,22 @@ struct LeadershipSupervisor: Sendable {
         }
     }
 
-    /// Every turn put under the log prefix from now on. The loop applies what continues its
-    /// sequence and rebuilds from etcd on a gap, so a watch restarted "from now" loses nothing.
-    /// Not decoded while the core leads (`HAMailbox.coreLeads`).
+    /// Every turn put under the log prefix from now on, while the core does not lead. The loop
+    /// applies what continues its sequence and rebuilds from etcd on a gap, so a watch started again
+    /// "from now" loses nothing. The watch ends at the first turn it delivers once the core leads
+    /// (the core's own; `HAMailbox.coreLeads`) and starts again when the core stops leading, which
+    /// is when it rebuilds from etcd anyway.
     private func followLog() async throws {
-        try await client.watch(prefix: log.logPrefix, from: 0) { events in
-            guard !mailbox.coreLeads.withLock({ $0 }) else { return true }
-            for event in events where event.kind == .put {
-                mailbox.post(.logTurn(try LoggedBatch.turn(event.keyValue.value)))
+        while !Task.isCancelled {
+            await mailbox.untilCoreFollows()
+            if Task.isCancelled { return }
+            try await client.watch(prefix: log.logPrefix, from: 0) { events in
+                guard !mailbox.coreLeads else { return false }
+                for event in events where event.kind == .put {
+                    mailbox.post(.logTurn(try LoggedBatch.turn(event.keyValue.value)))
+                }
+                return true
             }
-            return true
         }
     }
 
