@@ -30,7 +30,7 @@ struct LeaderSuspicionTests {
         }
     }
 
-    @Test("a paused leader is suspected: a standby revokes its lease and leads; resumed, the old leader answers NOT_LEADER, acknowledges nothing and publishes no batch")
+    @Test("a paused leader is suspected: a standby revokes its lease and leads; resumed, the old leader answers NOT_LEADER, acknowledges nothing and publishes no batch; as a standby it follows the log again")
     func pausedLeaderIsDeposed() async throws {
         try await HA.withHACluster { cluster in
             let oldLeader = try HA.leader(cluster)
@@ -98,8 +98,25 @@ struct LeaderSuspicionTests {
             // The new leader serves, and the old one comes back as a standby naming it.
             let leaderClient = try CoordinatorClient(context: context, endpoint: try cluster.leaderCommandEndpoint())
             defer { leaderClient.close() }
-            #expect(try leaderClient.send(command, requestID: 777_002, timeoutMilliseconds: 10_000) > 0)
+            let served = try leaderClient.send(command, requestID: 777_002, timeoutMilliseconds: 10_000)
+            #expect(served > 0)
             #expect(try HA.leader(cluster) == successor.name)
+
+            // The old leader follows the log again: it stopped watching it while it led, and watches
+            // again as a standby, so a turn the new leader commits later reaches it by the watch
+            // (its rebuild after stepping down read only what was committed by then).
+            let oldClient = try CoordinatorClient(context: context, endpoint: endpoint)
+            defer { oldClient.close() }
+            func applied() throws -> (role: String, sequence: UInt64) {
+                let status = try oldClient.coordinatorStatus(timeoutMilliseconds: 2_000)
+                return (status.role, status.appliedSequence)
+            }
+            try cluster.waitUntil(timeout: 20, what: "the old leader to follow as a standby up to \(served)") {
+                let (role, sequence) = try applied()
+                return role == "standby" && sequence >= served
+            }
+            let later = try leaderClient.send(.goHome(device: "ipad-2"), requestID: 777_003, timeoutMilliseconds: 10_000)
+            try cluster.waitUntil(timeout: 10, what: "the old leader's watch to deliver \(later)") { try applied().sequence >= later }
         }
     }
 }
