@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import Synchronization
 import ZeroMQ
 #if canImport(Glibc)
 import Glibc
@@ -13,7 +14,9 @@ import Glibc
 /// The pids live in a fixed table of slots, not in a Swift collection: a crash handler runs in a
 /// signal handler, which may only call async-signal-safe functions (`kill`, `sigaction`, `raise`)
 /// and must not take a lock or allocate. Writers hold `lock`; the handler reads the slots without
-/// it (an aligned 32-bit word is read whole).
+/// it (an aligned 32-bit word is read whole). A child is registered right after it is started; the
+/// handler first waits for the starts under way (`whileStarting`), so a crash between a child's fork
+/// and its registration does not leave it running.
 public enum ChildProcesses {
     private static let capacity = 8_192
     nonisolated(unsafe) private static let slots: UnsafeMutablePointer<Int32> = {
@@ -32,6 +35,29 @@ public enum ChildProcesses {
     }()
     /// The signals of a crash: Swift's traps (SIGILL on x86-64, SIGTRAP on arm64), bad accesses, `abort`.
     static let crashSignals = [SIGILL, SIGTRAP, SIGSEGV, SIGBUS, SIGFPE, SIGABRT]
+
+    /// Children being started: forked, perhaps, and not registered yet. A crash in that window would
+    /// leave the newborn running, so the handler waits (briefly) for every start under way to register.
+    private static let starting = Atomic<Int>(0)
+
+    /// Runs `start` (which starts a child and registers it) as a start under way: a crash or an
+    /// interrupt meanwhile waits for it before killing the children.
+    public static func whileStarting<T>(_ start: () throws -> T) rethrows -> T {
+        starting.add(1, ordering: .sequentiallyConsistent)
+        defer { starting.subtract(1, ordering: .sequentiallyConsistent) }
+        return try start()
+    }
+
+    /// Waits, up to 200 ms, until no start is under way (only async-signal-safe calls: an atomic load
+    /// and `nanosleep`). Bounded, since the thread that crashed may be the one starting a child.
+    private static func awaitStarts() {
+        var pause = timespec(tv_sec: 0, tv_nsec: 1_000_000)
+        var waited = 0
+        while waited < 200 && starting.load(ordering: .sequentiallyConsistent) > 0 {
+            nanosleep(&pause, nil)
+            waited += 1
+        }
+    }
 
     public static func register(_ pid: Int32) {
         guard pid > 0 else { return }
@@ -58,6 +84,7 @@ public enum ChildProcesses {
 
     /// Kills every registered child with SIGKILL.
     public static func killAll() {
+        awaitStarts()
         for pid in registered { kill(pid, SIGKILL) }
     }
 
@@ -93,6 +120,7 @@ public enum ChildProcesses {
     /// sent again under the default action, which ends the process.
     private static let crashed: @convention(c) (Int32, UnsafeMutablePointer<siginfo_t>?, UnsafeMutableRawPointer?) -> Void = {
         signalNumber, info, context in
+        ChildProcesses.awaitStarts()
         for index in 0..<ChildProcesses.capacity {
             let pid = ChildProcesses.slots[index]
             if pid > 0 { kill(pid, SIGKILL) }

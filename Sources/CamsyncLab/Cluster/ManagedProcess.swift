@@ -29,8 +29,10 @@ public final class ManagedProcess: @unchecked Sendable {
         if let environment { process.environment = environment }
         // From its start until it ends, a crash or an interrupt of a bench kills it (`ChildProcesses`).
         process.terminationHandler = { ChildProcesses.unregister($0.processIdentifier) }
-        try process.run()
-        ChildProcesses.register(process.processIdentifier)
+        try ChildProcesses.whileStarting {
+            try process.run()
+            ChildProcesses.register(process.processIdentifier)
+        }
         if !process.isRunning { ChildProcesses.unregister(process.processIdentifier) }  // ended before it was registered
         try? log.close()
     }
