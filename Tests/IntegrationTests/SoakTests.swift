@@ -20,7 +20,8 @@ struct SoakTests {
         #expect(!result.faults.isEmpty, "faults were injected")
         // A1–A8: the workload's audio commands reached the nodes, whose notifications the checker compared.
         let audioKinds = Set(result.history.audio.map(\.kind))
-        #expect(audioKinds.isSuperset(of: [.interruptionBegan, .silenceHintBegan, .silenceHintEnded]), "\(audioKinds)")
+        #expect(audioKinds.isSuperset(of: [.interruptionBegan, .silenceHintBegan, .silenceHintEnded]),
+                "\(audioKinds) in \(result.history.audio.count) audio observations\n\(result.summary)")
         if result.report.passed { try? FileManager.default.removeItem(atPath: directory) }
     }
 
