@@ -128,10 +128,11 @@ struct LeadershipSupervisor: Sendable {
     }
 
     /// Every turn put under the log prefix from now on, while the core does not lead. The loop
-    /// applies what continues its sequence and rebuilds from etcd on a gap, so a watch started again
-    /// "from now" loses nothing. The watch ends at the first turn it delivers once the core leads
-    /// (the core's own; `HAMailbox.coreLeads`) and starts again when the core stops leading, which
-    /// is when it rebuilds from etcd anyway.
+    /// applies what continues its sequence and rebuilds from etcd on a gap, so a turn a watch started
+    /// again "from now" missed is made up at the next turn it delivers (and a win reads the log
+    /// before leading). The watch ends at the first turn it delivers once the core leads (the core's
+    /// own; `HAMailbox.coreLeads`) and starts again when the core stops leading, which is when it
+    /// rebuilds from etcd anyway.
     private func followLog() async throws {
         while !Task.isCancelled {
             await mailbox.untilCoreFollows()
