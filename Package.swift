@@ -213,7 +213,7 @@ let package = Package(
             dependencies: ["CamsyncTestSupport", "CamsyncEtcd", "CamsyncLab", "CamsyncPKI", "CamsyncCoordinator", "CamsyncPolicy", "CamsyncWire"],
             swiftSettings: swiftSettings
         ),
-        .testTarget(name: "CamsyncSimTests", dependencies: ["CamsyncTestSupport", "CamsyncLab", "CamsyncCoordinator"], swiftSettings: swiftSettings),
+        .testTarget(name: "CamsyncSimTests", dependencies: ["CamsyncTestSupport", "CamsyncLab", "CamsyncCoordinator", "CamsyncNode", "CamsyncPolicy", "CamsyncSoak"], swiftSettings: swiftSettings),
         .testTarget(name: "CamsyncSoakTests", dependencies: ["CamsyncSoak", "CamsyncPolicy", "CamsyncNode"], swiftSettings: swiftSettings),
         .testTarget(
             name: "CamsyncHostileTests",

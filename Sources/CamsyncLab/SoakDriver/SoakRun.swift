@@ -76,6 +76,9 @@ public struct SoakResult: Sendable {
 /// coordinator, SIGSTOP pauses longer than the liveness timeout, dropped/duplicated/delayed
 /// messages through a faulty proxy), recorded from the resources' side and checked (CamsyncSoak).
 public final class SoakRun: @unchecked Sendable {
+    /// The audio notifications every soak's nodes log (its prologue reaches them).
+    public static var audioCoverage: Set<AudioObservation.Kind> { Workload.audioCoverage }
+
     public let options: SoakOptions
     private let acks = Locked<[AcknowledgedCommand]>([])
     private let operations = Locked(0)
@@ -120,6 +123,8 @@ public final class SoakRun: @unchecked Sendable {
         try proxy.start()
         defer { proxy.stop() }
 
+        try playAudioPrologue(cluster: cluster, proxy: "ipc://\(dir)/proxy.sock")
+        progress("audio prologue: \(Workload.audioPrologue.count) commands acknowledged and applied by every node")
         let deadline = Date().addingTimeInterval(options.duration)
         let workers = try (0..<options.clients).map { index in
             let seed = options.seed &+ UInt64(index) &* 7919
@@ -172,6 +177,30 @@ public final class SoakRun: @unchecked Sendable {
 
     // MARK: Workload
 
+    /// The audio prologue (`Workload.audioPrologue`), sent in order by one client before the faults
+    /// and the random clients start, each acknowledged; then every node's replica reaches its last
+    /// sequence, so that each node has logged what its apps were told before any fault can stop it.
+    private func playAudioPrologue(cluster: LocalCluster, proxy endpoint: String) throws {
+        let context = try ZMQContext()
+        let socket = try ZMQSocket(context, .dealer)
+        defer { socket.close() }
+        try socket.set(.linger(milliseconds: 0))
+        try socket.connect(endpoint)
+        let poller = Poller()
+        poller.register(socket, for: .readable)
+        var last: UInt64 = 0
+        for (node, command) in Workload.audioPrologue {
+            switch request(node, command, socket: socket, poller: poller) {
+            case .ack(let ack)?: last = ack.sequence
+            case .error(let error)?: throw ClusterWaitError(message: "the soak's audio prologue: \(node) \(command) refused: \(error.message)")
+            default: throw ClusterWaitError(message: "the soak's audio prologue: \(node) \(command) not answered")
+            }
+        }
+        try cluster.waitUntil(timeout: 30, what: "every replica to apply the audio prologue (sequence \(last))") {
+            try cluster.replicas().nodes.values.allSatisfy { $0.synced && $0.sequence >= last }
+        }
+    }
+
     private func workload(seed: UInt64, proxy endpoint: String, until deadline: Date) {
         guard let context = try? ZMQContext(), let socket = try? ZMQSocket(context, .dealer) else { return }
         defer { socket.close() }
@@ -182,34 +211,41 @@ public final class SoakRun: @unchecked Sendable {
         var workload = Workload(seed: seed)
         while Date() < deadline {
             let (node, command) = workload.next()
-            let requestID = requestIDs.withLock { id -> UInt64 in id += 1; return id }
-            let bytes = Envelope.request(command, sender: node.rawValue, requestID: requestID).serializedBytes()
-            operations.withLock { $0 += 1 }
-            // Retry with the same request id (K5) until answered: through drops, delays and coordinator restarts.
-            attempts: for _ in 0..<(options.highAvailability ? 80 : 20) {
-                guard (try? socket.send([bytes], dontWait: true)) == true else { usleep(50_000); continue }
-                let until = Clock.monotonicMilliseconds() + 400
-                while Clock.monotonicMilliseconds() < until {
-                    guard let ready = try? poller.poll(timeoutMs: 50), !ready.isEmpty else { continue }
-                    while let message = try? socket.receive(dontWait: true) {
-                        guard message.frames.count == 1, let reply = try? Envelope.decode(message.frames[0]),
-                              reply.requestID == requestID else { continue }
-                        // A standby (or a leader that could not commit): not an answer; again, same id.
-                        if case .error(let error)? = reply.body, error.code == .notLeader {
-                            usleep(50_000)
-                            continue attempts
-                        }
-                        if case .ack(let ack)? = reply.body {
-                            acks.withLock {
-                                $0.append(AcknowledgedCommand(node: node, requestID: requestID, sequence: ack.sequence,
-                                                              command: command, ackedAt: Instant(milliseconds: Clock.wallMilliseconds())))
-                            }
-                        }
-                        break attempts
+            _ = request(node, command, socket: socket, poller: poller)
+        }
+    }
+
+    /// Sends one command as `node` and waits for its answer: an ack (recorded) or a refusal. Retries
+    /// with the same request id (K5) through drops, delays, coordinator restarts and NOT_LEADER; nil
+    /// when none of the attempts was answered.
+    private func request(_ node: NodeID, _ command: Command, socket: ZMQSocket, poller: Poller) -> Envelope.OneOf_Body? {
+        let requestID = requestIDs.withLock { id -> UInt64 in id += 1; return id }
+        let bytes = Envelope.request(command, sender: node.rawValue, requestID: requestID).serializedBytes()
+        operations.withLock { $0 += 1 }
+        for _ in 0..<(options.highAvailability ? 80 : 20) {
+            guard (try? socket.send([bytes], dontWait: true)) == true else { usleep(50_000); continue }
+            let until = Clock.monotonicMilliseconds() + 400
+            waiting: while Clock.monotonicMilliseconds() < until {
+                guard let ready = try? poller.poll(timeoutMs: 50), !ready.isEmpty else { continue }
+                while let message = try? socket.receive(dontWait: true) {
+                    guard message.frames.count == 1, let reply = try? Envelope.decode(message.frames[0]),
+                          reply.requestID == requestID else { continue }
+                    // A standby (or a leader that could not commit): not an answer; again, same id.
+                    if case .error(let error)? = reply.body, error.code == .notLeader {
+                        usleep(50_000)
+                        break waiting
                     }
+                    if case .ack(let ack)? = reply.body {
+                        acks.withLock {
+                            $0.append(AcknowledgedCommand(node: node, requestID: requestID, sequence: ack.sequence,
+                                                          command: command, ackedAt: Instant(milliseconds: Clock.wallMilliseconds())))
+                        }
+                    }
+                    return reply.body
                 }
             }
         }
+        return nil
     }
 
     // MARK: Faults

@@ -1,10 +1,34 @@
 import CamsyncRuntime
 import CamsyncPolicy
+import CamsyncSoak
 
 /// Seeded random user/app actions over the soak topology. Many are refused by the engine
 /// (that is part of the test: a refusal is an answer and must change nothing).
 struct Workload {
     var rng: SplitMix64
+
+    /// What apps must have been told of their audio sessions in every soak (A3, A5): the coverage
+    /// its check expects.
+    static let audioCoverage: Set<AudioObservation.Kind> = [.interruptionBegan, .silenceHintBegan, .silenceHintEnded]
+
+    /// A fixed prologue that reaches `audioCoverage` from a fresh cluster, whatever the timing: on
+    /// ipad-2 the music app plays (playback, not mixable); the player opens over it and is told to
+    /// silence secondary audio (A5); the player's own session interrupts the music (A3) and ends the
+    /// player's hint; the player stops, and the music's interruption ends (A6). The random workload
+    /// reaches these only by chance, and a loaded run with many faults acknowledges too few
+    /// commands to count on it: one such run logged no audio notification at all.
+    static let audioPrologue: [(node: NodeID, command: Command)] = {
+        let device = NodeID(SoakTopology.devices[1])
+        let music = AppID(device: device, bundleID: "com.example.music")
+        let player = AppID(device: device, bundleID: "com.example.player")
+        return [
+            .openFullScreen(music, trigger: .user),
+            .activateAudioSession(music),
+            .openFullScreen(player, trigger: .user),
+            .activateAudioSession(player),
+            .deactivateAudioSession(player),
+        ].map { (device, $0) }
+    }()
 
     init(seed: UInt64) {
         rng = SplitMix64(seed: seed)
