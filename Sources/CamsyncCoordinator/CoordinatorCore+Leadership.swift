@@ -119,6 +119,10 @@ extension CoordinatorCore {
             return [.rebuildFromLog]
         case .standby:
             guard let win = state.pendingWin else { return [] }
+            if settings.plantedBug == .leadWithoutCatchingUp {
+                ha!.pendingWin = nil
+                return lead(win, at: time)
+            }
             role = .catchingUp(win)
             ha!.pendingWin = nil
             ha!.awaitingRead = true

@@ -8,4 +8,7 @@ public enum PlantedBug: String, Sendable, Equatable, CaseIterable {
     case forgetRetryWindowOnFailover = "forget-retry-window"
     /// A coordinator that leads again keeps the silence it measured before (K7).
     case skipLivenessReset = "skip-liveness-reset"
+    /// A standby that wins the election leads at once, without reading the log after its own
+    /// sequence first (K6: a win catches up before it leads).
+    case leadWithoutCatchingUp = "lead-without-catch-up"
 }

@@ -42,6 +42,8 @@ struct SimCoordinator {
         case tick
         case endTurn
         case action(CoordinatorAction)
+        /// The process dies here (a fault placed right after an answered commit).
+        case crash
     }
 
     init(index: Int, name: String) {
@@ -97,6 +99,8 @@ extension Simulation {
         process.wakeAt = nil
         process.supervisor = SimSupervisor()
         coordinators[c] = process
+        watchFaults.lastDelivery[c] = nil
+        if watchFaults.crashing?.coordinator == c { watchFaults.crashing = nil }
         let time = coordinatorTime(c)
         var core: CoordinatorCore
         switch options.mode {
@@ -191,6 +195,10 @@ extension Simulation {
             var core = coordinators[c].core!
             actions = answer(&core, outcome, at: time)
             coordinators[c].core = core
+            if case .committed(let id) = outcome, diesAfterAnswering(c, commit: id) {
+                coordinators[c].work.insert(contentsOf: actions.map(SimCoordinator.Work.action) + [.crash], at: 0)
+                return
+            }
         case .receive(let routingID, let bytes):
             operationsSeen(c, bytes)
             actions = coordinators[c].core!.receive(InboundFrame(frames: [routingID, bytes]), at: time)
@@ -200,6 +208,9 @@ extension Simulation {
             actions = coordinators[c].core!.endTurn(at: time)
         case .action(let action):
             execute(c, action)
+            return
+        case .crash:
+            crashAfterCommit(c)
             return
         }
         coordinators[c].work.insert(contentsOf: actions.map(SimCoordinator.Work.action), at: 0)
@@ -264,7 +275,7 @@ extension Simulation {
                 storeCall(c, generation: generation) { [unowned self] in
                     do throws(StoreFailure) {
                         let turn = try store.append(commit.entries, ifLeading: commit.leadership, follows: commit.follows)
-                        watchersSee(turn)
+                        watchersSee(turn, committedBy: c, commit: commit.id)
                         return .committed(commit.id)
                     } catch {
                         return .commitFailed(commit.id, error)

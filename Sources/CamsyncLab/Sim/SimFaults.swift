@@ -10,6 +10,7 @@ enum Heal: CustomStringConvertible {
     case reconnect([SimNetwork.Link])
     case messages
     case store
+    case watchCaughtUp
 
     var description: String {
         switch self {
@@ -20,6 +21,7 @@ enum Heal: CustomStringConvertible {
         case .reconnect(let links): "partition healed (\(links.count / 2) link(s))"
         case .messages: "message faults end"
         case .store: "etcd healthy again"
+        case .watchCaughtUp: "the log's watch caught up"
         }
     }
 }
@@ -134,6 +136,8 @@ extension Simulation {
         case .store:
             store.available = true
             store.slowBy = 0
+        case .watchCaughtUp:
+            watchFaults.lag = [:]
         }
         trace.note(now, "heal \(heal)")
     }
@@ -145,6 +149,8 @@ extension Simulation {
         network.heal()
         store.available = true
         store.slowBy = 0
+        watchFaults.lag = [:]
+        watchFaults.crashAfterCommit = nil
         for c in coordinators.indices {
             if !coordinators[c].running { startCoordinator(c) }
             coordinators[c].pausedUntil = min(coordinators[c].pausedUntil, now)

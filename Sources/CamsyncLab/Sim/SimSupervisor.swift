@@ -179,14 +179,6 @@ extension Simulation {
         }
     }
 
-    /// The log's watch: every coordinator that reaches the store sees the turn, in order.
-    func watchersSee(_ turn: Camsync_V1_Replay) {
-        let batches = turn.batches.map(LoggedBatch.init)
-        for c in coordinators.indices where coordinators[c].running {
-            for at in network.deliveries(from: .store, to: .coordinator(c), at: now, rng: &rng) { post(c, .logTurn(batches), at: at) }
-        }
-    }
-
     /// etcd's lessor: expired leases go at its 500 ms checks.
     func lessorTick() {
         if store.available, store.expireLeases(at: nowMilliseconds) {

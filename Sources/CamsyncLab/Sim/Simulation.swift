@@ -32,6 +32,8 @@ public final class Simulation {
         case clientWake(Int, token: Int)
         case lessorTick
         case fault
+        /// The next fault of etcd's log watch (`WatchFaults`, HA only).
+        case watchFault
         case heal(Heal)
         case endFaults
         case finish
@@ -44,6 +46,7 @@ public final class Simulation {
     var rng: SplitMix64
     /// The fault schedule, on a stream of its own so that a change elsewhere leaves a seed's faults as they were.
     var faultRNG: SplitMix64
+    var watchFaults: WatchFaults
     var trace: SimTrace
     var store = SimStore()
     var journal = SimJournal()
@@ -70,6 +73,7 @@ public final class Simulation {
         self.options = options
         rng = SplitMix64(seed: options.seed &* 0x9E37_79B9_7F4A_7C15 &+ 1)
         faultRNG = SplitMix64(seed: options.seed ^ 0xFA17_5EED_0000_0000)
+        watchFaults = WatchFaults(seed: options.seed)
         trace = SimTrace(keepsLines: options.trace)
         var settings = CoordinatorSettings(commandEndpoint: "", eventEndpoint: "", dataDirectory: "",
                                            heartbeatIntervalMilliseconds: options.heartbeatMilliseconds,
@@ -112,6 +116,9 @@ public final class Simulation {
         }
         if options.mode == .highAvailability { scheduler.schedule(.lessorTick, at: SimStore.lessorTick * 1000) }
         if options.faults { scheduler.schedule(.fault, at: randomDelay(1_000_000...3_000_000)) }
+        if options.faults, options.mode == .highAvailability {
+            scheduler.schedule(.watchFault, at: watchFaults.delay(2_000_000...5_000_000))
+        }
         scheduler.schedule(.endFaults, at: Int64(options.faultSeconds * 1_000_000))
         scheduler.schedule(.finish, at: Int64((options.faultSeconds + options.livenessSeconds) * 1_000_000))
     }
@@ -169,6 +176,10 @@ public final class Simulation {
             guard faultPhase else { return }
             injectFault()
             scheduler.schedule(.fault, at: now + randomDelay(800_000...3_500_000))
+        case .watchFault:
+            guard faultPhase else { return }
+            injectWatchFault()
+            scheduler.schedule(.watchFault, at: now + watchFaults.delay(2_000_000...6_000_000))
         case .heal(let heal):
             apply(heal)
         case .endFaults:
