@@ -41,6 +41,11 @@ final class HAMailbox: Sendable {
 
     var coreLeads: Bool { leading.withLock { $0.value } }
 
+    /// The log watches parked until the core stops leading, and the supervisors parked until a
+    /// resignation (what a test waits for to know a task has parked).
+    var parkedWatches: Int { leading.withLock { $0.waiting.count } }
+    var parkedResignations: Int { resignations.withLock { $0.waiting.count } }
+
     /// The loop tells whether the core leads now; a watch waiting for it to stop leading goes on.
     func setCoreLeads(_ value: Bool) {
         let due = leading.withLock { state -> [CheckedContinuation<Void, Never>] in

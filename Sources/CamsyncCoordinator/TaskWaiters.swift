@@ -7,6 +7,9 @@ struct TaskWaiters: Sendable {
     private var parked: [(id: UInt64, key: Int64, resume: CheckedContinuation<Void, Never>)] = []
     private var nextID: UInt64 = 0
 
+    /// How many tasks are parked now.
+    var count: Int { parked.count }
+
     /// Removes and returns the parked tasks whose key `isDue`; the caller resumes them outside the lock.
     mutating func takeDue(_ isDue: (Int64) -> Bool) -> [CheckedContinuation<Void, Never>] {
         let due = parked.filter { isDue($0.key) }

@@ -1,6 +1,7 @@
 import CamsyncClient
 import CamsyncPolicy
 import Foundation
+import Metrics
 
 /// The web view's state and its subscribers. The follower `publish`es a new view per applied batch;
 /// each page connection (`/events`) gets the whole view first, then per batch only the screens and
@@ -18,6 +19,8 @@ final class WebFeed: @unchecked Sendable {
     private var version: UInt64 = 0
     private var following = false
     private var subscribers: [UUID: AsyncStream<String>.Continuation] = [:]
+    /// `camsync_web_page_streams`: the pages following the live stream now.
+    private let pageStreams = Gauge(label: "camsync_web_page_streams")
     /// The replica with the decision behind each app's state, for the why panel (`/why.json`).
     private var replay: LogReplay?
     /// Every coordinator and etcd member, as the HA watcher last found them (nil: not asked yet).
@@ -107,11 +110,13 @@ final class WebFeed: @unchecked Sendable {
         lock.lock()
         continuation.yield(Self.event("whole", Whole(version: version, following: following, view: view, timeline: timeline, highAvailability: highAvailability)))
         subscribers[id] = continuation
+        pageStreams.record(subscribers.count)
         lock.unlock()
         continuation.onTermination = { [weak self] _ in
             guard let self else { return }
             self.lock.lock()
             self.subscribers[id] = nil
+            self.pageStreams.record(self.subscribers.count)
             self.lock.unlock()
         }
         return stream

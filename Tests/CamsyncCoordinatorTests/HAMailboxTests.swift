@@ -4,8 +4,20 @@ import Testing
 import ZeroMQ
 
 /// The mailbox's two waits, which the HA supervisor's tasks park on: the log watch until the core
-/// stops leading, the candidacy until the core resigns its leadership.
+/// stops leading, the candidacy until the core resigns its leadership. A test knows a task has parked
+/// by the mailbox's count of parked tasks (a parked task is resumed only by taking it out of that list),
+/// never by sleeping.
 @Suite struct HAMailboxTests {
+    /// Waits until `count` tasks are parked (each waiter parks once; the bound is generous).
+    static func parked(_ count: Int, _ read: () -> Int) async throws {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while read() < count {
+            #expect(ContinuousClock.now < deadline, "a task parked within 10 s")
+            if ContinuousClock.now >= deadline { return }
+            await Task.yield()
+        }
+    }
+
     @Test("the log watch waits while the core leads and goes on when it stops; a follower never waits")
     func untilCoreFollows() async throws {
         let mailbox = try HAMailbox()
@@ -17,11 +29,10 @@ import ZeroMQ
             await mailbox.untilCoreFollows()
             resumed.withLock { $0 = true }
         }
-        try await Task.sleep(for: .milliseconds(50))
+        try await Self.parked(1) { mailbox.parkedWatches }
         #expect(!resumed.withLock { $0 }, "parked while the core leads")
-        mailbox.setCoreLeads(true)   // still leading: nobody goes on
-        try await Task.sleep(for: .milliseconds(20))
-        #expect(!resumed.withLock { $0 })
+        mailbox.setCoreLeads(true)   // still leading: nobody goes on (a resume would take it out of the list)
+        #expect(mailbox.parkedWatches == 1)
         mailbox.setCoreLeads(false)
         await waiter.value
         #expect(resumed.withLock { $0 } && !mailbox.coreLeads)
@@ -32,9 +43,10 @@ import ZeroMQ
         let mailbox = try HAMailbox()
         mailbox.setCoreLeads(true)
         let waiter = Task { await mailbox.untilCoreFollows() }
-        try await Task.sleep(for: .milliseconds(20))
+        try await Self.parked(1) { mailbox.parkedWatches }
         waiter.cancel()
         await waiter.value
+        #expect(mailbox.parkedWatches == 0, "the cancelled wait left the list")
         mailbox.setCoreLeads(false)   // resumes nothing twice (a double resume would trap)
         #expect(!mailbox.coreLeads)
     }
@@ -48,10 +60,10 @@ import ZeroMQ
             await mailbox.resignation(of: leadership)
             done.withLock { $0 = true }
         }
-        try await Task.sleep(for: .milliseconds(20))
+        try await Self.parked(1) { mailbox.parkedResignations }
         mailbox.resign(EtcdLeadership(election: "e", key: "e/0", term: 4, lease: 1))
-        try await Task.sleep(for: .milliseconds(20))
-        #expect(!done.withLock { $0 }, "an earlier term's resignation is not this one")
+        #expect(mailbox.parkedResignations == 1, "an earlier term's resignation is not this one")
+        #expect(!done.withLock { $0 })
         mailbox.resign(EtcdLeadership(election: "e", key: "e/2", term: 6, lease: 1))
         await waiter.value
         #expect(done.withLock { $0 })

@@ -20,9 +20,14 @@ extension LiveEtcdTests {
                 let campaignB = Task { try await client.campaign(Self.election, lease: leaseB, value: Array("coordinator-b")) }
                 defer { campaignB.cancel() }
 
-                // While A keeps its lease, A stays the only leader (two TTLs).
-                for _ in 0..<4 {
-                    try await Task.sleep(for: .milliseconds(500))
+                // While A keeps its lease, A stays the only leader (two TTLs). Each round, a probe
+                // lease of the same TTL granted after A's and never renewed expires on etcd (its key
+                // goes): a positive sign that A's lease would have expired too, had it not been kept.
+                for round in 0..<2 {
+                    let probe = try await client.grantLease(ttlSeconds: 2)
+                    let probeKey = "camsync/test/probe/\(round)"
+                    try await client.put(probeKey, [1], lease: probe)
+                    try await waitUntil("the probe lease to expire", timeout: .seconds(30)) { try await client.get(probeKey) == nil }
                     let leader = try #require(try await client.leader(Self.election))
                     #expect(leader.key == a.key)
                     #expect(leader.value == Array("coordinator-a"))

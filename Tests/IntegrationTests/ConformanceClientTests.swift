@@ -11,7 +11,7 @@ import Glibc
 /// written from docs/PROTOCOL.md and the .proto files alone (pyzmq + protoc-generated classes), joins a
 /// real CURVE cluster over tcp late, follows and replays batches, and tries the takeover, the foreign
 /// attach and a malformed frame. Needs Debian's python3-zmq and python3-protobuf (`make deps`).
-@Suite(.ownThreads, .serialized, .timeLimit(.minutes(3)))
+@Suite(.ownThreads, .clusterSlot, .serialized, .timeLimit(.minutes(3)))
 struct ConformanceClientTests {
     static let python = "/usr/bin/python3"
     static let heartbeatMs: Int64 = 250
@@ -64,7 +64,6 @@ struct ConformanceClientTests {
             cluster.stop(grace: 3)
             try? FileManager.default.removeItem(atPath: dir)
         }
-        let started = Date()
         do {
             // Like withCluster, but py-ipad and py-intruder only get keys: waitUntilJoined expects the
             // nodes whose processes run.
@@ -76,10 +75,8 @@ struct ConformanceClientTests {
             return
         }
         let keys = try #require(cluster.keys)
-        // A late joiner: the coordinator has run longer than heartbeat × liveness before it registers.
-        let timeout = Double(Self.heartbeatMs * Self.liveness) / 1000
-        let late = 2 * timeout + 0.5 - Date().timeIntervalSince(started)
-        if late > 0 { usleep(UInt32(late * 1_000_000)) }
+        // A late joiner: two liveness timeouts pass on the coordinator's own clock before it registers.
+        try cluster.waitForHeartbeatIntervals(2 * Int(Self.liveness), timeout: 60)
 
         let result = try Self.run(Self.python, [
             script,

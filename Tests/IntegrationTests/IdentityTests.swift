@@ -9,7 +9,7 @@ import ZeroMQ
 
 /// Identity and liveness across real processes (issue: late joiners, routing-id takeover, foreign
 /// attach, refused PiP starts, replay from a sequence, error replies that echo the request id).
-@Suite(.ownThreads, .serialized, .timeLimit(.minutes(3)))
+@Suite(.ownThreads, .clusterSlot, .serialized, .timeLimit(.minutes(3)))
 struct IdentityTests {
     static func curve(_ pair: CurveKeyPair, _ cluster: LocalCluster) -> ClientCurve {
         ClientCurve(publicKey: pair.publicKey, secretKey: pair.secretKey, serverPublicKey: cluster.keys!.coordinator.publicKey)
@@ -26,13 +26,13 @@ struct IdentityTests {
         try cluster.startCoordinator()
         try cluster.startNode("ipad-1")
         try cluster.waitUntil(timeout: 20, what: "ipad-1 alive") { try cluster.coordinatorState().state.nodes["ipad-1"]?.alive == true }
-        // Longer than heartbeat × liveness (1 s; a loaded CI host can stall heartbeats for most of a
-        // shorter timeout) before the second node exists at all.
-        usleep(2_500_000)
+        // Two liveness timeouts (heartbeat × liveness = 1 s) pass on the coordinator's own clock
+        // before the second node exists at all.
+        try cluster.waitForHeartbeatIntervals(2 * 5, timeout: 60)
         try cluster.startNode("ipad-2")
         try cluster.waitUntil(timeout: 20, what: "ipad-2 alive") { try cluster.coordinatorState().state.nodes["ipad-2"]?.alive == true }
-        // Two more timeouts: a node that heart-beats is never declared dead.
-        usleep(2_000_000)
+        // Two more timeouts on the coordinator's clock: a node that heart-beats is never declared dead.
+        try cluster.waitForHeartbeatIntervals(2 * 5, timeout: 60)
         let snapshot = try cluster.coordinatorState()
         #expect(snapshot.state.nodes["ipad-2"]?.alive == true)
         #expect(snapshot.counters.nodesDeclaredDead == 0, "no node was declared dead: \(snapshot.counters)")
@@ -53,7 +53,8 @@ struct IdentityTests {
             #expect(throws: ClientError.self) { try impostor.send(.goHome(device: "ipad-2"), timeoutMilliseconds: 1_000) }
             // ipad-1 keeps its route: its actions are answered, and it is never declared dead.
             _ = try ipad1.act(.openFullScreen(Apps.notes1, trigger: .user))
-            usleep(3_000_000)  // longer than heartbeat × liveness (250 ms × 8)
+            // A liveness timeout (250 ms × 8) and more passes on the coordinator's clock.
+            try cluster.waitForHeartbeatIntervals(8 + 4, timeout: 60)
             let snapshot = try cluster.coordinatorState()
             #expect(snapshot.state.nodes["ipad-1"]?.alive == true)
             #expect(snapshot.counters.nodesDeclaredDead == 0)

@@ -13,7 +13,7 @@ import ZeroMQ
 /// log). Replies leave in commit order; a turn etcd refuses takes every later turn in flight with it,
 /// and nothing of them is acknowledged or published.
 extension EtcdBackedTests {
-@Suite(.ownThreads, .serialized, .timeLimit(.minutes(3)))
+@Suite(.ownThreads, .clusterSlot, .serialized, .timeLimit(.minutes(3)))
 struct PipelineTests {
     typealias HA = HighAvailabilityTests
 
@@ -68,18 +68,31 @@ struct PipelineTests {
         (0..<count).map { Stream(device: HA.devices[$0 % HA.devices.count], index: $0) }
     }
 
-    /// Every batch the leader at `endpoint` publishes, in arrival order, until `stop`.
+    /// Every batch the leader at `endpoint` publishes, in arrival order, until `stop`; returns once
+    /// the subscription is live (its first heartbeat arrived), so that no batch of the stream that
+    /// follows is published before the SUB has joined.
     static func collectBatches(_ endpoint: String, until stop: Locked<Bool>, into batches: Locked<[Camsync_V1_EventBatch]>) throws -> JoinableThread {
         let context = try ZMQContext(ioThreads: 1)
-        let subscriber = try EventSubscriber(context: context, endpoint: endpoint, topics: ["ev."])
-        return try JoinableThread {
+        let subscriber = try EventSubscriber(context: context, endpoint: endpoint, topics: ["ev.", "hb"])
+        let live = Locked(false)
+        let thread = try JoinableThread {
             defer { subscriber.close() }
             while !stop.withLock({ $0 }) {
-                if case .eventBatch(let batch)? = (try? subscriber.next(timeoutMilliseconds: 100))??.1.body {
-                    batches.withLock { $0.append(batch) }
+                switch (try? subscriber.next(timeoutMilliseconds: 100))??.1.body {
+                case .eventBatch(let batch)?: batches.withLock { $0.append(batch) }
+                case .coordinatorHeartbeat?: live.withLock { $0 = true }
+                default: break
                 }
             }
         }
+        do {
+            try waitUntil(timeout: 30, what: "the SUB to hear the leader's first heartbeat") { live.withLock { $0 } }
+        } catch {
+            stop.withLock { $0 = true }
+            thread.join()
+            throw error
+        }
+        return thread
     }
 
     @Test("under a stream from many clients, each with a window in flight, replies leave in commit order and every ack is in the log")
@@ -89,7 +102,6 @@ struct PipelineTests {
             let stop = Locked(false)
             let batches = Locked<[Camsync_V1_EventBatch]>([])
             let subscriber = try Self.collectBatches(leader.localEvents ?? leader.events, until: stop, into: batches)
-            try await Task.sleep(for: .milliseconds(300))   // the SUB joins before the stream starts
             let streams = Self.streams(12)
             let endpoint = LocalCluster.localCommands(leader)
             let workers = try streams.map { stream in try JoinableThread { stream.run(endpoint: endpoint, window: 16, until: stop) } }
@@ -125,7 +137,6 @@ struct PipelineTests {
             let stop = Locked(false)
             let batches = Locked<[Camsync_V1_EventBatch]>([])
             let subscriber = try Self.collectBatches(leader.localEvents ?? leader.events, until: stop, into: batches)
-            try await Task.sleep(for: .milliseconds(300))
             let streams = Self.streams(12)
             let endpoint = LocalCluster.localCommands(leader)
             let workers = try streams.map { stream in try JoinableThread { stream.run(endpoint: endpoint, window: 16, until: stop) } }

@@ -6,7 +6,7 @@ import Testing
 
 /// The live web view in a real browser (headless Chromium from Debian, `make deps`) against a real
 /// cluster: the page must have applied the event stream to show the story's outcome.
-@Suite(.ownThreads, .serialized, .timeLimit(.minutes(3)))
+@Suite(.ownThreads, .clusterSlot, .serialized, .timeLimit(.minutes(3)))
 struct WebViewTests {
     static let chromium = ["/usr/bin/chromium", "/usr/bin/chromium-browser"].first { FileManager.default.isExecutableFile(atPath: $0) }
 
@@ -26,7 +26,10 @@ struct WebViewTests {
             let story = UInt64(7)
             let browser = try Browser(url: "http://\(http)/?until=\(start + story)&check-layout", directory: directory)
             defer { browser.reap() }
-            Thread.sleep(forTimeInterval: 1)
+            // The page follows the stream before the story starts: the server counts its open stream.
+            try cluster.waitUntil(timeout: 60, what: "the page to open its event stream") {
+                try HTTPScrape.metrics(http)["camsync_web_page_streams"] == 1
+            }
             try cluster.act("ipad-1", [
                 .openFullScreen(Apps.call1, trigger: .user),
                 .activateAudioSession(Apps.call1),

@@ -410,6 +410,28 @@ public final class LocalCluster: @unchecked Sendable {
         try EventSubscriber(context: context, endpoint: localEventEndpoint, topics: topics, curve: adminCurve)
     }
 
+    /// Waits until the publishing coordinator's own clock has moved `intervals` heartbeat intervals
+    /// on: a heartbeat stamped at least that long after the first one heard here. The coordinator's
+    /// timers (K1's liveness checks among them) run on the loop that stamps its heartbeats, so once
+    /// this returns, whatever they had due in that span has happened and shows in a snapshot. This is
+    /// how a test waits to show that something did *not* happen, instead of sleeping.
+    public func waitForHeartbeatIntervals(_ intervals: Int, timeout: Double) throws {
+        let subscriber = try eventSubscriber(topics: ["hb"])
+        defer { subscriber.close() }
+        let deadline = Date().addingTimeInterval(timeout)
+        var first: Int64?
+        while Date() < deadline {
+            guard let (_, envelope) = try subscriber.next(timeoutMilliseconds: 200),
+                  case .coordinatorHeartbeat(let heartbeat)? = envelope.body else { continue }
+            guard let start = first else {
+                first = heartbeat.timeMs
+                continue
+            }
+            if heartbeat.timeMs - start >= Int64(intervals) * Int64(heartbeat.heartbeatIntervalMs) { return }
+        }
+        throw ClusterWaitError(message: "timed out after \(timeout) s waiting for \(intervals) heartbeat intervals to pass")
+    }
+
     /// Waits until the coordinator lists every topology node alive and every running node
     /// reports a synced replica at the coordinator's sequence.
     public func waitUntilJoined(timeout: Double, progress: ((String) -> Void)? = nil) throws {
