@@ -11,7 +11,7 @@ PROTOS := $(shell find proto -path proto/etcd -prune -o -name '*.proto' -print |
 # types need `public import SwiftProtobuf`.
 SWIFT_OPTS := --swift_opt=Visibility=Public --swift_opt=FileNaming=PathToUnderscores --swift_opt=UseAccessLevelOnImports=true
 
-.PHONY: web-screenshot deps build test package-check alerts-test run run-ha proto proto-check proto-c bench clean plugin multihost-test soak sim \
+.PHONY: flake-hunt web-screenshot deps build test package-check alerts-test run run-ha proto proto-check proto-c bench clean plugin multihost-test soak sim \
   fuzz flood agent-asan leader-following-test trust-test fuzz-agent grpc-plugin etcd-proto etcd-swift etcd-proto-check
 
 # The etcd v3 client (Sources/CamsyncEtcd): etcd's API protos, copied from Debian's
@@ -67,6 +67,13 @@ SEEDS ?= 1-200
 SIM_ARGS ?=
 sim: build
 	"$$($(SWIFT) build --show-bin-path)/camsync" sim --seeds $(SEEDS) $(SIM_ARGS)
+
+# The flake hunt (docs/TESTING.md): the process, etcd and soak suites ROUNDS times on one build, the
+# last HOG_ROUNDS beside two CPU-bound busy loops; prints each round's time, load and failures.
+ROUNDS ?= 10
+HOG_ROUNDS ?= 3
+flake-hunt: deps
+	ROUNDS=$(ROUNDS) HOG_ROUNDS=$(HOG_ROUNDS) SWIFT=$(SWIFT) tools/flake-hunt.sh
 
 # A longer soak with faults and the history checker (the short one runs in `make test`).
 SOAK_SECONDS ?= 300

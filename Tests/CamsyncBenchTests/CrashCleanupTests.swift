@@ -8,7 +8,7 @@ import Glibc
 
 /// A `camsync bench` that crashes takes its children with it: etcd members and coordinators are
 /// killed from the crash handler (`ChildProcesses`), not left running.
-@Suite(.ownThreads, .serialized, .timeLimit(.minutes(5)),
+@Suite(.ownThreads, .clusterSlot, .serialized, .timeLimit(.minutes(5)),
        .enabled(if: EtcdCluster.isAvailable, Comment(rawValue: EtcdCluster.unavailableMessage)))
 struct CrashCleanupTests {
     /// Whether `pid` is a process that runs (not gone, not a zombie).

@@ -5,7 +5,7 @@ import Testing
 
 /// The HA benchmarks in their quick form, against real coordinators on a real 3-member etcd: each
 /// produces its rows and target checks. Timings are never asserted (this machine is shared).
-@Suite(.ownThreads, .serialized, .timeLimit(.minutes(5)),
+@Suite(.ownThreads, .clusterSlot, .serialized, .timeLimit(.minutes(5)),
        .enabled(if: EtcdCluster.isAvailable, Comment(rawValue: EtcdCluster.unavailableMessage)))
 struct HABenchmarkTests {
     @Test("ha-latency: claim → grant on etcd over mutual TLS and in plaintext, each beside its raw etcd txn, and the ZeroMQ floor")

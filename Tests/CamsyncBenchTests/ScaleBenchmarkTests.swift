@@ -6,7 +6,7 @@ import Testing
 /// `scale` in its quick form against a real coordinator (and a real etcd when installed): every size
 /// has its rate and claim rows, the flatness and rebuild checks are printed. Timings are never
 /// asserted (this machine is shared).
-@Suite(.ownThreads, .serialized, .timeLimit(.minutes(10)))
+@Suite(.ownThreads, .clusterSlot, .serialized, .timeLimit(.minutes(10)))
 struct ScaleBenchmarkTests {
     @Test("scale: rate and claim → grant at 10, 1,000, 10,000 apps on a device and 10, 100, 1,000 nodes; standby rebuild; replay-all restart")
     func scaleRows() throws {

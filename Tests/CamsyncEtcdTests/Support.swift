@@ -4,7 +4,7 @@ import CamsyncTestSupport
 import Testing
 
 /// Every test against a live etcd cluster, one at a time (each starts its own 3 members).
-@Suite(.ownThreads, .serialized, .timeLimit(.minutes(3)),
+@Suite(.ownThreads, .clusterSlot, .serialized, .timeLimit(.minutes(3)),
        .enabled(if: EtcdCluster.isAvailable, Comment(rawValue: EtcdCluster.unavailableMessage)))
 struct LiveEtcdTests {}
 

@@ -7,7 +7,7 @@ import Testing
 /// The `camsync` binary built next to this test bundle.
 func camsyncBinary() throws -> String { try CamsyncExecutable.besideThisProcess() }
 
-@Suite("Hostile input: flooding a real coordinator", .ownThreads, .serialized)
+@Suite("Hostile input: flooding a real coordinator", .ownThreads, .clusterSlot, .serialized)
 struct FloodTests {
     @Test("every flood frame kind has templates, and each template is what its kind says")
     func templates() throws {

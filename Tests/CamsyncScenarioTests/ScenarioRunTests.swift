@@ -5,7 +5,7 @@ import Foundation
 import Testing
 
 /// Runs every file in `scenarios/` against real processes (local mode, ipc endpoints in a temp dir).
-@Suite(.ownThreads, .serialized, .timeLimit(.minutes(4)))
+@Suite(.ownThreads, .clusterSlot, .serialized, .timeLimit(.minutes(4)))
 struct ScenarioRunTests {
     static func run(_ scenario: Scenario) async throws -> ScenarioReport {
         let binary = try camsyncBinary()

@@ -8,7 +8,7 @@ import ZeroMQ
 
 /// Bad input at the coordinator's ROUTER: an error reply with a code where a reply is possible,
 /// and the coordinator keeps serving the next good command.
-@Suite(.ownThreads, .serialized, .timeLimit(.minutes(2)))
+@Suite(.ownThreads, .clusterSlot, .serialized, .timeLimit(.minutes(2)))
 struct BadInputTests {
     static func errorCode(_ reply: Envelope) -> Camsync_V1_ErrorCode? {
         if case .error(let error)? = reply.body { return error.code }

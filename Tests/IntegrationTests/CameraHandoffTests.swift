@@ -6,7 +6,7 @@ import Testing
 
 /// Camera handoff across real processes (seed 001: "Camera.app assumes control of the camera when
 /// it's opened … the system returns camera control when Camera.app finishes").
-@Suite(.ownThreads, .serialized, .timeLimit(.minutes(2)))
+@Suite(.ownThreads, .clusterSlot, .serialized, .timeLimit(.minutes(2)))
 struct CameraHandoffTests {
     @Test("C4/C5/C6: Camera.app preempts a PiP video call, which resumes when Camera.app leaves")
     func cameraAppPreemptsPiPCall() async throws {

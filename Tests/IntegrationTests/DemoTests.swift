@@ -3,7 +3,7 @@ import Foundation
 import Testing
 
 /// `make run` is the product's front door: the demo must tell the story it narrates.
-@Suite(.ownThreads, .serialized, .timeLimit(.minutes(2)))
+@Suite(.ownThreads, .clusterSlot, .serialized, .timeLimit(.minutes(2)))
 struct DemoTests {
     @Test("the demo's story happens: reason 3, interruptionEnded, reason 4, throttle, reason 5, one alert, audio with reason 2; exit 0")
     func demoTellsTheStory() throws {

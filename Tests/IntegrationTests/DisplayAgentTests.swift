@@ -10,7 +10,7 @@ import ZeroMQ
 
 /// The display cases with the C display agent (`agent: c`, camsync-display-agent) in place of
 /// the Swift display: the same outcomes, through the same control socket contract.
-@Suite(.ownThreads, .serialized, .timeLimit(.minutes(4)))
+@Suite(.ownThreads, .clusterSlot, .serialized, .timeLimit(.minutes(4)))
 struct DisplayAgentTests {
     static let agentDisplay = TestTopology.display1 + "\nagent: c"
     static let nodes = [TestTopology.ipad1, TestTopology.ipad2, agentDisplay]

@@ -9,7 +9,7 @@ import Testing
 import ZeroMQ
 
 /// K3: a coordinator killed mid-traffic and restarted on the same data dir loses nothing it acknowledged.
-@Suite(.ownThreads, .serialized, .timeLimit(.minutes(3)))
+@Suite(.ownThreads, .clusterSlot, .serialized, .timeLimit(.minutes(3)))
 struct DurabilityTests {
     @Test("K3: acknowledged state, higher term, increasing tokens (C8), R1 alert not shown again")
     func coordinatorRestart() async throws {

@@ -11,7 +11,7 @@ import ZeroMQ
 /// coordinators are played by the test with raw ZeroMQ sockets (a ROUTER and a PUB each): "a"
 /// leads in term 5 and then dies silently; "b" is a standby rebuilt from etcd that answers every
 /// request NOT_LEADER naming "a" at term 5 (envelope term 0), until it leads itself in term 6.
-@Suite(.ownThreads, .serialized, .timeLimit(.minutes(2)))
+@Suite(.ownThreads, .clusterSlot, .serialized, .timeLimit(.minutes(2)))
 struct LeaderFollowingTests {
     static let interval = 200
 

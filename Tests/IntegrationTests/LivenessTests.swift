@@ -8,7 +8,7 @@ import Testing
 
 /// K1 across processes: a node killed with SIGKILL is declared dead through the log,
 /// with the consequences SPEC K1 lists, and every surviving replica agrees.
-@Suite(.ownThreads, .serialized, .timeLimit(.minutes(3)))
+@Suite(.ownThreads, .clusterSlot, .serialized, .timeLimit(.minutes(3)))
 struct LivenessTests {
     @Test("K1 display: its camera disconnects (C10), its windows return to the iPad (L3), reason 4 stays (C2.4)")
     func displayKilled() async throws {

@@ -4,7 +4,7 @@ import CamsyncTestSupport
 import Testing
 
 /// `/metrics` scraped from a real coordinator and node (`--http`) after a known story.
-@Suite(.ownThreads, .serialized, .timeLimit(.minutes(2)))
+@Suite(.ownThreads, .clusterSlot, .serialized, .timeLimit(.minutes(2)))
 struct MetricsTests {
     @Test("/metrics counts the story's commands, refusals, claims and the cluster's gauges; unknown paths are 404")
     func metricsAfterAStory() async throws {

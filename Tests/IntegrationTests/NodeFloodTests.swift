@@ -13,7 +13,7 @@ import ZeroMQ
 /// run; without the bound it reads the flood to the end and the coordinator would declare it dead.
 /// The coordinator is played by the test: a ROUTER that records when the node's traffic arrives
 /// (any traffic counts as a heartbeat), and a PUB that floods.
-@Suite(.ownThreads, .serialized, .timeLimit(.minutes(2)))
+@Suite(.ownThreads, .clusterSlot, .serialized, .timeLimit(.minutes(2)))
 struct NodeFloodTests {
     static let intervalMilliseconds = 200
 

@@ -8,7 +8,7 @@ import ZeroMQ
 import CamsyncClient
 
 /// K4 and K5 across processes.
-@Suite(.ownThreads, .serialized, .timeLimit(.minutes(3)))
+@Suite(.ownThreads, .clusterSlot, .serialized, .timeLimit(.minutes(3)))
 struct OrderingTests {
     @Test("K4: two clients racing for one camera — one winner each time (the later start, C4), same order everywhere")
     func raceForOneCamera() async throws {

@@ -9,7 +9,7 @@ import ZeroMQ
 
 /// CURVE + ZAP on a real cluster: only listed keys get in, a node's id is bound to its key,
 /// admin actions need the admin key, and no key ever reaches a log.
-@Suite(.ownThreads, .serialized, .timeLimit(.minutes(2)))
+@Suite(.ownThreads, .clusterSlot, .serialized, .timeLimit(.minutes(2)))
 struct SecurityTests {
     static func curve(_ pair: CurveKeyPair, _ cluster: LocalCluster) -> ClientCurve {
         ClientCurve(publicKey: pair.publicKey, secretKey: pair.secretKey, serverPublicKey: cluster.keys!.coordinator.publicKey)

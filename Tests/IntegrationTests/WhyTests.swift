@@ -7,7 +7,7 @@ import Testing
 
 /// `camsync ctl why` and the web view's why panel against a real cluster: the rule, the sequence and
 /// the command behind an app's session, the camera's holder and C6's waiters, from the replayed log.
-@Suite(.ownThreads, .serialized, .timeLimit(.minutes(3)))
+@Suite(.ownThreads, .clusterSlot, .serialized, .timeLimit(.minutes(3)))
 struct WhyTests {
     /// The call runs in PiP with multitasking access; Camera.app takes the camera (C4); Camera.app
     /// stops its session and the camera returns to the call (C6).
