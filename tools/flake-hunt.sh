@@ -33,7 +33,9 @@ stop_sampler() { [ -n "$sampler" ] && kill "$sampler" 2>/dev/null && wait "$samp
 trap 'stop_hogs; stop_sampler' EXIT INT TERM
 
 echo "flake-hunt: $ROUNDS rounds of --filter '$FILTER', the last $HOG_ROUNDS beside $HOG busy loops; logs in $OUT"
-$SWIFT build --build-tests >/dev/null || { echo "flake-hunt: the build failed"; exit 1; }
+if ! $SWIFT build --build-tests >"$OUT/build.log" 2>&1; then
+  tail -30 "$OUT/build.log"; echo "flake-hunt: the build failed (log: $OUT/build.log)"; exit 1
+fi
 
 failed_rounds=0
 summary="$OUT/summary.txt"
