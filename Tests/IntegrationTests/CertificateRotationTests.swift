@@ -17,7 +17,7 @@ import Glibc
 /// Nothing acknowledged is lost, no claim fails (a node's stream pauses while that node restarts),
 /// and the old credentials are refused afterwards.
 extension EtcdBackedTests {
-@Suite(.ownThreads, .clusterSlot, .serialized, .timeLimit(.minutes(8)))
+@Suite(.ownThreads, .serialized, .timeLimit(.minutes(8)))
 struct CertificateRotationTests {
     typealias HA = HighAvailabilityTests
 

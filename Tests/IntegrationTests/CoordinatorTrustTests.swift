@@ -15,7 +15,7 @@ import Glibc
 /// it are ignored. Once a coordinator they believe leads again, they follow it and the claims go on;
 /// nothing acknowledged is lost.
 extension EtcdBackedTests {
-@Suite(.ownThreads, .clusterSlot, .serialized, .timeLimit(.minutes(4)))
+@Suite(.ownThreads, .serialized, .timeLimit(.minutes(4)))
 struct CoordinatorTrustTests {
     typealias HA = HighAvailabilityTests
 

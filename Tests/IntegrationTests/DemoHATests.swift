@@ -4,7 +4,7 @@ import Testing
 
 /// `make run-ha`: the demo's story on three coordinators over etcd, with the leader killed mid-story.
 extension EtcdBackedTests {
-@Suite(.ownThreads, .clusterSlot, .serialized, .timeLimit(.minutes(3)))
+@Suite(.ownThreads, .serialized, .timeLimit(.minutes(3)))
 struct DemoHATests {
     @Test("demo --ha: the leader is killed after step 7, another leads, cameras keep holders and tokens, the story goes on; exit 0")
     func demoSurvivesTheLeader() throws {

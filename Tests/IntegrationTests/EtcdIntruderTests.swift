@@ -12,7 +12,7 @@ import Testing
 /// cluster, pointed at this cluster's prefix, is refused by etcd at every step: it never leads,
 /// writes nothing, and the real leader keeps serving.
 extension EtcdBackedTests {
-@Suite(.ownThreads, .clusterSlot, .serialized, .timeLimit(.minutes(4)))
+@Suite(.ownThreads, .serialized, .timeLimit(.minutes(4)))
 struct EtcdIntruderTests {
     @Test("a coordinator with another cluster's valid certificate cannot touch this cluster's prefix")
     func otherClustersCoordinator() async throws {

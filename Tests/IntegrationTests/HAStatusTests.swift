@@ -11,7 +11,7 @@ import Glibc
 /// etcd member as its Maintenance.Status says, the leader named on the first line; after the leader
 /// is killed, the new one.
 extension EtcdBackedTests {
-@Suite(.ownThreads, .clusterSlot, .serialized, .timeLimit(.minutes(3)))
+@Suite(.ownThreads, .serialized, .timeLimit(.minutes(3)))
 struct HAStatusTests {
     @Test("ctl status and the web view's HA panel name the leader, list every coordinator and etcd member, and follow a failover")
     func statusShowsCoordinatorsAndEtcd() async throws {

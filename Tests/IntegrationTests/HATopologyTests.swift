@@ -13,7 +13,7 @@ import Glibc
 /// `coordinators:` list, what nodes are given, and `camsync cluster up/status/down` + `ctl status`
 /// on a real 3-member etcd cluster with real coordinators.
 extension EtcdBackedTests {
-@Suite(.ownThreads, .clusterSlot, .serialized, .timeLimit(.minutes(3)))
+@Suite(.ownThreads, .serialized, .timeLimit(.minutes(3)))
 struct HATopologyTests {
     static let repository: String = {
         var url = URL(fileURLWithPath: #filePath)

@@ -17,7 +17,7 @@ import Glibc
 /// real nodes given every coordinator. The leader dies (kill -9) in the middle of a stream of camera
 /// claims from several nodes, or etcd loses members; what was acknowledged must survive.
 extension EtcdBackedTests {
-@Suite(.ownThreads, .clusterSlot, .serialized, .timeLimit(.minutes(4)))
+@Suite(.ownThreads, .serialized, .timeLimit(.minutes(4)))
 struct HighAvailabilityTests {
 
     static func device(_ id: String) -> String {

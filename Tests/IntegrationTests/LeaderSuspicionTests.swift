@@ -16,7 +16,7 @@ import Glibc
 /// lease and leads without waiting for the lease to expire; the leader it deposed, paused
 /// (SIGSTOP) meanwhile and resumed, neither acknowledges nor publishes: it answers NOT_LEADER.
 extension EtcdBackedTests {
-@Suite(.ownThreads, .clusterSlot, .serialized, .timeLimit(.minutes(3)))
+@Suite(.ownThreads, .serialized, .timeLimit(.minutes(3)))
 struct LeaderSuspicionTests {
     typealias HA = HighAvailabilityTests
 

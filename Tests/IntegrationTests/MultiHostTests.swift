@@ -102,7 +102,7 @@ struct MultiHostTests {
 /// coordinator). Partitioning the leader's host cuts it off from etcd while the node beside it, and
 /// a client on its local endpoint, still reach it.
 extension EtcdBackedTests {
-@Suite(.ownThreads, .clusterSlot, .serialized, .timeLimit(.minutes(3)),
+@Suite(.ownThreads, .serialized, .timeLimit(.minutes(3)),
        .enabled(if: MultiHostLab.available, "network namespaces need root and iproute2 (deploy/netns/lab.sh check): multi-host test skipped"),
        .enabled(if: EtcdCluster.isAvailable, Comment(rawValue: EtcdCluster.unavailableMessage)))
 struct MultiHostHATests {

@@ -13,7 +13,7 @@ import ZeroMQ
 /// log). Replies leave in commit order; a turn etcd refuses takes every later turn in flight with it,
 /// and nothing of them is acknowledged or published.
 extension EtcdBackedTests {
-@Suite(.ownThreads, .clusterSlot, .serialized, .timeLimit(.minutes(3)))
+@Suite(.ownThreads, .serialized, .timeLimit(.minutes(3)))
 struct PipelineTests {
     typealias HA = HighAvailabilityTests
 

@@ -10,7 +10,7 @@ import Glibc
 /// coordinators with deploy/prometheus's rules: through its HTTP API, exactly one coordinator leads,
 /// and killing the leader moves the leadership to another.
 extension EtcdBackedTests {
-@Suite(.ownThreads, .clusterSlot, .serialized, .timeLimit(.minutes(3)))
+@Suite(.ownThreads, .serialized, .timeLimit(.minutes(3)))
 struct PrometheusTests {
     static let prometheus = ["/usr/bin/prometheus"].first { FileManager.default.isExecutableFile(atPath: $0) }
 

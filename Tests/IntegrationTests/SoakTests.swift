@@ -41,7 +41,7 @@ struct SoakTests {
 
 extension EtcdBackedTests {
     /// The soak in HA mode (SPEC K6), one at a time with the other suites that start etcd.
-    @Suite(.ownThreads, .clusterSlot, .serialized, .timeLimit(.minutes(3)))
+    @Suite(.ownThreads, .serialized, .timeLimit(.minutes(3)))
     struct HASoakTests {
     @Test("seeded HA soak (SPEC K6): leader kill -9 and SIGSTOP, etcd member kills, node and message faults: no violations")
     func highAvailabilitySoak() async throws {

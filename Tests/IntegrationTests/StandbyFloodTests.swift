@@ -10,7 +10,7 @@ import ZeroMQ
 /// through the leader. The leader must not notice: same leader, same term, every claim acknowledged;
 /// the standby survives and still names the leader.
 extension EtcdBackedTests {
-@Suite(.ownThreads, .clusterSlot, .serialized, .timeLimit(.minutes(4)))
+@Suite(.ownThreads, .serialized, .timeLimit(.minutes(4)))
 struct StandbyFloodTests {
     @Test("a flood of hostile frames at a standby leaves the leader, its term and a stream of claims untouched")
     func floodAtStandby() async throws {

@@ -2,6 +2,7 @@ import CamsyncLab
 import CamsyncClient
 import CamsyncPolicy
 import CamsyncWire
+import CamsyncTestSupport
 import Testing
 
 /// Shorthands for the apps of the test topology.
@@ -50,5 +51,7 @@ extension LocalCluster {
 }
 
 /// The integration suites that start etcd clusters run one at a time (each starts 3 members, and
-/// several at once on 2 cores made etcd time out). The etcd client's own tests are `LiveEtcdTests`.
-@Suite(.serialized) struct EtcdBackedTests {}
+/// several at once on 2 cores made etcd time out), in one cluster slot held from the first to the
+/// last, taken ahead of the other suites: this chain is the longest of the run. The etcd client's
+/// own tests are `LiveEtcdTests`.
+@Suite(.serialized, .clusterSlot(ahead: true)) struct EtcdBackedTests {}
