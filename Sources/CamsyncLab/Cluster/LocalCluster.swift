@@ -111,6 +111,16 @@ public final class LocalCluster: @unchecked Sendable {
 
     public static func localCommands(_ coordinator: Topology.Coordinator) -> String { coordinator.localCommands ?? coordinator.commands }
 
+    /// Each coordinator's name by the command endpoints it is reached at (local and advertised).
+    public static func coordinatorNames(_ topology: Topology) -> [String: String] {
+        var names: [String: String] = [:]
+        for c in topology.allCoordinators {
+            names[c.commands] = topology.processName(c)
+            names[localCommands(c)] = topology.processName(c)
+        }
+        return names
+    }
+
     /// Where a client here reaches a coordinator an HA standby names as the leader: that coordinator's
     /// local endpoint when the topology knows its name, else the endpoint it advertises.
     public static func reach(_ topology: Topology) -> (Camsync_V1_CoordinatorAddress) -> String {
