@@ -177,7 +177,7 @@ struct DemoCommand: ParsableCommand {
             var outcome = ""
             if ha && index == Self.failoverAfterStep {
                 let (failover, acted) = try self.failover(cluster, next: act)
-                narrate(failover)
+                narrate(failover, leaseSeconds: cluster.topology.etcd?.leaseSeconds ?? Self.highAvailabilityDefaults.leaseSeconds)
                 outcome = acted
                 if !json {
                     say("\(index + 1). \(step.narration)  [\(step.rules)]")
