@@ -34,18 +34,20 @@ struct WatchFailoverTests {
                 }
             }
             // What the coordinators publish, repeats included (drained at the end: the SUB queues it).
-            let raw = try cluster.eventSubscriber(topics: ["ev."])
+            let raw = try cluster.eventSubscriber(topics: ["ev.", "hb"])
+            var terms: Set<UInt64> = []
             defer { raw.close() }
             var published: [UInt64] = []
             func drain() throws {
                 while let (_, envelope) = try raw.next(timeoutMilliseconds: 0) {
+                    terms.insert(envelope.term)
                     if case .eventBatch(let batch)? = envelope.body { published.append(batch.sequence) }
                 }
             }
             // Both are subscribed once each shows a batch acted now.
             let leader = try HighAvailabilityTests.leader(cluster)
             try cluster.waitUntil(timeout: 20, what: "ctl watch and the test's subscriber to show a batch") {
-                try cluster.act("ipad-1", [.openFullScreen(AppID(device: "ipad-1", bundleID: "com.example.notes"), trigger: .user)])
+                try cluster.act("ipad-1", [.openFullScreen(AppID(device: "ipad-1", bundleID: "com.example.scanner"), trigger: .user)])
                 try drain()
                 return !shown().isEmpty && !published.isEmpty
             }
@@ -62,16 +64,22 @@ struct WatchFailoverTests {
             // A positive sign that the new leader's publications reached the watch: an action acknowledged after the failover.
             var after: UInt64 = 0
             try cluster.waitUntil(timeout: 60, what: "a new leader to acknowledge an action") {
-                guard (try? cluster.act("ipad-2", [.openFullScreen(Apps.notes2, trigger: .user)])) != nil else { return false }
+                try drain()
+                guard (try? cluster.act("ipad-2", [.openFullScreen(AppID(device: "ipad-2", bundleID: "com.example.videocall"), trigger: .user)]))
+                        != nil else { return false }
                 after = try cluster.coordinatorState().sequence
                 return true
             }
             #expect(after > before)
             try cluster.waitUntil(timeout: 10, what: "ctl watch to show sequence \(after)") { shown().contains(after) }
             // The new leader did publish the old tail again (else this proves nothing about the watch).
-            try cluster.waitUntil(timeout: 10, what: "the test's subscriber to receive sequence \(after)") {
-                try drain()
-                return published.contains(after)
+            do {
+                try cluster.waitUntil(timeout: 10, what: "the test's subscriber to receive sequence \(after)") {
+                    try drain()
+                    return published.contains(after)
+                }
+            } catch {
+                Issue.record("\(error); received \(published) in terms \(terms); ctl watch showed \(shown())")
             }
             #expect(published.filter { $0 == before }.count >= 2, "sequence \(before) published by the old leader and again by the new: \(published)")
             let sequences = shown()
