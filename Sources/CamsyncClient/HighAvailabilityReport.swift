@@ -9,7 +9,8 @@ public import ZeroMQ
 /// errors). Like `etcdctl endpoint status`, for the whole cluster.
 public struct HighAvailabilityReport: Codable, Sendable, Equatable {
     public struct Coordinator: Codable, Sendable, Equatable {
-        /// Its name (`--name`); the endpoint when it did not answer.
+        /// Its name (`--name`); when it did not answer, the name its endpoint has in the caller's topology
+        /// or `coordinators.txt`, and the endpoint only when neither knows it.
         public var name: String
         public var endpoint: String
         /// `leading`, `standby`, `catching up`, `rebuilding`, or `unreachable`.
@@ -22,6 +23,18 @@ public struct HighAvailabilityReport: Codable, Sendable, Equatable {
         public var answeredInMilliseconds: Int?
         /// Why it could not be asked, or the etcd trouble it reports.
         public var error: String?
+
+        public init(name: String, endpoint: String, role: String, term: UInt64, appliedSequence: UInt64, lag: UInt64?,
+                    answeredInMilliseconds: Int?, error: String?) {
+            self.name = name
+            self.endpoint = endpoint
+            self.role = role
+            self.term = term
+            self.appliedSequence = appliedSequence
+            self.lag = lag
+            self.answeredInMilliseconds = answeredInMilliseconds
+            self.error = error
+        }
     }
 
     /// The leading coordinator's name, if one leads.
@@ -51,7 +64,9 @@ public struct HighAvailabilityReport: Codable, Sendable, Equatable {
     /// Asks every coordinator at `endpoints` for its status, then the etcd members they use.
     /// Blocks the calling thread (not a cooperative pool thread) for at most about twice `timeoutMilliseconds`.
     /// `etcdTLS`: the client certificate to ask etcd with (mutual TLS, docs/OPERATIONS.md); nil: plaintext.
-    public static func gather(context: ZMQContext, endpoints: [String], curve: ClientCurve?,
+    /// `names`: the coordinator's name at each endpoint, for one that does not answer (with CURVE, the
+    /// names `coordinators.txt` gives are known too).
+    public static func gather(context: ZMQContext, endpoints: [String], names: [String: String] = [:], curve: ClientCurve?,
                               timeoutMilliseconds: Int = 1_000, etcdTLS: EtcdClientTLS? = nil) -> HighAvailabilityReport {
         var coordinators: [Coordinator] = []
         var etcdEndpoints: [String] = []
@@ -68,7 +83,8 @@ public struct HighAvailabilityReport: Codable, Sendable, Equatable {
                     role: status.role, term: status.term, appliedSequence: status.appliedSequence, lag: nil,
                     answeredInMilliseconds: elapsed, error: status.trouble.isEmpty ? nil : status.trouble))
             } catch {
-                coordinators.append(Coordinator(name: endpoint, endpoint: endpoint, role: "unreachable", term: 0, appliedSequence: 0,
+                let name = names[endpoint] ?? curve?.coordinators.entries.first { $0.commandEndpoint == endpoint }?.name ?? endpoint
+                coordinators.append(Coordinator(name: name, endpoint: endpoint, role: "unreachable", term: 0, appliedSequence: 0,
                                                 lag: nil, answeredInMilliseconds: nil, error: "\(error)"))
             }
         }

@@ -23,7 +23,6 @@ public struct StatusReport: Codable, Sendable, Equatable {
     public static let sessionHeader = ["APP", "CAMERAS", "OUTPUTS", "STATE", "REASON", "RAW", "MULTITASKING ACCESS", "RECORDING"]
     public static let pipHeader = ["APP", "KIND", "WINDOW", "SCREEN", "FRAME"]
     public static let layoutHeader = ["DEVICE", "APP", "SCENE", "ROLE"]
-    public static let counterHeader = ["COORDINATOR COUNTER", "VALUE"]
     public static let coordinatorHeader = ["COORDINATOR", "ENDPOINT", "ROLE", "TERM", "APPLIED", "LAG", "ANSWERED IN", "ERROR"]
     public static let etcdHeader = ["ETCD MEMBER", "ID", "LEADER", "RAFT TERM", "RAFT INDEX", "APPLIED INDEX", "DB SIZE", "VERSION", "ERRORS"]
 

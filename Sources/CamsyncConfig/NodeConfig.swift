@@ -121,16 +121,25 @@ extension NodeConfig {
             case "c": throw NodeConfigError(message: "'agent: c' runs displays only (camsync-display-agent); '\(id)' is a \(kind)")
             case let other?: throw NodeConfigError(message: "'agent' must be 'swift' or 'c', not '\(other)'")
             }
+            let registration: NodeRegistration
             switch kind {
             case "device":
                 guard let device else { throw NodeConfigError(message: "kind 'device' needs a 'device:' section") }
-                return NodeRegistration(node: NodeID(id), attributes: .device(try device.attributes(id: id)))
+                registration = NodeRegistration(node: NodeID(id), attributes: .device(try device.attributes(id: id)))
             case "display":
                 let display = self.display ?? Display(name: nil, attachedTo: nil, cameras: nil)
-                return NodeRegistration(node: NodeID(id), attributes: .display(try display.attributes(id: id)))
+                registration = NodeRegistration(node: NodeID(id), attributes: .display(try display.attributes(id: id)))
             default:
                 throw NodeConfigError(message: "'kind' must be 'device' or 'display', not '\(kind)'")
             }
+            // The rules the coordinator's engine applies at registration: a config it would refuse is
+            // refused here, before any process starts.
+            do {
+                try registration.validate()
+            } catch {
+                throw NodeConfigError(message: "\(kind) '\(id)' would be refused at registration: \(error.message)")
+            }
+            return registration
         }
     }
 }

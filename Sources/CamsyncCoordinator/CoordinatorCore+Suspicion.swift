@@ -28,7 +28,10 @@ extension CoordinatorCore {
     }
 
     /// etcd shows `leader` (nil: none, or this coordinator) behind `lease`: listen to its pulse from
-    /// now on; what was heard of another leader does not count for this one.
+    /// now on; what was heard of another leader does not count for this one's suspicion. What the
+    /// pulses announced as published is kept: sequences continue across leaders, and a failover
+    /// passes through "no leader" (the old key revoked or expired) before this standby may win, so
+    /// forgetting it there made every new leader publish its last 64 batches again.
     mutating func observeLeader(_ leader: Camsync_V1_CoordinatorAddress?, lease: Int64) -> [CoordinatorAction] {
         let changed = leader?.name != ha!.leader?.name || leader?.term != ha!.leader?.term
             || leader?.eventEndpoint != ha!.leader?.eventEndpoint
@@ -36,7 +39,6 @@ extension CoordinatorCore {
         ha!.leaderLease = leader == nil ? 0 : lease
         guard changed else { return [] }
         ha!.leaderHeardAt = nil
-        ha!.leaderPublishedThrough = 0
         return [.listen(toLeader: leader)]
     }
 
@@ -83,9 +85,11 @@ extension CoordinatorCore {
     }
 
     /// K7: the new leader publishes again what the old one committed but may not have published
-    /// (it dies after its commit, before its publications): the batches after the last sequence its
-    /// pulse announced, or its last few when no pulse was heard. Nodes drop what they hold already,
-    /// and the rest continues their replicas: no snapshot, no rejoin.
+    /// (it dies after its commit, before its publications): the batches after the last sequence a
+    /// pulse announced — at most what the old leader published in its last pulse interval — or its
+    /// last 64 when this coordinator never heard a pulse (it started after the old leader died).
+    /// Nodes drop what they hold already, and the rest continues their replicas: no snapshot, no
+    /// rejoin; `ctl watch` and the other printing followers skip a sequence they have shown.
     mutating func republish() -> [CoordinatorAction] {
         guard let state = ha else { return [] }
         let after = state.leaderPublishedThrough > 0 ? state.leaderPublishedThrough : sequence - min(sequence, 64)

@@ -152,6 +152,10 @@ public struct CoordinatorCore: Sendable {
                 }
             }
         }
+        if var rejection = engine.noOpRefusal(command) {
+            rejection.message = Self.bounded(rejection.message)
+            return .refused(.rejected, message: rejection.message, rejection: rejection)
+        }
         switch engine.apply(command, at: time) {
         case .success(let events):
             sequence += 1

@@ -29,7 +29,8 @@ public struct HighAvailabilityState: Sendable, Equatable {
     /// When (monotonic ms) the observed leader's pulse was last heard in its term (nil: not yet, and
     /// no suspicion without it: a standby that cannot hear the leader at all does not depose it).
     public var leaderHeardAt: Int64?
-    /// The last sequence the observed leader's pulse said it had published.
+    /// The last sequence a leader's pulse said it had published (any leader's, kept across leader
+    /// changes: sequences continue; what the new leader publishes again starts after it).
     public var leaderPublishedThrough: UInt64 = 0
     /// The lease this coordinator revoked last (each suspected leader is revoked once).
     public var revokedLease: Int64 = 0

@@ -22,6 +22,7 @@ public struct CertificateAuthority: Sendable {
                                                 attributes: [.posixPermissions: 0o700])
         let certificatePath = "\(directory)/ca.crt", keyPath = "\(directory)/ca.key"
         if FileManager.default.fileExists(atPath: certificatePath) {
+            try PEMFiles.keepPrivate(keyPath)
             let certificate = try Certificate(pemEncoded: try String(contentsOfFile: certificatePath, encoding: .utf8))
             let key = try Certificate.PrivateKey(pemEncoded: try String(contentsOfFile: keyPath, encoding: .utf8))
             return CertificateAuthority(directory: directory, certificate: certificate, key: key)

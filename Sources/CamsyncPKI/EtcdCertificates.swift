@@ -9,9 +9,10 @@ public struct EtcdCertificates: Sendable {
     public var directory: String { authority.directory }
     public var trustedCA: String { authority.certificatePath }
 
-    /// The certificates in `directory`, creating the CA when it is missing.
-    public static func open(directory: String, clusterName: String) throws -> EtcdCertificates {
-        EtcdCertificates(authority: try .loadOrCreate(directory: directory, name: "camsync \(clusterName) etcd CA"))
+    /// The certificates in `directory`, creating the CA when it is missing (named `authorityName`,
+    /// default "camsync CLUSTER etcd CA"). An existing CA key is kept readable by its owner only.
+    public static func open(directory: String, clusterName: String, authorityName: String? = nil) throws -> EtcdCertificates {
+        EtcdCertificates(authority: try .loadOrCreate(directory: directory, name: authorityName ?? "camsync \(clusterName) etcd CA"))
     }
 
     /// The etcd user (client certificate common name) of client `client` of camsync cluster `cluster`:

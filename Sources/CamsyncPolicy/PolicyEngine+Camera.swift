@@ -149,7 +149,8 @@ extension PolicyEngine {
         let previous = system.holder
         var holder = previous
         if let current = holder, !eligible.contains(current) { holder = nil }
-        // The rule a new holder gets the camera by: C4 (it claimed it) or C6 (it was returned).
+        // The rule a new holder gets the camera by: C4 (it claimed it from a holder it preempts), C6 (it
+        // was returned to a session that waited for it), or C1 (it was free and nobody waited: one holder).
         var grantRule: RuleID = "C6"
         // C4, C5
         for claimant in tx.claimants where eligible.contains(claimant) && state.apps[claimant]?.scene.isVisible == true {
@@ -157,14 +158,18 @@ extension PolicyEngine {
             if let current = holder {
                 let ordinal = nextOrdinal()
                 state.updateApp(current) { $0.session?.preemptedAt = ordinal }
+                grantRule = "C4"
+            } else {
+                grantRule = "C1"
             }
             holder = claimant
-            grantRule = "C4"
             break
         }
         // C6
         if holder == nil {
             holder = state.returnOrder(eligible).first
+            // A session that did not wait (it starts now, e.g. one shown only in PiP) takes a free camera.
+            if let holder, previous == nil, case .stopped? = state.apps[holder]?.session?.state { grantRule = "C1" }
         }
         // Publish, each event with the rule that decided it.
         let preempted = grantRule == "C4" && previous.map(wanting.contains) == true

@@ -3,40 +3,15 @@ extension PolicyEngine {
     // MARK: Registration
 
     func validateRegistration(_ registration: NodeRegistration) throws(Rejection) {
-        guard !registration.node.rawValue.isEmpty else { throw Rejection(.invalidArgument, "empty node id") }
-        switch registration.attributes {
-        case .device(let device):
-            guard (9...26).contains(device.osMajor) else { throw Rejection(.invalidArgument, "OS major \(device.osMajor) is not in 9…26") }
-            let bundles = device.apps.map(\.bundleID)
-            guard Set(bundles).count == bundles.count, !bundles.contains("") else {
-                throw Rejection(.invalidArgument, "app bundle ids must be unique and non-empty")
-            }
-            guard device.apps.allSatisfy({ $0.memoryFootprintMB >= 0 }) else {
-                throw Rejection(.invalidArgument, "negative memory footprint")
-            }
-            try validateCameras(device.cameras)
-            // C14: only models with a LiDAR scanner have the LiDAR Depth Camera.
-            if !device.lidarDepthCameraSupported, let lidar = device.cameras.first(where: { $0.position == .lidarDepth }) {
-                throw Rejection(.invalidArgument,
-                                "\(device.model) has no LiDAR scanner, so no LiDAR Depth Camera '\(lidar.name)' (C14)")
-            }
-        case .display(let display):
-            try validateCameras(display.cameras)
-            // SPEC §1: `attachedTo` names the device the display's configuration names. It may join
-            // later: the display then stays detached and attaches itself by its own command.
-            if let device = display.attachedTo, let record = state.nodes[device], record.kind != .device {
-                throw Rejection(.wrongNodeKind, "\(device) is not a device")
-            }
+        try registration.validate()
+        // SPEC §1: `attachedTo` names the device the display's configuration names. It may join
+        // later: the display then stays detached and attaches itself by its own command.
+        if case .display(let display) = registration.attributes, let device = display.attachedTo, let record = state.nodes[device],
+           record.kind != .device {
+            throw Rejection(.wrongNodeKind, "\(device) is not a device")
         }
         if let existing = state.nodes[registration.node], existing.kind != registration.kind {
             throw Rejection(.wrongNodeKind, "\(registration.node) is registered as a \(existing.kind.rawValue)")
-        }
-    }
-
-    private func validateCameras(_ cameras: [CameraSpec]) throws(Rejection) {
-        let names = cameras.map(\.name)
-        guard Set(names).count == names.count, !names.contains("") else {
-            throw Rejection(.invalidArgument, "camera names must be unique and non-empty")
         }
     }
 
@@ -195,6 +170,16 @@ extension PolicyEngine {
 
     // MARK: Displays
 
+    /// A new command that would change nothing and is refused rather than logged under a sequence of
+    /// its own [policy]: attaching a display to the device it is attached to already. The coordinator
+    /// asks before it applies a command it has not logged yet; a log that holds such an attach (one
+    /// written before this refusal) still replays, since `apply` keeps accepting it as a no-op.
+    public func noOpRefusal(_ command: Command) -> Rejection? {
+        guard case .attachDisplay(let display, let device) = command, let record = state.nodes[display], record.alive,
+              record.kind == .display, record.attachedTo == device else { return nil }
+        return Rejection(.alreadyExists, "\(display) is already attached to \(device): nothing to do")
+    }
+
     mutating func attachDisplay(_ display: NodeID, to device: NodeID, _ tx: inout Transaction) throws(Rejection) {
         let record = try aliveDisplay(display)
         _ = try aliveDevice(device)
@@ -242,6 +227,41 @@ extension PolicyEngine {
         for systemID in index.systems(hostedBy: display) {
             disconnectSessions(of: systemID, &tx)
             state.cameraSystems[systemID]?.available = false
+        }
+    }
+}
+
+extension NodeRegistration {
+    /// The rules a registration must meet whatever the cluster holds: the engine checks them at every
+    /// registration (then what the cluster holds: a display's device, a node's kind), and node
+    /// configs, topologies and scenario files are checked against them before anything starts.
+    public func validate() throws(Rejection) {
+        guard !node.rawValue.isEmpty else { throw Rejection(.invalidArgument, "empty node id") }
+        switch attributes {
+        case .device(let device):
+            guard (9...26).contains(device.osMajor) else { throw Rejection(.invalidArgument, "OS major \(device.osMajor) is not in 9…26") }
+            let bundles = device.apps.map(\.bundleID)
+            guard Set(bundles).count == bundles.count, !bundles.contains("") else {
+                throw Rejection(.invalidArgument, "app bundle ids must be unique and non-empty")
+            }
+            guard device.apps.allSatisfy({ $0.memoryFootprintMB >= 0 }) else {
+                throw Rejection(.invalidArgument, "negative memory footprint")
+            }
+            try Self.validateCameras(device.cameras)
+            // C14: only models with a LiDAR scanner have the LiDAR Depth Camera.
+            if !device.lidarDepthCameraSupported, let lidar = device.cameras.first(where: { $0.position == .lidarDepth }) {
+                throw Rejection(.invalidArgument,
+                                "\(device.model) has no LiDAR scanner, so no LiDAR Depth Camera '\(lidar.name)' (C14)")
+            }
+        case .display(let display):
+            try Self.validateCameras(display.cameras)
+        }
+    }
+
+    private static func validateCameras(_ cameras: [CameraSpec]) throws(Rejection) {
+        let names = cameras.map(\.name)
+        guard Set(names).count == names.count, !names.contains("") else {
+            throw Rejection(.invalidArgument, "camera names must be unique and non-empty")
         }
     }
 }

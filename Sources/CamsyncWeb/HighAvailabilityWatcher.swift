@@ -43,6 +43,8 @@ final class HighAvailabilityWatcher: @unchecked Sendable {
     private func run() {
         guard let context = try? ZMQContext() else { return }
         var known: [String] = []
+        // Names heard from coordinators that answered: a killed one stays listed by its name.
+        var names: [String: String] = [:]
         while !stopped.isSet {
             if let endpoint = own()?.commandEndpoint.split(separator: ",").first.map(String.init), !known.contains(endpoint) {
                 known.insert(endpoint, at: 0)
@@ -54,8 +56,9 @@ final class HighAvailabilityWatcher: @unchecked Sendable {
                 }
             }
             if !known.isEmpty {
-                let report = HighAvailabilityReport.gather(context: context, endpoints: known, curve: curve, timeoutMilliseconds: 500,
-                                                           etcdTLS: election?.tls)
+                let report = HighAvailabilityReport.gather(context: context, endpoints: known, names: names, curve: curve,
+                                                           timeoutMilliseconds: 500, etcdTLS: election?.tls)
+                for c in report.coordinators where c.answeredInMilliseconds != nil { names[c.endpoint] = c.name }
                 feed.publish(highAvailability: report, checkedAtMs: Int64(Date().timeIntervalSince1970 * 1000))
             }
             var slept = 0

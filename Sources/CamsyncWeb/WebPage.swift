@@ -38,6 +38,7 @@ enum WebPage {
   .window.slideOver { background: #e8f5e9; border-color: #34c759; box-shadow: 0 2px 6px rgba(0,0,0,.4); }
   .window.stage { background: #fff4e0; border-color: #ff9f0a; }
   .window .session { display: block; color: #555; overflow-wrap: anywhere; }
+  .window .pip-clearance { display: block; }
   .window .graph { display: block; color: #555; font-size: 11px; }
   .pip { position: absolute; box-sizing: border-box; background: #000; color: #fff; border: 2px solid #bf5af2;
     border-radius: 6px; font-size: 9px; line-height: 1.15; padding: 1px 3px; z-index: 5; overflow: hidden; overflow-wrap: anywhere; }
@@ -112,6 +113,24 @@ const frameText = f => `${f.x},${f.y},${f.width},${f.height}`;
 // `interrupted(videoDeviceInUseByAnotherClient 3)` → `interrupted, reason 3` (the title keeps the words).
 const shortSession = s => { const m = /^interrupted\(\S+ (\d)\)$/.exec(s); return m ? `interrupted, reason ${m[1]}` : s; };
 
+// A window's text keeps clear of the PiP windows over it: a float the size of the part of the window
+// from its top to the PiP's bottom edge, on the PiP's side, makes the text flow beside and below it
+// (on an iPad the PiP floats over the app; here the app's text must stay readable).
+const windowInset = { top: 3, right: 5, left: 5 };   // the window's border + padding (CSS below), in px
+function pipClearance(w, pips, s) {
+  const wx = w.frame.x * s, wy = w.frame.y * s, ww = w.frame.width * s, wh = w.frame.height * s;
+  return pips.filter(p => p.frame).flatMap(p => {
+    const px = p.frame.x * s, py = p.frame.y * s, pw = p.frame.width * s, ph = p.frame.height * s;
+    if (px >= wx + ww || px + pw <= wx || py >= wy + wh || py + ph <= wy) return [];
+    const left = px + pw / 2 < wx + ww / 2, gap = 3;
+    const width = left ? px + pw - wx - windowInset.left + gap : wx + ww - windowInset.right - px + gap;
+    const height = py + ph - wy - windowInset.top + gap;
+    if (width <= 0 || height <= 0) return [];
+    return [el("span", { class: "pip-clearance", "aria-hidden": "true",
+      style: { float: left ? "left" : "right", width: width + "px", height: height + "px" } })];
+  });
+}
+
 function drawScreen(v) {
   const s = scale();
   const screen = el("div", { class: `screen ${v.kind}` + (v.alive ? "" : " dead"), "data-id": v.id, "data-kind": v.kind,
@@ -121,6 +140,7 @@ function drawScreen(v) {
     screen.append(el("div", { class: `window ${kind}`, "data-app": w.app, "data-device": w.device, "data-scene": w.scene,
       "data-why": `${w.device}/${w.app}`,
       "data-frame": frameText(w.frame), style: place(w.frame, s), title: `${w.device}/${w.app} ${w.scene}` },
+      ...pipClearance(w, v.pip, s),
       `${w.app}`, el("span", { class: "session", title: w.session || "" }, w.session ? `session: ${shortSession(w.session)}` : (w.role || "")),
       ...(w.graph ? [el("span", { class: "graph", "data-cameras": w.graph.cameras.join(","), "data-outputs": w.graph.outputs.join(","),
         "data-arkit": String(w.graph.arKit) },
@@ -191,10 +211,29 @@ function addTimeline(entries) {
 const until = new URLSearchParams(location.search).has("until") ? Number(new URLSearchParams(location.search).get("until")) : null;
 
 // `?check-layout`: after every drawing, say whether everything fits the window's width
-// (`body[data-layout="fits"]`, or `"overflow"` with the first offenders in `data-overflowing`).
+// (`body[data-layout="fits"]`, or `"overflow"` with the first offenders in `data-overflowing`), and
+// whether any app's text lies under a PiP window (`body[data-pip-covers=""]`, or the apps whose text it covers).
 const checksLayout = new URLSearchParams(location.search).has("check-layout");
+function textUnderPiP() {
+  const covered = [];
+  const overlaps = (a, b) => a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
+  for (const screen of document.querySelectorAll(".screen")) {
+    const pips = [...screen.querySelectorAll(".pip")].map(p => p.getBoundingClientRect());
+    for (const w of screen.querySelectorAll(".window")) {
+      const walker = document.createTreeWalker(w, NodeFilter.SHOW_TEXT);
+      for (let text = walker.nextNode(); text; text = walker.nextNode()) {
+        const range = document.createRange();
+        range.selectNodeContents(text);
+        const hidden = [...range.getClientRects()].some(r => r.width > 0 && pips.some(p => overlaps(r, p)));
+        if (hidden) { covered.push(w.dataset.app); break; }
+      }
+    }
+  }
+  return covered;
+}
 function checkLayout() {
   if (!checksLayout) return;
+  document.body.dataset.pipCovers = textUnderPiP().join(" ");
   const width = document.documentElement.clientWidth;
   const offenders = [...document.querySelectorAll("body *")].filter(e => {
     const r = e.getBoundingClientRect();

@@ -30,6 +30,7 @@ import Testing
         ["ctl", "admin", "-f", "deploy/topologies/lab.yaml", "force-release", "ipad-1/builtin"],
         ["ctl", "admin", "-f", "deploy/topologies/lab.yaml", "declare-dead", "display-1"],
         ["ctl", "admin", "-f", "deploy/topologies/lab.yaml", "drain", "ipad-2"],
+        ["ctl", "admin", "-f", "deploy/topologies/lab.yaml", "attach-display", "display-1", "ipad-2"],
         ["soak", "--duration", "120", "--seed", "7"],
         ["flood", "--frames", "20000"],
         ["bench", "--quick"],
@@ -50,6 +51,8 @@ import Testing
         (["coordinator", "--data-dir", "/tmp/x", "--durability", "sometimes"], "--durability must be full, normal or off"),
         (["ctl", "scenario", "run"], "<files>"),
         (["cluster", "up"], "file"),
+        (["ctl", "admin", "attach-display", "display-1"], "attach-display needs the display and the device"),
+        (["ctl", "admin", "drain", "ipad-2", "ipad-1"], "drain takes one argument; 'ipad-1' is one too many"),
     ])
     func badArgumentsSayWhy(arguments: [String], expected: String) {
         do {

@@ -58,6 +58,41 @@ import Testing
                 "request 7 fell out of a window of 4")
     }
 
+    @Test("re-attaching a display to the device it is on is refused as a no-op, without a sequence (docs/PROTOCOL.md)")
+    func reattachIsANoOp() throws {
+        var core = core()
+        let t = Instant(milliseconds: 1)
+        let display = Command.registerNode(NodeRegistration(node: "display-1", attributes: .display(DisplayAttributes(name: "Studio Display"))))
+        for (sender, command) in [("ipad-1", Self.register("ipad-1")), ("ipad-2", Self.register("ipad-2")), ("display-1", display)] {
+            guard case .accepted = core.handle(command, from: sender, requestID: 1, isAdmin: false, at: t).outcome else {
+                Issue.record("\(sender) not registered")
+                return
+            }
+        }
+        let attach = Command.attachDisplay(display: "display-1", device: "ipad-1")
+        guard case .accepted(4, let events) = core.handle(attach, from: "admin", requestID: 1, isAdmin: true, at: t).outcome else {
+            Issue.record("the first attach should be accepted at sequence 4")
+            return
+        }
+        #expect(events == [.displayAttached(display: "display-1", device: "ipad-1")])
+        let again = core.handle(attach, from: "admin", requestID: 2, isAdmin: true, at: t).outcome
+        guard case .refused(.rejected, let message, let rejection?) = again else {
+            Issue.record("the same attach again should be refused as a no-op, not \(again)")
+            return
+        }
+        #expect(rejection.code == .alreadyExists)
+        #expect(message == "display-1 is already attached to ipad-1: nothing to do")
+        #expect(core.sequence == 4, "the no-op took no sequence")
+        // To another device it is a move, accepted (admin, SPEC §1).
+        guard case .accepted(5, _) = core.handle(.attachDisplay(display: "display-1", device: "ipad-2"), from: "admin", requestID: 3,
+                                                 isAdmin: true, at: t).outcome
+        else { Issue.record("the move to ipad-2 should be accepted"); return }
+        // A log holding such an attach (written before this refusal) still replays.
+        let replayed = core.replay(sequence: 6, node: "admin", requestID: 4, command: .attachDisplay(display: "display-1", device: "ipad-2"),
+                                   at: t)
+        #expect(replayed)
+    }
+
     @Test("K1: a node silent longer than the timeout is reported, with grace after a restart")
     func liveness() {
         var core = core()

@@ -149,6 +149,21 @@ struct CoordinatorSuspicionTests {
         #expect(sequences == [4, 5])
     }
 
+    @Test("K7 after a real failover: the old leader's key vanishes (etcd shows no leader) before the win; only the batches after its last pulse are published again")
+    func republishesOnlyTheUnannouncedTail() {
+        let log = L.leaderBatches(100)
+        var (core, _) = Self.standby(log: log)
+        _ = core.heardPulse(Self.pulse(lastSequence: 97), at: R.at(5))
+        // The suspicion revoked the old leader's lease: etcd deletes its key and shows no leader.
+        _ = core.observe(.leaderObserved(nil, lease: 0), at: R.at(6))
+        let actions = L.lead(&core, term: 50) + core.endTurn(at: R.at(10))
+        let sequences = actions.compactMap { action -> UInt64? in
+            if case .publish(let topic, let publication) = action, topic.hasPrefix("ev."),
+               case .eventBatch(let batch)? = publication.envelope.body { batch.sequence } else { nil }
+        }
+        #expect(sequences == [98, 99, 100])
+    }
+
     @Test("no suspicion when the window is 0 (failover waits for the lease to expire)")
     func suspicionOff() {
         var settings = R.core().settings

@@ -55,6 +55,10 @@ import CamsyncPolicy
         ("kind: device\n", "missing field 'id'"),
         ("id: x\nkind: device\ndevice: { os: 16, apps: [ { bundleID: a, audioSessionCategory: loud } ] }\n", "audioSessionCategory must be one of"),
         ("id: x\nkind: device\ndevice: { os: 16, apps: [ { bundleID: a }, { bundleID: a } ] }\n", "listed twice"),
+        // The engine's own registration rules, checked before anything starts (C14).
+        ("id: x\nkind: device\ndevice: { model: \"iPad Pro (12.9-inch, 4th generation)\", os: 17, cameras: [ { name: depth, position: lidarDepth } ] }\n",
+         "device 'x' would be refused at registration: iPad Pro (12.9-inch, 4th generation) has no LiDAR scanner, so no LiDAR Depth Camera 'depth' (C14)"),
+        ("id: x\nkind: display\ndisplay: { cameras: [ { name: cam }, { name: cam } ] }\n", "camera names must be unique and non-empty"),
     ])
     func badConfigsSayWhy(yaml: String, expected: String) {
         #expect {

@@ -32,7 +32,14 @@ import Testing
     }
 
     static let stories: [Story] = [
-        Story(name: "C4: Camera.app takes the camera from the call", commands: running(call) + [.openFullScreen(camera, trigger: .user)],
+        Story(name: "C1: a first grant of a free camera preempts nobody", commands: running(call),
+              app: call, facet: .session, rule: "C1", event: .sessionStarted(call)),
+        Story(name: "C1: Camera.app gets the camera the call left by going to background (C2.1), preempting nobody",
+              commands: running(call) + [.openFullScreen(camera, trigger: .user)],
+              app: camera, facet: .session, rule: "C1", event: .sessionStarted(camera)),
+        Story(name: "C4: Camera.app takes the camera from the call in PiP",
+              commands: running(call, multitasking: true) + [.setupPiP(call, PiPControllerSetup(kind: .videoCall)),
+                                                             .startPiP(call, trigger: .user), .openFullScreen(camera, trigger: .user)],
               app: camera, facet: .session, rule: "C4", event: .sessionStarted(camera)),
         Story(name: "C4: the holder it takes the camera from is interrupted by C4",
               commands: running(call, multitasking: true) + [.setupPiP(call, PiPControllerSetup(kind: .videoCall)),
@@ -96,6 +103,24 @@ import Testing
         #expect(cause.decision.event == story.event)
         #expect(cause.sequence == UInt64(commands.count))
         #expect(cause.command == commands.last)
+    }
+
+    @Test("the grant names its rule: C1 for a free camera, C4 when it preempts the holder, C6 when it returns")
+    func grantRules() throws {
+        var engine = PolicyEngine()
+        var at = Instant(milliseconds: 0)
+        func grantRule(_ command: Command) throws -> RuleID? {
+            at = Instant(milliseconds: at.milliseconds + 10)
+            return try engine.decide(command, at: at).get().first { if case .cameraGranted = $0.event { true } else { false } }?.rule
+        }
+        _ = try grantRule(.registerNode(deviceRegistration(Self.ipad)))
+        for command in Self.running(Self.call, multitasking: true).dropLast() + [.setupPiP(Self.call, PiPControllerSetup(kind: .videoCall))] {
+            #expect(try grantRule(command) == nil)
+        }
+        #expect(try grantRule(.startSession(Self.call)) == "C1", "nobody held the camera")
+        _ = try grantRule(.startPiP(Self.call, trigger: .user))
+        #expect(try grantRule(.openFullScreen(Self.camera, trigger: .user)) == "C4", "Camera.app preempts the call in PiP")
+        #expect(try grantRule(.stopSession(Self.camera)) == "C6", "the camera returns to the call")
     }
 
     @Test("C6's stack: the most recently preempted first, then the longest waiting")

@@ -145,6 +145,8 @@ import Testing
             ("name: x\ntopology: { nodes: [ { id: a, kind: toaster } ] }\nsteps: [ { kill_coordinator: } ]", "topology.nodes[0] (line 2): 'kind' must be 'device' or 'display'"),
             ("name: x\ntopology: { nodes: [ { id: a, kind: device } ] }\nsteps: [ { kill_coordinator: } ]", "topology.nodes[0] (line 2): kind 'device' needs a 'device:' section"),
             ("name: x\ntopology: { nodes: [ { id: a, kind: display } ] }\nsteps: []", "'steps' must list at least one step"),
+            ("name: x\ntopology: { nodes: [ { id: a, kind: device, device: { model: \"iPad Pro (11-inch, 2nd generation)\", os: 17, cameras: [ { name: depth, position: lidarDepth } ] } } ] }\nsteps: [ { kill_coordinator: } ]",
+             "topology.nodes[0] (line 2): device 'a' would be refused at registration: iPad Pro (11-inch, 2nd generation) has no LiDAR scanner, so no LiDAR Depth Camera 'depth' (C14)"),
             ("name: x\ncolour: red\ntopology: { nodes: [] }\nsteps: []", "unknown top-level field 'colour'"),
             ("name: x\ntopology: { nodes: [ { id: a, kind: display } ], settings: { heartbeatMs: fast } }\nsteps: [ { kill_coordinator: } ]", "topology.settings: bad value at heartbeatMs"),
         ]

@@ -34,6 +34,16 @@ struct DemoHATests {
         #expect(["c1", "c2", "c3"].contains(killed) && ["c1", "c2", "c3"].contains(leader) && killed != leader)
         #expect(failover["camerasKept"] as? Bool == true, "\(failover["cameras"] ?? "")")
         #expect((failover["millisecondsToFirstAck"] as? Int).map { $0 > 0 } == true)
+        // The narration says what happened, as the survivors' logs tell it: a standby's suspicion (its pulse
+        // stopped, the lease revoked) or, had none heard the pulse, the lease's expiry.
+        let takeover = try #require(failover["takeover"] as? String), narration = try #require(failover["narration"] as? String)
+        switch takeover {
+        case "suspicion": #expect(narration.contains("stopped hearing \(killed)'s pulse") && narration.contains("revoked its lease, without waiting"),
+                                  "\(narration)")
+        case "leaseExpiry": #expect(narration.contains("\(killed)'s lease expired"), "\(narration)")
+        default: Issue.record("takeover is suspicion or leaseExpiry, not \(takeover)")
+        }
+        #expect(narration.contains("\(leader) won the election"), "\(narration)")
         let cameras = (failover["cameras"] as? [String]) ?? []
         #expect(cameras.contains("ipad-1/builtin: held by ipad-1/com.example.videocall, token 3 → ipad-1/com.example.videocall, token 3"),
                 "\(cameras)")

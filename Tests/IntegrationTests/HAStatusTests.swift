@@ -44,6 +44,13 @@ struct HAStatusTests {
             #expect(firstLine.contains("etcd 3/3 members healthy"), "\(firstLine)")
             #expect(text.contains("ETCD MEMBER") && text.contains("COORDINATOR"), "\(text)")
 
+            // With -f the run directory's tls/ is found as keys/ is: no --etcd-* needed.
+            let byTopology = ["-f", "\(cluster.runDirectory)/topology.yaml", "--run-dir", cluster.runDirectory]
+            let found = try runCamsync(["ctl", "status"] + byTopology)
+            #expect(String(found.prefix { $0 != "\n" }).contains("etcd 3/3 members healthy"), "\(found.prefix(2_000))")
+            #expect(found.components(separatedBy: "\nCoordinators\n").count == 2 && !found.contains("\nCoordinator\n"),
+                    "one Coordinators section: \(found)")
+
             // Every coordinator's page shows the same panel.
             for address in http.values {
                 try cluster.waitUntil(timeout: 15, what: "the HA panel at \(address) to name \(leader.name)") {
@@ -60,15 +67,20 @@ struct HAStatusTests {
             }
             let next = try #require(after)
             #expect(next.coordinators.filter { $0.role == "leading" }.count == 1)
-            #expect(next.coordinators.first { $0.name == leader.endpoint }?.role == "unreachable",
-                    "the killed leader is listed by its endpoint, unreachable: \(next.coordinators)")
+            #expect(next.coordinators.first { $0.endpoint == leader.endpoint }?.role == "unreachable",
+                    "the killed leader is listed, unreachable: \(next.coordinators)")
+            // By its name, which the topology knows (and, with CURVE, coordinators.txt).
+            let named = try Self.status(byTopology).highAvailability
+            #expect(named?.coordinators.first { $0.endpoint == leader.endpoint }.map { ($0.name, $0.role) } ?? ("?", "?")
+                    == (leader.name, "unreachable"), "\(named?.coordinators ?? [])")
             #expect(next.coordinators.first { $0.role == "leading" }.map { $0.term > leader.term } == true)
 
             // A survivor's page follows the failover: the new leader, the old one unreachable.
             let survivor = try #require(http.first { $0.key != leader.name && $0.key != next.leader }?.value)
             try cluster.waitUntil(timeout: 15, what: "the HA panel at \(survivor) to name the new leader") {
                 guard let panel = try Self.panel(survivor) else { return false }
-                return panel.leader == next.leader && panel.coordinators.contains { $0.endpoint == leader.endpoint && $0.role == "unreachable" }
+                return panel.leader == next.leader
+                    && panel.coordinators.contains { $0.endpoint == leader.endpoint && $0.name == leader.name && $0.role == "unreachable" }
             }
             guard WebViewTests.chromium != nil else { return }
             // `?until`: the page stops following at the survivor's sequence, so that Chromium goes idle and dumps its DOM.

@@ -65,6 +65,8 @@ struct HighAvailabilityTests {
             \(devices.map(device).joined(separator: "\n"))
             \(display)
             """
+        // Also as a file, for the CLI's `-f TOPOLOGY --run-dir DIR`.
+        try yaml.write(toFile: "\(dir)/topology.yaml", atomically: true, encoding: .utf8)
         let cluster = try LocalCluster(topology: try Topology(yaml: yaml), runDirectory: dir, executable: try camsyncBinary())
         cluster.recordsNodeHistory = true
         prepare(cluster)

@@ -72,7 +72,7 @@ struct SecurityTests {
         }
     }
 
-    @Test("admin actions through the CLI: force-release and drain need the admin key; a node's key is refused")
+    @Test("admin actions through the CLI: force-release, attach-display and drain need the admin key; a node's key is refused")
     func adminActionsThroughTheCLI() async throws {
         try await withCluster(curve: true) { cluster in
             try cluster.act("ipad-1", [
@@ -95,6 +95,16 @@ struct SecurityTests {
             #expect(release.status == 0, "\(release.output)")
             #expect(try cluster.coordinatorState().state.holder(of: Apps.builtIn1) == nil)
             #expect(try cluster.coordinatorState().state.sessionState(of: Apps.call1) == .stopped)
+            // SPEC §1: an admin may attach a display to another device than its config names.
+            let attach = try Self.runCLI(["ctl", "admin"] + common + ["attach-display", "display-1", "ipad-2"])
+            #expect(attach.status == 0 && attach.output.contains("ok: attach-display display-1 ipad-2 → sequence"), "\(attach.output)")
+            let attached = try cluster.coordinatorState()
+            #expect(attached.state.nodes["display-1"]?.attachedTo == "ipad-2")
+            // Again: nothing to do, refused as a no-op without a sequence.
+            let again = try Self.runCLI(["ctl", "admin"] + common + ["attach-display", "display-1", "ipad-2"])
+            #expect(again.status == 2 && again.output.contains("display-1 is already attached to ipad-2: nothing to do"), "\(again.output)")
+            #expect(again.output.contains("alreadyExists"), "\(again.output)")
+            #expect(try cluster.coordinatorState().sequence == attached.sequence, "the no-op took no sequence")
             let drain = try Self.runCLI(["ctl", "admin"] + common + ["drain", "ipad-2"])
             #expect(drain.status == 0, "\(drain.output)")
             #expect(drain.output.contains("ok: drain ipad-2"))

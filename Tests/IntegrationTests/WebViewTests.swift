@@ -76,6 +76,9 @@ struct WebViewTests {
             #expect(dom.contains("data-viewport=\"\(Browser.viewportWidth)\""), "the layout was checked at \(Browser.viewportWidth) px")
             #expect(dom.contains("data-layout=\"fits\""),
                     "elements wider than the window: \(dom.range(of: "data-overflowing=\"[^\"]*\"", options: .regularExpression).map { String(dom[$0]) } ?? "?")")
+            // The call's PiP window lies over Camera.app's full-screen window: the app's text flows around it.
+            let body = try #require(dom.range(of: "<body [^>]*>", options: .regularExpression).map { String(dom[$0]) })
+            #expect(body.contains("data-pip-covers=\"\""), "text under a PiP window: \(body)")
 
             // The history slider: the cluster before Camera.app opened, replayed from the log.
             let history = try Browser(url: "http://\(http)/?until=\(snapshot.sequence)&history=\(start + story - 1)&check-layout",

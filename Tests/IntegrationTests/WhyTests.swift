@@ -22,6 +22,11 @@ struct WhyTests {
                 .configureSession(Apps.call1, SessionConfiguration(camera: Apps.front1, multitaskingCameraAccessEnabled: true)),
                 .setupPiP(Apps.call1, PiPControllerSetup(kind: .videoCall)),
                 .startSession(Apps.call1),
+            ])
+            // A first, uncontested grant preempts nobody: C1 (one holder), not C4.
+            let first = try #require(try Self.why(Apps.call1, endpoints).session)
+            #expect(first.state == "running" && first.decided.rule == "C1", "\(first)")
+            try cluster.act("ipad-1", [
                 .startPiP(Apps.call1, trigger: .user),
                 .openFullScreen(Apps.camera1, trigger: .user),
             ])

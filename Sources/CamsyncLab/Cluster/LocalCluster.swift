@@ -111,6 +111,16 @@ public final class LocalCluster: @unchecked Sendable {
 
     public static func localCommands(_ coordinator: Topology.Coordinator) -> String { coordinator.localCommands ?? coordinator.commands }
 
+    /// Each coordinator's name by the command endpoints it is reached at (local and advertised).
+    public static func coordinatorNames(_ topology: Topology) -> [String: String] {
+        var names: [String: String] = [:]
+        for c in topology.allCoordinators {
+            names[c.commands] = topology.processName(c)
+            names[localCommands(c)] = topology.processName(c)
+        }
+        return names
+    }
+
     /// Where a client here reaches a coordinator an HA standby names as the leader: that coordinator's
     /// local endpoint when the topology knows its name, else the endpoint it advertises.
     public static func reach(_ topology: Topology) -> (Camsync_V1_CoordinatorAddress) -> String {
@@ -129,16 +139,40 @@ public final class LocalCluster: @unchecked Sendable {
     public var etcdPrefix: String { topology.etcd?.prefix ?? "/camsync/\(topology.name)" }
 
     /// Where the etcd CA and the client certificates are (`etcd.certificates`, default `RUNDIR/tls`).
-    public var etcdCertificateDirectory: String {
+    public var etcdCertificateDirectory: String { Self.etcdCertificateDirectory(topology, runDirectory: runDirectory) }
+
+    public static func etcdCertificateDirectory(_ topology: Topology, runDirectory: String) -> String {
         guard let dir = topology.etcd?.certificates else { return "\(runDirectory)/tls" }
         return dir.hasPrefix("/") ? dir : "\(runDirectory)/\(dir)"
     }
 
+    /// Mutual TLS for a client of the topology's etcd as `identity` (default `root`, which `cluster up`
+    /// issues) from the files already in its certificate directory, as `ctl` finds `keys/` by
+    /// itself; nil with `plaintext: true`, without an `etcd:` section, or when the files are not
+    /// there. Nothing is issued: a client that only reads never makes a CA.
+    public static func existingEtcdClientTLS(_ topology: Topology, runDirectory: String, as identity: String = "root") -> EtcdClientTLS? {
+        guard topology.etcd != nil, topology.etcd?.plaintext != true else { return nil }
+        let directory = etcdCertificateDirectory(topology, runDirectory: runDirectory)
+        let files = CertificateFiles(directory: directory, name: identity)
+        let trustedCA = "\(directory)/ca.crt"
+        guard files.exist, FileManager.default.fileExists(atPath: trustedCA) else { return nil }
+        return EtcdClientTLS(trustedCA: trustedCA, certificate: files.certificate, privateKey: files.privateKey)
+    }
+
     /// Mutual TLS for the etcd client `identity` (a coordinator's process name, or `root`, the
-    /// administrator), its certificate issued when missing; nil when the topology asks for plaintext.
+    /// administrator); nil when the topology asks for plaintext. With etcd members started here, the
+    /// certificate is issued by the run directory's lab CA when missing; with an etcd run elsewhere
+    /// (`etcd.endpoints`), it must be in `etcd.certificates` already: its CA key is the operator's, offline.
     public func etcdClientTLS(as identity: String) throws -> EtcdClientTLS? {
         guard topology.etcd?.plaintext != true else { return nil }
-        let certificates = try EtcdCertificates.open(directory: etcdCertificateDirectory, clusterName: topology.name)
+        guard topology.etcd?.members != nil else {
+            guard let tls = Self.existingEtcdClientTLS(topology, runDirectory: runDirectory, as: identity) else {
+                throw TopologyError(message: "no ca.crt, \(identity).crt and \(identity).key in \(etcdCertificateDirectory): issue them with "
+                                    + "`camsync keygen --etcd-certs` where the CA key is kept and copy them there (docs/OPERATIONS.md)")
+            }
+            return tls
+        }
+        let certificates = try EtcdCertificates.openLab(directory: etcdCertificateDirectory, clusterName: topology.name)
         let files = try certificates.client(identity, commonName: topology.etcdUser(identity))
         return EtcdClientTLS(trustedCA: certificates.trustedCA, certificate: files.certificate, privateKey: files.privateKey)
     }

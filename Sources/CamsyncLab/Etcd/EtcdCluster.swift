@@ -221,7 +221,7 @@ public final class EtcdCluster: @unchecked Sendable {
     /// The CA and each member's certificate in `directory/tls` (made when missing); nil in plaintext.
     private static func certificates(directory: String, members: [Member]) throws -> EtcdCertificates? {
         guard members.contains(where: { $0.tls == true }) else { return nil }
-        let certificates = try EtcdCertificates.open(directory: "\(directory)/tls", clusterName: URL(fileURLWithPath: directory).lastPathComponent)
+        let certificates = try EtcdCertificates.openLab(directory: "\(directory)/tls", clusterName: URL(fileURLWithPath: directory).lastPathComponent)
         for member in members { try certificates.member(member.name, hosts: [member.address]) }
         return certificates
     }

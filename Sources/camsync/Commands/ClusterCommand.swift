@@ -1,5 +1,6 @@
 import ArgumentParser
 import CamsyncLab
+import CamsyncPKI
 import Foundation
 
 struct ClusterCommand: ParsableCommand {
@@ -59,6 +60,12 @@ struct ClusterUpCommand: ParsableCommand {
             throw ExitCode.failure
         }
         print(started.isEmpty ? "already running; nothing to start" : "started: \(started.joined(separator: ", "))")
+        if let etcd = topology.etcd, etcd.members != nil, etcd.plaintext != true {
+            let tls = LocalCluster.etcdCertificateDirectory(topology, runDirectory: runDirectory)
+            print("etcd: mutual TLS from a lab CA made for this run directory (\(tls)/ca.key, readable by you only; "
+                  + "\(tls)/\(EtcdCertificates.labNoticeFile)). In production keep the CA key offline: docs/OPERATIONS.md, "
+                  + "\"Certificates and etcd auth\".")
+        }
         if topology.isHighAvailability, let leader = try? cluster.leaderCommandEndpoint(),
            let name = topology.allCoordinators.first(where: { LocalCluster.localCommands($0) == leader })?.name {
             print("leader: \(name) (\(leader))")

@@ -15,6 +15,7 @@ struct CtlAdminCommand: ParsableCommand {
               camsync ctl admin -f deploy/topologies/lab.yaml force-release ipad-1/builtin
               camsync ctl admin -f deploy/topologies/lab.yaml declare-dead display-1
               camsync ctl admin -f deploy/topologies/lab.yaml drain ipad-2
+              camsync ctl admin -f deploy/topologies/lab.yaml attach-display display-1 ipad-2
             """)
 
     enum Action: String, ExpressibleByArgument, CaseIterable {
@@ -24,11 +25,27 @@ struct CtlAdminCommand: ParsableCommand {
         case declareDead = "declare-dead"
         /// Take a node out of the cluster for maintenance (unregister; it may register again).
         case drain
+        /// Attach a display to a device, also one its configuration does not name (SPEC §1: only an
+        /// admin may); it moves from the device it was attached to, if any.
+        case attachDisplay = "attach-display"
     }
 
     @OptionGroup var cluster: ClusterOptions
-    @Argument(help: "force-release, declare-dead or drain.") var action: Action
-    @Argument(help: "A camera system (NODE/builtin or DISPLAY/CAMERA) for force-release; a node id otherwise.") var target: String
+    @Argument(help: "force-release, declare-dead, drain or attach-display.") var action: Action
+    @Argument(help: "A camera system (NODE/builtin or DISPLAY/CAMERA) for force-release; a node id otherwise (attach-display: the display).")
+    var target: String
+    @Argument(help: "attach-display only: the device to attach the display to.") var device: String?
+
+    func validate() throws {
+        switch (action, device) {
+        case (.attachDisplay, nil): throw ValidationError("attach-display needs the display and the device: attach-display DISPLAY DEVICE")
+        case (.attachDisplay, _?), (_, nil): break
+        case (_, let extra?): throw ValidationError("\(action.rawValue) takes one argument; '\(extra)' is one too many")
+        }
+    }
+
+    /// The action as typed, for what is printed.
+    var said: String { ([action.rawValue, target] + (device.map { [$0] } ?? [])).joined(separator: " ") }
 
     func run() throws {
         let resolved = try cluster.resolve()
@@ -41,6 +58,7 @@ struct CtlAdminCommand: ParsableCommand {
         switch action {
         case .declareDead: command = .declareNodeDead(NodeID(target))
         case .drain: command = .unregisterNode(NodeID(target))
+        case .attachDisplay: command = .attachDisplay(display: NodeID(target), device: NodeID(device ?? ""))
         case .forceRelease:
             guard let system = NodeHistoryEntry.cameraSystem(target) else {
                 throw ValidationError("'\(target)' is not a camera system: use NODE/builtin or DISPLAY/CAMERA")
@@ -57,9 +75,9 @@ struct CtlAdminCommand: ParsableCommand {
         }
         do {
             let sequence = try client.send(command)
-            print("ok: \(action.rawValue) \(target) → sequence \(sequence)")
+            print("ok: \(said) → sequence \(sequence)")
         } catch let error as ClientError {
-            print("\(action.rawValue) \(target): \(error)")
+            print("\(said): \(error)")
             throw ExitCode(2)
         }
     }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import CamsyncClient
 import CamsyncEtcd
+import CamsyncLab
 import Foundation
 import ZeroMQ
 
@@ -13,7 +14,7 @@ struct CtlStatusCommand: ParsableCommand {
     @OptionGroup var cluster: ClusterOptions
     @Flag(help: "Print JSON instead of tables.") var json = false
     @Option(help: "Seconds to wait for the coordinator.") var timeout: Double = 5
-    @Option(help: "HA: the CA (PEM) of the etcd members, to show their status over mutual TLS.") var etcdCa: String?
+    @Option(help: "HA: the CA (PEM) of the etcd members, to show their status over mutual TLS (with -f: RUNDIR/tls/ca.crt, root.crt and root.key by default).") var etcdCa: String?
     @Option(help: "HA: a client certificate (PEM) etcd accepts (e.g. root's from `camsync keygen --etcd-certs`).") var etcdCert: String?
     @Option(help: "HA: the private key (PEM) of --etcd-cert.") var etcdKey: String?
 
@@ -22,18 +23,20 @@ struct CtlStatusCommand: ParsableCommand {
         guard given == 0 || given == 3 else { throw ValidationError("--etcd-ca, --etcd-cert and --etcd-key go together") }
     }
 
-    /// The etcd client certificate given, if any (without it etcd members are asked in plaintext).
-    var etcdTLS: EtcdClientTLS? {
-        guard let etcdCa, let etcdCert, let etcdKey else { return nil }
-        return EtcdClientTLS(trustedCA: etcdCa, certificate: etcdCert, privateKey: etcdKey)
+    /// The etcd client certificate given; else, with `-f`, the administrator's (`root`) that `cluster up`
+    /// left in the run directory's `tls/` (as `keys/` is found); else none: etcd members are asked in plaintext.
+    func etcdTLS(_ resolved: ClusterOptions.Resolved) -> EtcdClientTLS? {
+        if let etcdCa, let etcdCert, let etcdKey { return EtcdClientTLS(trustedCA: etcdCa, certificate: etcdCert, privateKey: etcdKey) }
+        guard let topology = resolved.topology, let run = resolved.runDirectory else { return nil }
+        return LocalCluster.existingEtcdClientTLS(topology, runDirectory: run)
     }
 
     func run() throws {
         let resolved = try cluster.resolve()
         // Every coordinator and etcd member first: it is what an operator needs most when nothing leads.
         let ha = HighAvailabilityReport.gather(context: try ZMQContext(), endpoints: resolved.commandEndpoints,
-                                               curve: resolved.curve, timeoutMilliseconds: min(2_000, Int(timeout * 1000)),
-                                               etcdTLS: etcdTLS)
+                                               names: resolved.topology.map(LocalCluster.coordinatorNames) ?? [:], curve: resolved.curve, timeoutMilliseconds: min(2_000, Int(timeout * 1000)),
+                                               etcdTLS: etcdTLS(resolved))
         let snapshot: CoordinatorClient.Snapshot
         do {
             snapshot = try resolved.withLeader(timeoutMilliseconds: Int(timeout * 1000)) { client, timeout in
@@ -43,7 +46,7 @@ struct CtlStatusCommand: ParsableCommand {
             if json {
                 try Self.printJSON(["highAvailability": ha])
             } else {
-                print(ha.headline + "\n" + Self.renderHighAvailability(ha))
+                print(ha.headline + "\n" + Self.renderCoordinators(ha, counters: []))
             }
             if let error = error as? ClientError, error.refusal != nil {
                 print("\(error)")
@@ -69,10 +72,19 @@ struct CtlStatusCommand: ParsableCommand {
         print(String(decoding: try encoder.encode(value), as: UTF8.self))
     }
 
-    /// The HA tables: every coordinator, then every etcd member (none for an embedded coordinator).
-    static func renderHighAvailability(_ ha: HighAvailabilityReport) -> String {
-        var out = "\nCoordinators\n" + indent(Table.render([StatusReport.coordinatorHeader] + ha.coordinatorRows))
-        if !ha.etcd.isEmpty { out += "\netcd\n" + indent(Table.render([StatusReport.etcdHeader] + ha.etcdRows)) }
+    /// The coordinators' section, the same for an embedded coordinator and an HA cluster: every
+    /// coordinator as it says of itself (embedded: the one), the counters of the one that answered the
+    /// snapshot, then (HA) every etcd member.
+    static func renderCoordinators(_ ha: HighAvailabilityReport?, counters: [[String]]) -> String {
+        var out = ""
+        if let ha { out += indent(Table.render([StatusReport.coordinatorHeader] + ha.coordinatorRows)) }
+        if !counters.isEmpty {
+            let answering = ha?.coordinators.first { $0.role == "leading" }?.name ?? "the coordinator"
+            out += (out.isEmpty ? "" : "\n") + indent(Table.render([["COUNTER (\(answering))", "VALUE"]] + counters))
+        }
+        guard !out.isEmpty else { return "" }
+        out = "\nCoordinators\n" + out
+        if let ha, !ha.etcd.isEmpty { out += "\netcd\n" + indent(Table.render([StatusReport.etcdHeader] + ha.etcdRows)) }
         return out
     }
 
@@ -88,12 +100,10 @@ struct CtlStatusCommand: ParsableCommand {
             ("Capture sessions", StatusReport.sessionHeader, report.sessions),
             ("Picture in Picture", StatusReport.pipHeader, report.pip), ("Layout", StatusReport.layoutHeader, report.layout),
             ("Audio sessions", StatusReport.audioHeader, report.audio),
-            ("Coordinator", StatusReport.counterHeader, report.counters),
         ] {
             out += "\n\(title)\n"
             out += rows.isEmpty ? "  (none)\n" : indent(Table.render([header] + rows))
         }
-        if let ha = report.highAvailability { out += renderHighAvailability(ha) }
-        return out
+        return out + renderCoordinators(report.highAvailability, counters: report.counters)
     }
 }

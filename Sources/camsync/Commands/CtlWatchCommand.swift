@@ -19,6 +19,9 @@ struct CtlWatchCommand: ParsableCommand {
             (a replay request), then the live stream follows without a gap; batches the live stream
             misses are replayed too. If the journal no longer holds batch N+1 the command says so and
             exits with code 3 (take a snapshot: `ctl status`).
+
+            Each sequence is printed once: a batch a new HA leader publishes again after a failover
+            (SPEC K7), or one the live stream repeats after a replay, is skipped.
             """)
 
     @OptionGroup var cluster: ClusterOptions
@@ -43,14 +46,13 @@ struct CtlWatchCommand: ParsableCommand {
         defer { subscriber.close() }
         if !json { emit("watching \(resolved.eventEndpoint) (\(topics.joined(separator: ", "))); Ctrl-C to stop") }
         let deadline = seconds > 0 ? Date().addingTimeInterval(seconds) : nil
-        var term: UInt64 = 0
-        var lastSequence: UInt64 = 0
+        var position = EventStreamPosition()
         var history: CoordinatorClient?
         if let fromSequence {
             let endpoint = resolved.commandEndpoints.count > 1 ? try resolved.leaderCommandEndpoint() : resolved.commandEndpoint
             history = try CoordinatorClient(context: ZMQContext(), endpoint: endpoint, sender: "admin",
                                             curve: resolved.curve)
-            lastSequence = try replay(after: fromSequence, through: nil, with: history!)
+            position.shown(through: try replay(after: fromSequence, through: nil, with: history!))
         }
         defer { history?.close() }
         var lastHeard = Date()
@@ -65,23 +67,23 @@ struct CtlWatchCommand: ParsableCommand {
             }
             lastHeard = Date()
             silentNoted = false
-            // HA: a deposed leader's late publications carry a lower term than one already seen (K6).
-            if envelope.term < term { continue }
-            if envelope.term > term {
-                if term != 0, !json { emit("— coordinator restarted: term \(term) → \(envelope.term)") }
-                term = envelope.term
+            switch position.note(term: envelope.term) {
+            case .deposed: continue  // HA: a deposed leader's late publications carry a lower term than one already seen (K6).
+            case .rose(let from) where from != 0 && !json: emit("— coordinator restarted: term \(from) → \(envelope.term)")
+            default: break
             }
             switch envelope.body {
             case .eventBatch(let batch)?:
-                if history != nil, batch.sequence <= lastSequence { continue }  // already replayed
-                if device == nil, lastSequence != 0, batch.sequence > lastSequence + 1 {
+                let previous = position.lastShown
+                // Shown already: replayed, or published again by a new leader (K7).
+                guard let missed = position.show(batch.sequence) else { continue }
+                if device == nil, missed > 0 {
                     if let history {
-                        lastSequence = try replay(after: lastSequence, through: batch.sequence - 1, with: history)
+                        position.shown(through: try replay(after: previous, through: batch.sequence - 1, with: history))
                     } else if !json {
-                        emit("— missed \(batch.sequence - lastSequence - 1) event batches (subscriber was behind)")
+                        emit("— missed \(missed) event batches (subscriber was behind)")
                     }
                 }
-                lastSequence = max(lastSequence, batch.sequence)
                 emit(render(batch, topic: topic))
             case .coordinatorHeartbeat(let heartbeat)? where heartbeats:
                 emit(json ? "{\"heartbeat\":{\"term\":\(heartbeat.term),\"lastSequence\":\(heartbeat.lastSequence)}}"

@@ -1,4 +1,5 @@
 import CamsyncClient
+import CamsyncCoordinator
 import CamsyncLab
 import CamsyncPolicy
 import Foundation
@@ -45,6 +46,54 @@ extension DemoCommand {
         var millisecondsToFirstAck: Int
         var camerasKept: Bool
         var detail: [String]
+        /// How the old leader's key went: a standby's suspicion (its pulse stopped), or the lease's expiry.
+        var takeover: Takeover
+    }
+
+    enum Takeover: Equatable {
+        /// `by` stopped hearing the leader's pulse for `silentMilliseconds` and revoked its lease.
+        case suspicion(by: String, silentMilliseconds: Int?)
+        /// No standby revoked the lease: etcd expired it after its TTL.
+        case leaseExpiry
+
+        var name: String { if case .suspicion = self { "suspicion" } else { "leaseExpiry" } }
+    }
+
+    /// The pulse and suspicion window the demo's coordinators run with (the coordinator's defaults).
+    static var highAvailabilityDefaults: HighAvailabilitySettings { HighAvailabilitySettings(etcd: [], name: "") }
+
+    /// How a standby takes over, before the kill.
+    static func takeoverPlan(killed: String, leaseSeconds: Int64) -> String {
+        let ha = highAvailabilityDefaults
+        return "The standbys hear \(killed)'s pulse every \(ha.pulseMilliseconds) ms; one that hears nothing for "
+            + "\(ha.suspicionMilliseconds) ms revokes \(killed)'s lease on etcd, and a standby leads without waiting "
+            + "for the lease to expire (\(leaseSeconds) s)."
+    }
+
+    /// What the survivors' logs say happened: which standby revoked the killed leader's lease, if one did.
+    static func takeover(_ cluster: LocalCluster, killed: String) -> Takeover {
+        for name in cluster.topology.coordinatorProcessNames where name != killed {
+            guard let log = try? String(contentsOfFile: cluster.logPath(name), encoding: .utf8),
+                  let line = log.split(separator: "\n").last(where: { $0.contains("the leader's pulse stopped: revoking its lease") })
+            else { continue }
+            let silent = line.firstMatch(of: /silentMs=(\d+)/).flatMap { Int($0.1) }
+            return .suspicion(by: name, silentMilliseconds: silent)
+        }
+        return .leaseExpiry
+    }
+
+    /// What happened, after the kill.
+    static func takeoverNarration(_ failover: Failover, leaseSeconds: Int64) -> String {
+        let how: String
+        switch failover.takeover {
+        case .suspicion(let by, let silent):
+            how = "\(by) stopped hearing \(failover.killed)'s pulse" + (silent.map { " (silent \($0) ms)" } ?? "")
+                + " and revoked its lease, without waiting for it to expire (\(leaseSeconds) s)"
+        case .leaseExpiry:
+            how = "\(failover.killed)'s lease expired (\(leaseSeconds) s): no standby had heard its pulse to suspect it"
+        }
+        return "\(how); \(failover.leader) won the election, read the log to its end and leads now. The next action was "
+            + "acknowledged \(failover.millisecondsToFirstAck) ms after the kill."
     }
 
     /// Kills the leader, then runs `next` (the story's next action) and times its acknowledgement;
@@ -52,8 +101,9 @@ extension DemoCommand {
     func failover(_ cluster: LocalCluster, next: () throws -> String) throws -> (Failover, String) {
         let killed = try Self.leaderName(cluster)
         let before = try Self.cameras(cluster)
+        let leaseSeconds = cluster.topology.etcd?.leaseSeconds ?? Self.highAvailabilityDefaults.leaseSeconds
         if !json {
-            say("*** The leader, \(killed), is killed (kill -9). A standby takes over when its lease on etcd expires (2 s). ***")
+            say("*** The leader, \(killed), is killed (kill -9). \(Self.takeoverPlan(killed: killed, leaseSeconds: leaseSeconds)) ***")
             say("   $ kill -9 <pid of \(killed)>")
         }
         let start = DispatchTime.now().uptimeNanoseconds
@@ -71,21 +121,23 @@ extension DemoCommand {
             detail.append("\(system): held by \(old.holder?.description ?? "nobody"), token \(old.token) → "
                           + "\(now?.holder?.description ?? "nobody"), token \(now?.token ?? 0)\(same ? "" : "  ← CHANGED")")
         }
-        return (Failover(killed: killed, leader: leader, millisecondsToFirstAck: elapsed, camerasKept: kept, detail: detail), outcome)
+        return (Failover(killed: killed, leader: leader, millisecondsToFirstAck: elapsed, camerasKept: kept, detail: detail,
+                         takeover: Self.takeover(cluster, killed: killed)), outcome)
     }
 
-    func narrate(_ failover: Failover) {
+    func narrate(_ failover: Failover, leaseSeconds: Int64) {
+        let happened = Self.takeoverNarration(failover, leaseSeconds: leaseSeconds)
         if json {
             let object: [String: Any] = ["failover": ["killed": failover.killed, "leader": failover.leader,
                                                       "millisecondsToFirstAck": failover.millisecondsToFirstAck,
-                                                      "camerasKept": failover.camerasKept, "cameras": failover.detail]]
+                                                      "camerasKept": failover.camerasKept, "cameras": failover.detail,
+                                                      "takeover": failover.takeover.name, "narration": happened]]
             if let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]) {
                 say(String(decoding: data, as: UTF8.self))
             }
             return
         }
-        say("*** \(failover.leader) leads now (it was a standby following the log on etcd); the next action was "
-            + "acknowledged \(failover.millisecondsToFirstAck) ms after the kill. [K6 K7 C8] ***")
+        say("*** \(happened) [K6 K7 C8] ***")
         say("   Every camera kept its holder and its last token, so the next grants go on in token order:"
             + (failover.camerasKept ? "" : " NOT SO:"))
         for line in failover.detail { say("     \(line)") }

@@ -177,7 +177,7 @@ struct DemoCommand: ParsableCommand {
             var outcome = ""
             if ha && index == Self.failoverAfterStep {
                 let (failover, acted) = try self.failover(cluster, next: act)
-                narrate(failover)
+                narrate(failover, leaseSeconds: cluster.topology.etcd?.leaseSeconds ?? Self.highAvailabilityDefaults.leaseSeconds)
                 outcome = acted
                 if !json {
                     say("\(index + 1). \(step.narration)  [\(step.rules)]")
@@ -205,12 +205,11 @@ struct DemoCommand: ParsableCommand {
             say("Final status (camsync ctl status):")
             var report = StatusReport(state: snapshot.state, sequence: snapshot.sequence, term: snapshot.term,
                                       silence: snapshot.silence)
-            if ha {
-                // HA: every coordinator (the killed one unreachable) and every etcd member, the leader first.
-                report.highAvailability = HighAvailabilityReport.gather(
-                    context: try ZMQContext(), endpoints: cluster.topology.allCoordinators.map(LocalCluster.localCommands), curve: nil,
-                    etcdTLS: try? cluster.etcdClientTLS(as: "root"))
-            }
+            report.counters = StatusReport.counterRows(snapshot.counters)
+            // Every coordinator (HA: the killed one unreachable, by its name) and every etcd member, as `ctl status` shows them.
+            report.highAvailability = HighAvailabilityReport.gather(
+                context: try ZMQContext(), endpoints: cluster.localCommandEndpoints, names: LocalCluster.coordinatorNames(cluster.topology),
+                curve: cluster.adminCurve, etcdTLS: ha ? try? cluster.etcdClientTLS(as: "root") : nil)
             say(CtlStatusCommand.render(report))
             say("Shutting down the cluster (SIGTERM to every process)…")
         }
