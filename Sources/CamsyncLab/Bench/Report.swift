@@ -173,7 +173,7 @@ public enum ReportFormatter {
         out += table(header, rows) + "\n\n"
         let checks = report.results.flatMap(\.targets)
         if !checks.isEmpty {
-            out += "targets (docs/DESIGN.md \"Performance targets\")\n"
+            out += "targets (docs/PERFORMANCE.md \"Targets\")\n"
             out += table(["figure", "measured", "target", "verdict", "basis"], checks.map { check in
                 [check.figure, value(check.measured, unit: check.unit),
                  "\(check.comparison == .atMost ? "≤" : "≥") \(value(check.target, unit: check.unit))",
