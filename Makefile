@@ -11,7 +11,7 @@ PROTOS := $(shell find proto -path proto/etcd -prune -o -name '*.proto' -print |
 # types need `public import SwiftProtobuf`.
 SWIFT_OPTS := --swift_opt=Visibility=Public --swift_opt=FileNaming=PathToUnderscores --swift_opt=UseAccessLevelOnImports=true
 
-.PHONY: web-screenshot deps build test package-check alerts-test run run-ha proto proto-check proto-c bench clean plugin multihost-test soak sim \
+.PHONY: web-screenshot deps build test package-check spec-check perf-doc alerts-test run run-ha proto proto-check proto-c bench clean plugin multihost-test soak sim \
   fuzz flood agent-asan leader-following-test trust-test fuzz-agent grpc-plugin etcd-proto etcd-swift etcd-proto-check
 
 # The etcd v3 client (Sources/CamsyncEtcd): etcd's API protos, copied from Debian's
@@ -40,7 +40,7 @@ build: deps
 
 # agent-asan first: DisplayAgentTests run one cluster with the sanitizer build of the agent.
 # leader-following-test: the C agent's leader-following rule against the shared table of cases.
-test: deps package-check alerts-test agent-asan leader-following-test trust-test
+test: deps package-check spec-check alerts-test agent-asan leader-following-test trust-test
 	$(SWIFT) test
 
 # The Prometheus rules in deploy/prometheus: valid, and their unit tests pass (promtool from Debian's
@@ -53,6 +53,12 @@ alerts-test: deps
 # Package.swift declares exactly the modules each target imports.
 package-check:
 	@python3 tools/check-package-imports.py && echo "package-check: Package.swift matches the imports"
+
+# Every SPEC rule id cited in Sources, Tests, docs, scenarios, agent, proto and README.md is defined in
+# docs/SPEC.md; no file cites an issue number or a folder outside the repository.
+spec-check:
+	@python3 tools/check-spec-rules.py --self-test >/dev/null
+	@python3 tools/check-spec-rules.py
 
 # The network-namespace lab (needs root): the lab's own self-test, then the cluster across namespaces.
 # `make test` runs MultiHostTests and MultiHostHATests too; they skip themselves with a message where namespaces are not allowed.
