@@ -54,8 +54,9 @@ alerts-test: deps
 package-check:
 	@python3 tools/check-package-imports.py && echo "package-check: Package.swift matches the imports"
 
-# Every SPEC rule id cited in Sources, Tests, docs, scenarios, agent, proto and README.md is defined in
-# docs/SPEC.md; no file cites an issue number or a folder outside the repository.
+# Every SPEC rule id cited in Sources, Tests, docs, scenarios, agent, proto, deploy, Fuzz, README.md
+# and this Makefile is defined in docs/SPEC.md; no file cites an issue number or a folder outside the
+# repository (tools/check-spec-rules.py).
 spec-check:
 	@python3 tools/check-spec-rules.py --self-test >/dev/null
 	@python3 tools/check-spec-rules.py
@@ -201,6 +202,14 @@ BENCH_JSON ?= .build/bench-report.json
 bench: deps
 	$(SWIFT) build -c release --product camsync
 	$$($(SWIFT) build -c release --show-bin-path)/camsync bench --json-file $(BENCH_JSON) $(BENCH_ARGS)
+
+# docs/PERFORMANCE.md's figures table, from the report in docs/perf/bench.json (tools/perf-doc.py).
+# A new report: `make bench` (or any `camsync bench --json-file FILE`), then
+# `make perf-doc PERF_RECORD=.build/bench-report.json` keeps it as docs/perf/bench.json with the commit.
+PERF_RECORD ?=
+perf-doc:
+	@python3 tools/perf-doc.py --self-test >/dev/null
+	@python3 tools/perf-doc.py $(if $(PERF_RECORD),--record $(PERF_RECORD))
 
 clean:
 	rm -rf .build .build-* .build_*

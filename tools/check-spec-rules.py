@@ -16,7 +16,7 @@ import subprocess
 import sys
 
 SPEC = "docs/SPEC.md"
-CITING = ["Sources", "Tests", "docs", "scenarios", "agent", "proto", "README.md"]
+CITING = ["Sources", "Tests", "docs", "scenarios", "agent", "proto", "deploy", "Fuzz", "README.md", "Makefile"]
 # Tokens that look like rule ids and are not: the NIST curve in CryptoKit's `P256.Signing`.
 NOT_RULES = {"P256"}
 
