@@ -143,7 +143,7 @@ $(AGENT_SCRATCH)/leader-following-test: agent/src/follow.c agent/src/follow.h ag
 leader-following-test: $(AGENT_SCRATCH)/leader-following-test
 	$(AGENT_SCRATCH)/leader-following-test $(LEADER_TABLE)
 
-# Issue 26: which coordinators the agent believes (agent/src/trust.c), the cases of the Swift
+# Which coordinators the agent believes (a CURVE key pair per coordinator) (agent/src/trust.c), the cases of the Swift
 # TrustedCoordinatorsTests, under ASan + UBSan.
 TRUST_TEST_SOURCES := agent/src/trust.c agent/generated/camsync/v1/heartbeat.pb-c.c agent/tests/trust_test.c
 $(AGENT_SCRATCH)/trust-test: $(TRUST_TEST_SOURCES) agent/src/trust.h agent/src/config.h

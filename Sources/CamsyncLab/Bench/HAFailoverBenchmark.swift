@@ -19,7 +19,7 @@ public enum HAFailoverBenchmark {
         var leaseSeconds: Int64
         var pulseMs: Int64?
         var suspicionMs: Int64?
-        /// Targets (issue 23): first ack p50 and max; nil: none for that figure.
+        /// Targets (failover by suspicion, not lease expiry): first ack p50 and max; nil: none for that figure.
         var firstAckP50: Double?
         var firstAckMax: Double?
     }

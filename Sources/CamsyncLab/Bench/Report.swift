@@ -27,7 +27,7 @@ public struct BenchRow: Codable, Sendable, Equatable {
     }
 }
 
-/// A DESIGN.md performance target checked against a measured figure.
+/// A performance target (docs/PERFORMANCE.md "Targets") checked against a measured figure.
 public struct TargetCheck: Codable, Sendable, Equatable {
     public enum Comparison: String, Codable, Sendable { case atMost = "<=", atLeast = ">=" }
     public enum Unit: String, Codable, Sendable { case microseconds = "us", perSecond = "/s", megabytes = "MB", ratio = "x", count = "n" }
