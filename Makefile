@@ -11,7 +11,7 @@ PROTOS := $(shell find proto -path proto/etcd -prune -o -name '*.proto' -print |
 # types need `public import SwiftProtobuf`.
 SWIFT_OPTS := --swift_opt=Visibility=Public --swift_opt=FileNaming=PathToUnderscores --swift_opt=UseAccessLevelOnImports=true
 
-.PHONY: flake-hunt web-screenshot deps build test package-check alerts-test run run-ha proto proto-check proto-c bench clean plugin multihost-test soak sim \
+.PHONY: flake-hunt web-screenshot deps build test package-check spec-check perf-doc alerts-test run run-ha proto proto-check proto-c bench clean plugin multihost-test soak sim \
   fuzz flood agent-asan leader-following-test trust-test fuzz-agent grpc-plugin etcd-proto etcd-swift etcd-proto-check
 
 # The etcd v3 client (Sources/CamsyncEtcd): etcd's API protos, copied from Debian's
@@ -40,7 +40,7 @@ build: deps
 
 # agent-asan first: DisplayAgentTests run one cluster with the sanitizer build of the agent.
 # leader-following-test: the C agent's leader-following rule against the shared table of cases.
-test: deps package-check alerts-test agent-asan leader-following-test trust-test
+test: deps package-check spec-check alerts-test agent-asan leader-following-test trust-test
 	$(SWIFT) test
 
 # The Prometheus rules in deploy/prometheus: valid, and their unit tests pass (promtool from Debian's
@@ -53,6 +53,13 @@ alerts-test: deps
 # Package.swift declares exactly the modules each target imports.
 package-check:
 	@python3 tools/check-package-imports.py && echo "package-check: Package.swift matches the imports"
+
+# Every SPEC rule id cited in Sources, Tests, docs, scenarios, agent, proto, deploy, Fuzz, README.md
+# and this Makefile is defined in docs/SPEC.md; no file cites an issue number or a folder outside the
+# repository (tools/check-spec-rules.py).
+spec-check:
+	@python3 tools/check-spec-rules.py --self-test >/dev/null
+	@python3 tools/check-spec-rules.py
 
 # The network-namespace lab (needs root): the lab's own self-test, then the cluster across namespaces.
 # `make test` runs MultiHostTests and MultiHostHATests too; they skip themselves with a message where namespaces are not allowed.
@@ -143,7 +150,7 @@ $(AGENT_SCRATCH)/leader-following-test: agent/src/follow.c agent/src/follow.h ag
 leader-following-test: $(AGENT_SCRATCH)/leader-following-test
 	$(AGENT_SCRATCH)/leader-following-test $(LEADER_TABLE)
 
-# Issue 26: which coordinators the agent believes (agent/src/trust.c), the cases of the Swift
+# Which coordinators the agent believes (a CURVE key pair per coordinator) (agent/src/trust.c), the cases of the Swift
 # TrustedCoordinatorsTests, under ASan + UBSan.
 TRUST_TEST_SOURCES := agent/src/trust.c agent/generated/camsync/v1/heartbeat.pb-c.c agent/tests/trust_test.c
 $(AGENT_SCRATCH)/trust-test: $(TRUST_TEST_SOURCES) agent/src/trust.h agent/src/config.h
@@ -202,6 +209,14 @@ BENCH_JSON ?= .build/bench-report.json
 bench: deps
 	$(SWIFT) build -c release --product camsync
 	$$($(SWIFT) build -c release --show-bin-path)/camsync bench --json-file $(BENCH_JSON) $(BENCH_ARGS)
+
+# docs/PERFORMANCE.md's figures table, from the report in docs/perf/bench.json (tools/perf-doc.py).
+# A new report: `make bench` (or any `camsync bench --json-file FILE`), then
+# `make perf-doc PERF_RECORD=.build/bench-report.json` keeps it as docs/perf/bench.json with the commit.
+PERF_RECORD ?=
+perf-doc:
+	@python3 tools/perf-doc.py --self-test >/dev/null
+	@python3 tools/perf-doc.py $(if $(PERF_RECORD),--record $(PERF_RECORD))
 
 clean:
 	rm -rf .build .build-* .build_*

@@ -41,7 +41,7 @@ public enum LeaderFollowing {
             } catch ClientError.refused(let refusal) where refusal.code == .notLeader {
                 // A standby (or a leader that lost etcd): nothing was applied.
                 lastError = ClientError.refused(refusal)
-                // A leader whose key is not trusted is not believed (issue 26): ask the next one instead.
+                // A leader whose key is not trusted is not believed (a CURVE key pair per coordinator): ask the next one instead.
                 if let named = refusal.leader, curve?.believes(named, reachedAt: reach(named)) ?? true,
                    leader.named(commandEndpoint: reach(named), term: named.term, by: .another) == .follow { continue }
                 guard leader.tryNext() else { throw ClientError.refused(refusal) }

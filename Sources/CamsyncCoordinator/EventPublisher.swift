@@ -5,7 +5,7 @@ import ZeroMQ
 /// loop hands over each publication (topic, envelope with its bytes) in order; when nothing is queued or
 /// being sent it sends it itself (a hand-off less for a claim's grant at low load), otherwise it
 /// queues it for the publisher's thread, so that libzmq's fan-out to every subscriber's pipe
-/// (hundreds of them) takes a second core instead of the loop's (issue 24). Order is kept: one queue,
+/// (hundreds of them) takes a second core instead of the loop's. Order is kept: one queue,
 /// and the socket is used by one side at a time (`sending`, under the lock: libzmq allows a socket to
 /// move between threads across a full memory barrier).
 final class EventPublisher: @unchecked Sendable {

@@ -4,7 +4,7 @@ import CamsyncWire
 /// batches as published, field 1; its last sequence, field 2) deflated in zlib's format (`Deflate`,
 /// RFC 1950). A turn's batches repeat the same node, app and camera names, so the value is about a
 /// sixth of the message, and etcd, the leader's and every standby's connection carry a sixth of the
-/// bytes (docs/PERFORMANCE.md, issue 24).
+/// bytes (docs/PERFORMANCE.md).
 ///
 /// Readers tell the two forms apart by the first byte: a zlib stream's names its method, deflate, in
 /// its low four bits (8; 0x78 for the usual 32 KiB window), which no `Replay` field's tag has (0x0A,

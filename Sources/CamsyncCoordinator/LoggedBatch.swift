@@ -5,7 +5,7 @@ public import CamsyncWire
 /// replays and republishing it would serve as leader, and the batch decoded without its events —
 /// all that following it needs (the engine derives the events again). A log turn is split at the
 /// wire level (`turn(_:)`), so no batch is encoded again, and its events are never decoded: they were
-/// half of a standby's decoding, a third of its work under load (PERFORMANCE.md, issue 24).
+/// half of a standby's decoding, a third of its work under load (docs/PERFORMANCE.md).
 public struct LoggedBatch: Sendable, Equatable {
     /// The batch's fields but its events (sequence, term, time, origin, command).
     public var batch: Camsync_V1_EventBatch

@@ -5,7 +5,7 @@ import Synchronization
 /// someone needs them — the batches' bytes. The core gathers a turn as a plain array (`Turn.accepted`,
 /// so that the core stays a value) and makes it one of these when it commits it; its batches are
 /// encoded by whoever reads `entries` first: the journal's writer thread or etcd's task making the
-/// turn durable (so that encoding, a tenth of a command's cost, leaves the loop's core, issue 24), or
+/// turn durable (so that encoding, a tenth of a command's cost, leaves the loop's core), or
 /// the loop itself when it writes a small turn at once. Encoded once, under a lock (a cache: the
 /// contents never change); the publications released after the commit read the same bytes.
 public final class TurnEntries: Sendable {

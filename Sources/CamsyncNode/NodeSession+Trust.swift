@@ -1,7 +1,7 @@
 import CamsyncWire
 import Logging
 
-/// Issue 26 on the node side: each coordinator has a CURVE key pair of its own, and a node believes
+/// Which coordinators a node believes: each coordinator has a CURVE key pair of its own, and a node believes
 /// only the coordinators its `TrustedCoordinators` lists. The sockets carry keys (each connection is
 /// made with the server key of the coordinator at its endpoint, so CURVE proves who answers); what a
 /// frame *says* about coordinators is decided here: a heartbeat or a NOT_LEADER naming a coordinator

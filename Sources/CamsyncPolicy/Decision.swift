@@ -1,4 +1,4 @@
-/// A SPEC rule id (`C2.4`, `A7`, `P5`, `C10` …), as SPEC.md numbers its rules.
+/// A SPEC rule id (`C2.4`, `A7`, `P5`, `C10` …), as docs/SPEC.md numbers its rules.
 public struct RuleID: RawRepresentable, Hashable, Codable, Sendable, ExpressibleByStringLiteral, CustomStringConvertible {
     public let rawValue: String
     public init(rawValue: String) { self.rawValue = rawValue }

@@ -12,7 +12,7 @@ public struct NodeID: RawRepresentable, Hashable, Codable, Comparable, Sendable,
 ///
 /// The engine looks apps up by id a dozen times per command (`ClusterState.apps`, the index, the
 /// transaction's sets): the id hashes its two strings once, when it is made, and every look-up
-/// hashes that number (hashing the strings each time was 4–5 % of a command's cost, issue 24).
+/// hashes that number (hashing the strings each time was 4–5 % of a command's cost).
 public struct AppID: Hashable, Codable, Comparable, Sendable, CustomStringConvertible {
     public let device: NodeID
     public let bundleID: String

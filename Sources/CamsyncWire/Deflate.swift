@@ -3,7 +3,7 @@ import CZlib
 /// zlib's format (RFC 1950: a two-byte header, deflate, an Adler-32 check), through the system zlib.
 /// The HA command log stores each turn this way (`LogTurn`): its batches repeat node, app and camera
 /// names, so a turn shrinks to about a sixth, and etcd, the leader and every standby handle a sixth of
-/// the bytes (docs/PERFORMANCE.md, issue 24).
+/// the bytes (docs/PERFORMANCE.md).
 public enum Deflate {
     /// `bytes` compressed at `level` (1: fastest … 9: smallest).
     public static func compress(_ bytes: [UInt8], level: Int32 = 1) -> [UInt8] {

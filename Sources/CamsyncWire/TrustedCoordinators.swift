@@ -1,4 +1,4 @@
-/// The coordinators a node or a client believes (issue 26: a CURVE key pair per coordinator), and
+/// The coordinators a node or a client believes (a CURVE key pair per coordinator), and
 /// the server key to connect to each with. Pure: the file is parsed from its text, and keys are
 /// compared as Z85 text; the sockets only carry the keys this value hands out.
 ///

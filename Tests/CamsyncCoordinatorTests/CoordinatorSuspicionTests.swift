@@ -4,7 +4,7 @@ import CamsyncWire
 import Testing
 @testable import CamsyncCoordinator
 
-/// Failover without waiting for lease expiry (issue 23), in the core: the leader's pulse, a
+/// Failover without waiting for lease expiry, in the core: the leader's pulse, a
 /// standby's suspicion and the revocation it asks for, a paused leader stepping down by itself, and
 /// the new leader publishing again the tail the old one may not have published (K7).
 @Suite("CoordinatorCore suspicion: pulse, revoke, pause step-down, republish")

@@ -58,7 +58,7 @@ struct FakeCoordinator {
     var term: UInt64 = 1
     var time = Instant(milliseconds: 1_800_000_000_000)
     var name: String?
-    /// The CURVE public key it names itself with (issue 26: each coordinator has its own); "" for none.
+    /// The CURVE public key it names itself with (each coordinator has its own); "" for none.
     var publicKey = ""
     /// Every batch published, as the log keeps them (replays); `compacted` drops them.
     var log: [Camsync_V1_EventBatch] = []

@@ -3,7 +3,7 @@ import CamsyncWire
 import Testing
 @testable import CamsyncNode
 
-/// Issue 26 without sockets: each coordinator has a key pair of its own, and a node believes only the
+/// Which coordinators a node believes, without sockets: each coordinator has a key pair of its own, and a node believes only the
 /// coordinators its trusted set lists. A heartbeat or a NOT_LEADER naming a coordinator whose key is
 /// not listed is not believed — not followed, its term (however high) not taken, not a sign of
 /// life — and the node keeps following the leader it believes; the DEALER connects to each
@@ -68,7 +68,7 @@ import Testing
         }
     }
 
-    @Test("issue 26: a heartbeat from a coordinator whose key is not trusted is not heard: no term, no leader, no life",
+    @Test("a heartbeat from a coordinator whose key is not trusted is not heard: no term, no leader, no life",
           arguments: Impostor.allCases)
     func untrustedHeartbeatIgnored(impostor: Impostor) throws {
         var (session, a) = try Self.joinedThroughA(settings: Self.settings(trusting: ["a", "b"]))
@@ -92,7 +92,7 @@ import Testing
         #expect(session.replica.sequence == sequence + 1 && session.replica.term == 100)
     }
 
-    @Test("issue 26: a NOT_LEADER naming a coordinator whose key is not trusted is not followed; the request stays pending",
+    @Test("a NOT_LEADER naming a coordinator whose key is not trusted is not followed; the request stays pending",
           arguments: Impostor.allCases)
     func untrustedRedirectionIgnored(impostor: Impostor) throws {
         var (session, a) = try Self.joinedThroughA(settings: Self.settings(trusting: ["a", "b"]))
@@ -114,7 +114,7 @@ import Testing
         var testDescription: String { rawValue }
     }
 
-    @Test("issue 26: a trusted coordinator named by a NOT_LEADER is followed, and the DEALER connects with its key",
+    @Test("a trusted coordinator named by a NOT_LEADER is followed, and the DEALER connects with its key",
           arguments: Named.allCases)
     func trustedRedirectionFollowed(named: Named) throws {
         var (session, a) = try Self.joinedThroughA()
@@ -133,7 +133,7 @@ import Testing
         #expect(followed.metrics == [.leaderFollowed])
     }
 
-    @Test("issue 26: while every coordinator is silent the next endpoint is tried with the key listed for it")
+    @Test("while every coordinator is silent the next endpoint is tried with the key listed for it")
     func silenceTriesNextWithItsKey() throws {
         var (session, _) = try Self.joinedThroughA()
         // Silent for interval × liveness (1.5 s), then the first reconnect one interval later.
@@ -144,7 +144,7 @@ import Testing
         #expect(keys == [Self.key("b")])
     }
 
-    @Test("issue 26: endpoints of the lists that no trusted coordinator serves are never connected")
+    @Test("endpoints of the lists that no trusted coordinator serves are never connected")
     func untrustedEndpointsDropped() {
         let settings = Self.settings(trusting: ["a", "c"])
         #expect(settings.coordinatorCommandEndpoints == [HA.commands("a"), HA.commands("c")])

@@ -1,7 +1,7 @@
 import CamsyncWire
 import Testing
 
-/// `coordinators.txt` (issue 26): the coordinators nodes and clients believe, each with its own key.
+/// `coordinators.txt`: the coordinators nodes and clients believe, each with its own key.
 @Suite struct TrustedCoordinatorsTests {
     static func key(_ c: Character) -> String { String(repeating: c, count: 40) }
     static func isKey(_ text: String) -> Bool { text.count == 40 }

@@ -11,7 +11,7 @@ import ZeroMQ
 import Glibc
 #endif
 
-/// Issue 26: rotating every credential of a live HA cluster (CURVE on, etcd over mutual TLS) under a
+/// Rotating every credential of a live HA cluster (CURVE on, etcd over mutual TLS) under a
 /// stream of claims from three nodes, as docs/OPERATIONS.md "Rotating keys and certificates" says:
 /// a coordinator's CURVE key, then a node's CURVE key, then every coordinator's etcd certificate.
 /// Nothing acknowledged is lost, no claim fails (a node's stream pauses while that node restarts),

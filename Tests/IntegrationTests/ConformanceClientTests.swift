@@ -7,7 +7,7 @@ import ZeroMQ
 import Glibc
 #endif
 
-/// The conformance client in a second language (issue 11): `Tests/Conformance/conformance_client.py`,
+/// The conformance client in a second language (a client written from the documents alone): `Tests/Conformance/conformance_client.py`,
 /// written from docs/PROTOCOL.md and the .proto files alone (pyzmq + protoc-generated classes), joins a
 /// real CURVE cluster over tcp late, follows and replays batches, and tries the takeover, the foreign
 /// attach and a malformed frame. Needs Debian's python3-zmq and python3-protobuf (`make deps`).

@@ -7,7 +7,7 @@ import Testing
 import Glibc
 #endif
 
-/// Issue 26 across real processes: each coordinator has a CURVE key pair of its own, and nodes
+/// Which coordinators nodes believe, across real processes: each coordinator has a CURVE key pair of its own, and nodes
 /// believe only the coordinators their `coordinators.txt` lists. Coordinator c3 was removed from the
 /// nodes' list but still runs (its etcd access intact), and is made to lead. Its endpoints stay in
 /// the nodes' `--coordinator`/`--events` lists: the nodes (Swift and the C agent) never connect to

@@ -7,7 +7,7 @@ import CamsyncWire
 import Foundation
 import Testing
 
-/// Issue 26 across real processes: the HA cluster's etcd runs with mutual TLS and auth (a role per
+/// etcd's security across real processes: the HA cluster's etcd runs with mutual TLS and auth (a role per
 /// camsync cluster). A real `camsync coordinator` holding a valid certificate of *another* camsync
 /// cluster, pointed at this cluster's prefix, is refused by etcd at every step: it never leads,
 /// writes nothing, and the real leader keeps serving.

@@ -161,7 +161,7 @@ struct HATopologyTests {
             #expect(error.refusal?.code == .notLeader && error.refusal?.leader?.name == leader,
                     "the standby names the leader: \(error)")
         }
-        // Each coordinator has its own key (issue 26): ctl believes the ones coordinators.txt lists.
+        // Each coordinator has its own key: ctl believes the ones coordinators.txt lists.
         let keys = ["--admin-key", "\(run)/keys/admin.key", "--coordinator-keys", "\(run)/keys/coordinators.txt"]
         // Asked directly, the standby refuses and names the leader; by default ctl follows that once.
         let refused = try camsync(["ctl", "status", "--coordinator", "tcp://127.0.0.1:\(standbyPort)", "--no-follow-leader"] + keys)

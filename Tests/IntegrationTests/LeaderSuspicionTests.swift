@@ -12,7 +12,7 @@ import ZeroMQ
 import Glibc
 #endif
 
-/// Issue 23 across real processes: a standby that stops hearing the leader's pulse revokes its
+/// Failover by suspicion across real processes: a standby that stops hearing the leader's pulse revokes its
 /// lease and leads without waiting for the lease to expire; the leader it deposed, paused
 /// (SIGSTOP) meanwhile and resumed, neither acknowledges nor publishes: it answers NOT_LEADER.
 extension EtcdBackedTests {

@@ -9,7 +9,7 @@ import Foundation
 import Testing
 import ZeroMQ
 
-/// Issue 24 across real processes: the HA leader keeps several turns in flight on etcd (a pipelined
+/// The pipelined log across real processes: the HA leader keeps several turns in flight on etcd (a pipelined
 /// log). Replies leave in commit order; a turn etcd refuses takes every later turn in flight with it,
 /// and nothing of them is acknowledged or published.
 extension EtcdBackedTests {

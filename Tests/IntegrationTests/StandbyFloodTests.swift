@@ -5,7 +5,7 @@ import Foundation
 import Testing
 import ZeroMQ
 
-/// Issue 26, hostile input at a standby: the flood tool's adversarial frames (every `FloodKind`)
+/// Hostile input at a standby: the flood tool's adversarial frames (every `FloodKind`)
 /// aimed at a standby of a live HA cluster (etcd over mutual TLS) while a node streams camera claims
 /// through the leader. The leader must not notice: same leader, same term, every claim acknowledged;
 /// the standby survives and still names the leader.

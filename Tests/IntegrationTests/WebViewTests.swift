@@ -111,7 +111,7 @@ final class Browser {
     let output: String
     static let options = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
                           "--virtual-time-budget=3000", "--window-size=\(viewportWidth),1000"]
-    /// The page must fit this width without a horizontal scroll bar (issue 25).
+    /// The page must fit this width without a horizontal scroll bar (docs/OPERATIONS.md "The web view": it fits a 1,280-pixel window).
     static let viewportWidth = 1280
 
     /// Starts loading `url` and dumps its DOM once the page is idle (the page stops following at `?until`).

@@ -304,7 +304,7 @@ void agent_on_published(display_agent *agent, size_t n_frames, const uint8_t *by
         return;
     }
     // A heartbeat naming a coordinator the agent does not believe is not heard at all: neither its
-    // term (however high), nor its leadership, nor a sign of life (issue 26).
+    // term (however high), nor its leadership, nor a sign of life (a CURVE key pair per coordinator).
     if (envelope && envelope->body_case == CAMSYNC__V1__ENVELOPE__BODY_COORDINATOR_HEARTBEAT &&
         envelope->coordinator_heartbeat->coordinator &&
         !agent_believes(agent, envelope->coordinator_heartbeat->coordinator, "heartbeat")) {

@@ -1,4 +1,4 @@
-// Issue 26: each coordinator has a CURVE key pair of its own, and the agent believes only the
+// Which coordinators the agent believes: each coordinator has a CURVE key pair of its own, and the agent believes only the
 // coordinators its `--coordinator-keys` file lists (the same file and the same rules as the Swift
 // node's `TrustedCoordinators`, Sources/CamsyncWire/TrustedCoordinators.swift). Pure: no socket, no
 // clock. Each connection is made with the key of the coordinator at its endpoint (CURVE proves who

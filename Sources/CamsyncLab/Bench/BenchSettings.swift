@@ -7,14 +7,14 @@ public struct BenchSettings: Sendable {
     public var quick: Bool
     /// Wraps the coordinator process, e.g. `taskset -c 1` (pinning).
     public var coordinatorPrefix: [String]
-    /// Simulated nodes registered for `latency` (DESIGN: 50).
+    /// Simulated nodes registered for `latency` (the `latency` target: 50).
     public var nodes: Int
-    /// SUB sockets for `fanout` (DESIGN: 500) and how many processes they are spread over.
+    /// SUB sockets for `fanout` (the `fanout` target: 500) and how many processes they are spread over.
     public var subscribers: Int
     public var subscriberProcesses: Int
-    /// Journaled commands for `recovery` (DESIGN: 100,000).
+    /// Journaled commands for `recovery` (the `recovery` target: 100,000).
     public var recoveryCommands: Int
-    /// `memory`: nodes and apps per node (DESIGN: 1,000 nodes / 10,000 apps).
+    /// `memory`: nodes and apps per node (the `memory` target: 1,000 nodes / 10,000 apps).
     public var memoryNodes: Int
     public var memoryAppsPerNode: Int
     /// `ha-latency`: coordinators on etcd (3; 1 is a leader without standbys, to tell their share of a claim).

@@ -27,7 +27,7 @@ public struct BenchRow: Codable, Sendable, Equatable {
     }
 }
 
-/// A DESIGN.md performance target checked against a measured figure.
+/// A performance target (docs/PERFORMANCE.md "Targets") checked against a measured figure.
 public struct TargetCheck: Codable, Sendable, Equatable {
     public enum Comparison: String, Codable, Sendable { case atMost = "<=", atLeast = ">=" }
     public enum Unit: String, Codable, Sendable { case microseconds = "us", perSecond = "/s", megabytes = "MB", ratio = "x", count = "n" }
@@ -173,7 +173,7 @@ public enum ReportFormatter {
         out += table(header, rows) + "\n\n"
         let checks = report.results.flatMap(\.targets)
         if !checks.isEmpty {
-            out += "targets (docs/DESIGN.md \"Performance targets\")\n"
+            out += "targets (docs/PERFORMANCE.md \"Targets\")\n"
             out += table(["figure", "measured", "target", "verdict", "basis"], checks.map { check in
                 [check.figure, value(check.measured, unit: check.unit),
                  "\(check.comparison == .atMost ? "≤" : "≥") \(value(check.target, unit: check.unit))",

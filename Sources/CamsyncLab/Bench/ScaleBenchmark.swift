@@ -4,7 +4,7 @@ import CamsyncWire
 import Foundation
 import ZeroMQ
 
-/// `scale`: does a command cost more as the state grows (DESIGN "cost against state size": rate and
+/// `scale`: does a command cost more as the state grows (docs/PERFORMANCE.md "Targets", cost against state size: rate and
 /// claim p50 within 20 % from 10 to 10,000 apps on a device and from 10 to 1,000 nodes)? Through a
 /// real coordinator process over ZeroMQ (journal full, liveness off as in `throughput`):
 /// - one device grows to 10, 1,000 and 10,000 apps by `install_app` (the rate of the last installs

@@ -22,7 +22,7 @@ fileprivate nonisolated struct _GeneratedWithProtocGenSwiftVersion: SwiftProtobu
   typealias Version = _2
 }
 
-/// Every ZeroMQ message body is one Envelope (DESIGN "wire protocol"; K4, K5).
+/// Every ZeroMQ message body is one Envelope (docs/PROTOCOL.md; K4, K5).
 public nonisolated struct Camsync_V1_Envelope: @unchecked Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for

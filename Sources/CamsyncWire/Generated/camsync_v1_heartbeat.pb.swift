@@ -8,7 +8,7 @@
 // For information on using the generated types, please see the documentation:
 //   https://github.com/apple/swift-protobuf/
 
-/// camsync wire protocol v1 — liveness (K1; DESIGN "heartbeats like Paranoid Pirate").
+/// camsync wire protocol v1 — liveness (K1; heartbeats as in ZeroMQ's Paranoid Pirate pattern).
 
 public import SwiftProtobuf
 

@@ -296,7 +296,7 @@ public nonisolated struct Camsync_V1_Ack: Sendable {
   public init() {}
 }
 
-/// The request failed (DESIGN "bad input is an answer, not a crash").
+/// The request failed (bad input gets an answer, never a crash: docs/HOSTILE.md).
 public nonisolated struct Camsync_V1_Error: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for

@@ -8,7 +8,7 @@
 // For information on using the generated types, please see the documentation:
 //   https://github.com/apple/swift-protobuf/
 
-/// camsync wire protocol v1 — state replication (zguide Clone pattern; DESIGN "single writer").
+/// camsync wire protocol v1 — state replication (zguide Clone pattern; the coordinator is the single writer).
 
 public import SwiftProtobuf
 

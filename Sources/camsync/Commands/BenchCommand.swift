@@ -13,7 +13,7 @@ struct BenchCommand: ParsableCommand {
             Each benchmark starts its own `camsync coordinator` (and nodes or helper processes) on \
             loopback TCP, warms up, measures with HdrHistogram and prints p50/p90/p99/p99.9/max, \
             rates and RSS next to a raw ZeroMQ floor measured in the same run, then checks the \
-            targets of DESIGN.md. See docs/PERFORMANCE.md.
+            targets of docs/PERFORMANCE.md ("Targets").
 
             The ha-* benchmarks run HA coordinators (--etcd) on a 3-member loopback etcd cluster of \
             their own (Debian etcd-server; skipped with a note when etcd is not installed).

@@ -49,7 +49,7 @@ typedef enum {
 } Camsync__V1__Envelope__BodyCase;
 
 /*
- * Every ZeroMQ message body is one Envelope (DESIGN "wire protocol"; K4, K5).
+ * Every ZeroMQ message body is one Envelope (docs/PROTOCOL.md; K4, K5).
  */
 struct  Camsync__V1__Envelope
 {

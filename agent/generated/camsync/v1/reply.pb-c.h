@@ -163,7 +163,7 @@ struct  Camsync__V1__Ack
 
 
 /*
- * The request failed (DESIGN "bad input is an answer, not a crash").
+ * The request failed (bad input gets an answer, never a crash: docs/HOSTILE.md).
  */
 struct  Camsync__V1__Error
 {
