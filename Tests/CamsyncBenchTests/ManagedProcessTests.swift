@@ -37,3 +37,15 @@ import Testing
         kill(sleeper, SIGKILL)
     }
 }
+
+/// Loopback ports for the lab's processes: never the same one twice in a process, outside the
+/// kernel's ephemeral range, bindable when handed out.
+@Suite struct LoopbackPortsTests {
+    @Test("500 ports in a row: all different, in 10000–19999, each bindable when handed out")
+    func portsAreUniqueAndOutsideTheEphemeralRange() {
+        let ports = (0..<500).map { _ in LoopbackPorts.free() }
+        #expect(Set(ports).count == ports.count)
+        #expect(ports.allSatisfy { (10_000...19_999).contains($0) })
+        #expect(ports.prefix(20).allSatisfy(LoopbackPorts.bindable))
+    }
+}

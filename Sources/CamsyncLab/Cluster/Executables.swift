@@ -1,4 +1,5 @@
 import Foundation
+import ZeroMQ
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -28,24 +29,44 @@ public enum CamsyncExecutable {
     }
 }
 
-/// Loopback TCP ports for tests and benchmarks.
+/// Loopback TCP ports for tests, benchmarks and the demo's clusters.
+///
+/// A port is chosen at random from 10000–19999, below Linux's ephemeral range (32768–60999 by
+/// default) from which the kernel takes the local port of every outgoing connection and of every
+/// bind to port 0; it is handed out at most once per process; and it is bindable on 127.0.0.1 when
+/// handed out. Ports used to come from the kernel's ephemeral allocator (bind to port 0, read it,
+/// close): the next such bind could return the same port, so two endpoints of one test could get
+/// one port, and an outgoing connection could take a port before its server bound it (the flake
+/// hunt saw a coordinator die of `Address already in use`: its web port was another coordinator's
+/// event port). Two processes that choose ports this way at the same moment can still meet on one,
+/// with the odds of a random draw from 10,000.
 public enum LoopbackPorts {
-    /// An unused loopback TCP port (bound and released by the kernel's ephemeral allocator).
+    static let range = 10_000...19_999
+    private static let handedOut = Locked<Set<Int>>([])
+
     public static func free() -> Int {
+        var random = SystemRandomNumberGenerator()
+        for _ in 0..<range.count {
+            let port = Int.random(in: range, using: &random)
+            guard handedOut.withLock({ $0.insert(port).inserted }) else { continue }
+            if bindable(port) { return port }
+        }
+        preconditionFailure("no free loopback port left in \(range) for this process")
+    }
+
+    /// Whether a listening socket could bind `port` on 127.0.0.1 now.
+    static func bindable(_ port: Int) -> Bool {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { return false }
         defer { close(fd) }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) }
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-        }
-        return Int(UInt16(bigEndian: address.sin_port))
+        return bound == 0
     }
 }
 
