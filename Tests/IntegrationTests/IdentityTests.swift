@@ -123,8 +123,14 @@ struct IdentityTests {
             let refused = try cluster.coordinatorState()
             #expect(refused.state.nodes["display-1"]?.attachedTo == "ipad-1")
             #expect(refused.sequence == before.sequence, "nothing changed")
-            // Re-attaching to the configured device is its own act and is answered.
-            _ = try display.act(.attachDisplay(display: "display-1", device: "ipad-1"), timeoutMilliseconds: 5_000)
+            // Re-attaching to the device it is on already is its own act, answered as a no-op: refused
+            // (alreadyExists), no sequence taken.
+            #expect {
+                try display.act(.attachDisplay(display: "display-1", device: "ipad-1"), timeoutMilliseconds: 5_000)
+            } throws: { error in
+                (error as? ClientError)?.refusal?.rejection?.code == .alreadyExists
+            }
+            #expect(try cluster.coordinatorState().sequence == before.sequence, "a no-op takes no sequence")
             // An admin (the admin key) may attach it to another device.
             let admin = try cluster.coordinatorClient()
             defer { admin.close() }
@@ -132,6 +138,12 @@ struct IdentityTests {
             #expect(sequence > before.sequence)
             try cluster.waitUntil(timeout: 5, what: "display-1 attached to ipad-2") {
                 try cluster.coordinatorState().state.nodes["display-1"]?.attachedTo == "ipad-2"
+            }
+            // Back to the device its configuration names: its own act, accepted.
+            let back = try display.act(.attachDisplay(display: "display-1", device: "ipad-1"), timeoutMilliseconds: 5_000)
+            #expect(back > sequence)
+            try cluster.waitUntil(timeout: 5, what: "display-1 attached to ipad-1 again") {
+                try cluster.coordinatorState().state.nodes["display-1"]?.attachedTo == "ipad-1"
             }
         }
     }

@@ -45,8 +45,8 @@ public enum HostileCorpus {
         return [
             ("ipad-1", .registerNode(deviceRegistration(ipad1, os: 17, stageManager: true))),
             ("ipad-2", .registerNode(deviceRegistration(ipad2, os: 16, stageManager: false))),
+            // Its registration attaches it to ipad-1 (alive): attaching it again would be a no-op, refused.
             ("display-1", .registerNode(displayRegistration)),
-            ("display-1", .attachDisplay(display: display, device: ipad1)),
             // ipad-1: a video in PiP on the display, a call on the front camera in a stage window,
             // notes in another stage window on the display.
             ("ipad-1", .openFullScreen(video1, trigger: .user)),
