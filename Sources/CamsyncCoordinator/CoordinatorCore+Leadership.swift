@@ -10,46 +10,63 @@ extension CoordinatorCore {
 
     /// etcd's news. A no-op for an embedded coordinator.
     public mutating func observe(_ event: LeadershipEvent, at time: CoordinatorTime) -> [CoordinatorAction] {
-        guard ha != nil else { return [] }
+        guard isHighAvailability else { return [] }
         var actions: [CoordinatorAction] = []
         switch event {
         case .won(let leadership):
-            if leadership == role.leadership || leadership == ha!.pendingWin {
-                break   // the same win reported twice (the campaign's answer and the observed leader)
-            }
-            if leadership.term <= ha!.resignedTerm || role.leadership.map({ $0.term >= leadership.term }) == true {
-                actions.append(.log(.init(.info, "a stale win ignored", [
-                    "term": "\(leadership.term)", "resignedTerm": "\(ha!.resignedTerm)"])))
-            } else {
-                ha!.pendingWin = leadership
-            }
+            actions += takeWin(leadership)
         case .leaderObserved(let leader, let lease):
             // etcd answered: whatever trouble there was is over.
-            ha!.trouble = nil
-            let other = leader?.name == ha!.address.name ? nil : leader
+            ha.trouble = nil
+            let other = leader?.name == ha.address.name ? nil : leader
             actions += observeLeader(other, lease: lease)
             if let other, let mine = role.leadership, Int64(other.term) > mine.term {
                 actions += stepDown("etcd shows \(other.name) leading in term \(other.term)", resign: true)
             }
         case .leaseRenewed(let lease, let validUntil):
-            ha!.lease = LeaseValidity(id: lease, validUntil: validUntil)
+            ha.lease = LeaseValidity(id: lease, validUntil: validUntil)
         case .leaseLost(let reason):
-            ha!.pendingWin = nil
-            if role.leadership != nil { actions += stepDown("lease lost: \(reason)", resign: false) }
+            switch ha.phase {
+            case .rebuilding(let read, _): ha.phase = .rebuilding(read: read, win: nil)
+            case .standby(_, let due): ha.phase = .standby(win: nil, readDue: due)
+            case .catchingUp, .leading: actions += stepDown("lease lost: \(reason)", resign: false)
+            }
         case .logTurn(let turn):
             actions += followLog(turn)
         case .storeTrouble(let reason):
-            ha!.trouble = reason
+            ha.trouble = reason
         }
         return gather(counted(actions + advance(at: time)))
+    }
+
+    /// A win etcd reported: kept until the core is ready for it (rebuilt, no read under way), unless
+    /// it is stale (at or below a term this coordinator gave up, or not newer than the one it holds).
+    private mutating func takeWin(_ leadership: EtcdLeadership) -> [CoordinatorAction] {
+        if leadership == role.leadership || leadership == ha.phase.pendingWin {
+            return []   // the same win reported twice (the campaign's answer and the observed leader)
+        }
+        if leadership.term <= ha.resignedTerm || role.leadership.map({ $0.term >= leadership.term }) == true {
+            return [.log(.init(.info, "a stale win ignored", [
+                "term": "\(leadership.term)", "resignedTerm": "\(ha.resignedTerm)"]))]
+        }
+        switch ha.phase {
+        case .rebuilding(let read, _): ha.phase = .rebuilding(read: read, win: leadership)
+        case .standby(_, let due): ha.phase = .standby(win: leadership, readDue: due)
+        case .catchingUp(let held, _), .leading(let held, _):
+            // etcd keeps one leader key per candidate: a newer win while holding one means the old
+            // key is gone, which the lease's loss or the observed leader reports; that steps down.
+            return [.log(.init(.warning, "a win in a newer term while holding one: ignored until etcd reports the old one gone", [
+                "term": "\(leadership.term)", "held": "\(held.term)"]))]
+        }
+        return []
     }
 
     /// The shell read etcd's newest snapshot and the log after it (`rebuildFromLog`): the core
     /// becomes exactly that state, as a standby.
     public mutating func rebuilt(snapshot: JournalSnapshot?, batches: [LoggedBatch],
                                  at time: CoordinatorTime) -> [CoordinatorAction] {
-        guard ha != nil, role == .rebuilding else { return [] }
-        ha!.awaitingRead = false
+        guard isHighAvailability else { return [] }
+        guard case .rebuilding(.underWay, let win) = ha.phase else { return answerOfAnotherPhase("a rebuild") }
         let fresh: CoordinatorCore
         let replayed: Int
         do {
@@ -61,9 +78,8 @@ extension CoordinatorCore {
         }
         takeReplica(of: fresh)
         recentBatches = fresh.recentBatches
-        role = .standby
-        ha!.retryDelay = HighAvailabilityState.firstRetryDelay
-        ha!.retryAt = 0
+        ha.phase = .standby(win: win, readDue: 0)
+        ha.retryDelay = HighAvailability.firstRetryDelay
         let actions: [CoordinatorAction] = [.log(.init(.info, "state rebuilt from etcd", [
             "snapshot": "\(snapshot?.sequence ?? 0)", "replayed": "\(replayed)", "sequence": "\(sequence)"]))]
         return gather(counted(actions + advance(at: time)))
@@ -73,19 +89,19 @@ extension CoordinatorCore {
     /// once all of it is applied, it leads. The previous leader cannot write any more: its key is
     /// gone, and its writes were conditional on it.
     public mutating func logRead(_ batches: [LoggedBatch], at time: CoordinatorTime) -> [CoordinatorAction] {
-        guard ha != nil, case .catchingUp(let leadership) = role else { return [] }
-        ha!.awaitingRead = false
+        guard isHighAvailability else { return [] }
+        guard case .catchingUp(let leadership, .underWay) = ha.phase else { return answerOfAnotherPhase("a catch-up read") }
+        ha.phase = .catchingUp(leadership, read: .due(at: 0))   // answered
         var actions: [CoordinatorAction] = []
         for logged in batches {
             guard follow(logged) == .applied else {
                 actions.append(.log(.init(.info, "catching up: the log does not continue this state; rebuilding",
                                           ["sequence": "\(sequence)", "entry": "\(logged.batch.sequence)"])))
-                role = .rebuilding
-                ha!.pendingWin = leadership
+                ha.phase = .rebuilding(read: .due(at: 0), win: leadership)
                 return gather(counted(actions + advance(at: time)))
             }
         }
-        guard ha!.leaseLives(leadership, at: time.monotonicMilliseconds) else {
+        guard ha.leaseLives(leadership, at: time.monotonicMilliseconds) else {
             actions += stepDown("the etcd lease was not renewed within its TTL while catching up", resign: true)
             return gather(counted(actions + advance(at: time)))
         }
@@ -96,42 +112,50 @@ extension CoordinatorCore {
     /// A read of the log failed: say why in NOT_LEADER errors, and try again after a pause that
     /// doubles up to 2 s (a coordinator cut off from etcd keeps answering between attempts).
     public mutating func storeFailed(_ failure: StoreFailure, at time: CoordinatorTime) -> [CoordinatorAction] {
-        guard ha != nil else { return [] }
-        ha!.awaitingRead = false
-        ha!.trouble = failure.description
-        ha!.retryAt = time.monotonicMilliseconds + ha!.retryDelay
-        ha!.retryDelay = min(ha!.retryDelay * 2, HighAvailabilityState.longestRetryDelay)
-        if case .catchingUp(let leadership) = role {
-            role = .standby
-            ha!.pendingWin = leadership
+        guard isHighAvailability else { return [] }
+        ha.trouble = failure.description
+        let due = time.monotonicMilliseconds + ha.retryDelay
+        ha.retryDelay = min(ha.retryDelay * 2, HighAvailability.longestRetryDelay)
+        switch ha.phase {
+        case .rebuilding(_, let win): ha.phase = .rebuilding(read: .due(at: due), win: win)
+        case .standby(let win, _): ha.phase = .standby(win: win, readDue: due)
+        case .catchingUp(let leadership, _): ha.phase = .standby(win: leadership, readDue: due)
+        case .leading: break
         }
         return counted([.log(.init(.warning, "etcd: could not read the log", ["error": failure.description]))])
     }
 
+    /// The answer to a read asked in a phase the core has left (a step-down or a gap while it was
+    /// out: the simulator's store answers later; the loop's reads block, so their answers never
+    /// find another phase). At most one read is out at a time, so this is the one the phase waits
+    /// for: its own read may start now.
+    private mutating func answerOfAnotherPhase(_ what: String) -> [CoordinatorAction] {
+        switch ha.phase {
+        case .rebuilding(.underWay, let win): ha.phase = .rebuilding(read: .due(at: 0), win: win)
+        case .catchingUp(let leadership, .underWay): ha.phase = .catchingUp(leadership, read: .due(at: 0))
+        default: break
+        }
+        return [.log(.init(.info, "\(what) answered after its phase ended: ignored", ["role": role.description]))]
+    }
+
     // MARK: Transitions
 
-    /// Starts the next read the role needs, unless one is under way or a retry is not due yet.
+    /// Starts the next read the phase needs, unless one is under way or a retry is not due yet.
     mutating func advance(at time: CoordinatorTime) -> [CoordinatorAction] {
-        guard let state = ha, !state.awaitingRead, time.monotonicMilliseconds >= state.retryAt else { return [] }
-        switch role {
-        case .rebuilding:
-            ha!.awaitingRead = true
+        guard isHighAvailability, let due = ha.readDue, time.monotonicMilliseconds >= due else { return [] }
+        switch ha.phase {
+        case .rebuilding(_, let win):
+            ha.phase = .rebuilding(read: .underWay, win: win)
             return [.rebuildFromLog]
-        case .standby:
-            guard let win = state.pendingWin else { return [] }
-            if settings.plantedBug == .leadWithoutCatchingUp {
-                ha!.pendingWin = nil
-                return lead(win, at: time)
-            }
-            role = .catchingUp(win)
-            ha!.pendingWin = nil
-            ha!.awaitingRead = true
+        case .standby(let win?, _):
+            if settings.plantedBug == .leadWithoutCatchingUp { return lead(win, at: time) }
+            ha.phase = .catchingUp(win, read: .underWay)
             return [.readLog(after: sequence)]
-        case .catchingUp:
-            ha!.awaitingRead = true
+        case .catchingUp(let leadership, _):
+            ha.phase = .catchingUp(leadership, read: .underWay)
             return [.readLog(after: sequence)]
-        case .leading:
-            return []
+        case .standby(nil, _), .leading:
+            preconditionFailure("no read is due \(role)")
         }
     }
 
@@ -139,11 +163,10 @@ extension CoordinatorCore {
     /// `tick`, and every node's silence counts from now (K7).
     private mutating func lead(_ leadership: EtcdLeadership, at time: CoordinatorTime) -> [CoordinatorAction] {
         term = UInt64(leadership.term)
-        role = .leading(leadership)
-        ha!.trouble = nil
+        ha.phase = .leading(leadership, lastPulse: time.monotonicMilliseconds)
+        ha.trouble = nil
         let republished = republish()
         let listening = observeLeader(nil, lease: 0)
-        ha!.lastPulse = time.monotonicMilliseconds
         nextHeartbeat = 0
         beginServing(at: time)
         if settings.plantedBug != .skipLivenessReset { restartLivenessClocks(at: time.monotonicMilliseconds) }
@@ -154,20 +177,24 @@ extension CoordinatorCore {
 
     /// Stops deciding at once. The engine may hold commands of a turn that was never made durable,
     /// so the state is read from etcd again before anything else. `resign`: give the leadership up
-    /// on etcd (not needed when etcd already took it).
+    /// on etcd (not needed when etcd already took it). Only a coordinator that holds a leadership
+    /// (catching up or leading) steps down.
     mutating func stepDown(_ reason: String, resign: Bool) -> [CoordinatorAction] {
-        guard ha != nil else { return [] }
-        let leadership = role.leadership
+        let leadership: EtcdLeadership
+        let read: HighAvailability.LogRead
+        switch ha.phase {
+        case .catchingUp(let held, let heldRead): (leadership, read) = (held, heldRead)
+        case .leading(let held, _): (leadership, read) = (held, .due(at: 0))
+        case .rebuilding, .standby: preconditionFailure("only a coordinator holding a leadership steps down (\(role))")
+        }
         var actions: [CoordinatorAction] = [.log(.init(.warning, "stepping down", [
             "term": "\(term)", "sequence": "\(sequence)", "why": reason]))]
         actions += abandonTurns("not acknowledged: this coordinator stepped down (\(reason))")
         let wasLeading = role.isLeading
-        role = .rebuilding
-        ha!.pendingWin = nil
-        if let leadership {
-            ha!.resignedTerm = max(ha!.resignedTerm, leadership.term)
-            if resign { actions.append(.resign(leadership)) }
-        }
+        // A catch-up read still out is answered later (`answerOfAnotherPhase`); the rebuild waits for it.
+        ha.phase = .rebuilding(read: read, win: nil)
+        ha.resignedTerm = max(ha.resignedTerm, leadership.term)
+        if resign { actions.append(.resign(leadership)) }
         if wasLeading { actions.append(.count(.role(leading: false, term: term))) }
         return actions
     }
@@ -176,7 +203,7 @@ extension CoordinatorCore {
     /// was paused (SIGSTOP, a long stall) past its TTL. It cannot have acknowledged anything since,
     /// and must not publish.
     mutating func checkLease(at time: CoordinatorTime) -> [CoordinatorAction] {
-        guard let state = ha, case .leading(let leadership?) = role else { return [] }
+        guard case .highAvailability(let state) = mode, case .leading(let leadership, _) = state.phase else { return [] }
         guard state.leaseLives(leadership, at: time.monotonicMilliseconds) else {
             return stepDown("the etcd lease was not renewed within its TTL", resign: true)
         }
@@ -186,16 +213,18 @@ extension CoordinatorCore {
     /// A standby applies the leader's log as the watch delivers it; a gap or a batch that does not
     /// apply sends it back to etcd for the whole state.
     private mutating func followLog(_ turn: [LoggedBatch]) -> [CoordinatorAction] {
-        switch role {
-        case .standby, .catchingUp: break
+        // What the rebuild keeps: the win, and a read still out (at most one is: its answer ends it).
+        let win: EtcdLeadership?
+        let read: HighAvailability.LogRead
+        switch ha.phase {
+        case .standby(let pending, let due): (win, read) = (pending, .due(at: due))
+        case .catchingUp(let leadership, let out): (win, read) = (leadership, out == .underWay ? .underWay : .due(at: 0))
         case .rebuilding, .leading: return []
         }
         for logged in turn {
             let outcome = follow(logged)
             if outcome == .gap || outcome == .diverged {
-                if case .catchingUp(let leadership) = role { ha!.pendingWin = leadership }
-                role = .rebuilding
-                ha!.awaitingRead = false
+                ha.phase = .rebuilding(read: read, win: win)
                 return [.log(.init(.info, "following the log: \(outcome); rebuilding from etcd",
                                    ["sequence": "\(sequence)", "batch": "\(logged.batch.sequence)"]))]
             }

@@ -27,7 +27,7 @@ extension CoordinatorCore {
 
     /// Why this coordinator does not lead, as NOT_LEADER errors say it.
     var notLeadingReason: String {
-        if let trouble = ha?.trouble { return trouble }
+        if let trouble = highAvailability?.trouble { return trouble }
         switch role {
         case .rebuilding: return "reading its state from etcd"
         case .standby: return "a standby"
@@ -40,7 +40,7 @@ extension CoordinatorCore {
     func notLeaderActions(_ envelope: Envelope, reply identity: [UInt8]) -> [CoordinatorAction] {
         guard envelope.body != nil, !envelope.isNodeHeartbeat else { return [] }
         let reason = notLeadingReason
-        let leader = ha?.leader
+        let leader = highAvailability?.leader
         var error = Camsync_V1_Error(code: .notLeader, message: Self.bounded(
             leader.map { "not the leader (\(reason)): the leader is \($0.name) at \($0.commandEndpoint), term \($0.term)" }
                 ?? "not the leader (\(reason)), and no leader is known yet: retry shortly"))

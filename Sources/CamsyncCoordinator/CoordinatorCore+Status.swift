@@ -6,7 +6,7 @@ public import CamsyncWire
 extension CoordinatorCore {
     public var coordinatorStatus: Camsync_V1_CoordinatorStatus {
         var status = Camsync_V1_CoordinatorStatus()
-        if let address = ha?.address { status.coordinator = address }
+        if let address = highAvailability?.address { status.coordinator = address }
         status.role = switch role {
         case .leading: "leading"
         case .standby: "standby"
@@ -15,8 +15,8 @@ extension CoordinatorCore {
         }
         status.term = term
         status.appliedSequence = sequence
-        if let leader = ha?.leader, !role.isLeading { status.leader = leader }
-        if let trouble = ha?.trouble { status.trouble = trouble }
+        if let leader = highAvailability?.leader, !role.isLeading { status.leader = leader }
+        if let trouble = highAvailability?.trouble { status.trouble = trouble }
         status.etcdEndpoints = settings.highAvailability?.etcd.map(\.description) ?? []
         return status
     }

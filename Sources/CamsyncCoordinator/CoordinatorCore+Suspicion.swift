@@ -19,11 +19,11 @@ extension CoordinatorCore {
     /// One message on the standby's SUB to the leader's event endpoint (topic, then an `Envelope`):
     /// the leader's pulse, when it comes from the leader etcd names, in its term or later.
     public mutating func heardPulse(_ frames: [[UInt8]], at time: CoordinatorTime) -> [CoordinatorAction] {
-        guard ha != nil, frames.count == 2, let envelope = try? Envelope.decode(frames[1]),
-              case .coordinatorHeartbeat(let pulse)? = envelope.body, let leader = ha!.leader,
+        guard isHighAvailability, frames.count == 2, let envelope = try? Envelope.decode(frames[1]),
+              case .coordinatorHeartbeat(let pulse)? = envelope.body, let leader = ha.leader,
               pulse.coordinator.name == leader.name, pulse.term >= leader.term else { return [] }
-        ha!.leaderHeardAt = time.monotonicMilliseconds
-        ha!.leaderPublishedThrough = max(ha!.leaderPublishedThrough, pulse.lastSequence)
+        ha.leaderHeardAt = time.monotonicMilliseconds
+        ha.leaderPublishedThrough = max(ha.leaderPublishedThrough, pulse.lastSequence)
         return []
     }
 
@@ -33,29 +33,29 @@ extension CoordinatorCore {
     /// passes through "no leader" (the old key revoked or expired) before this standby may win, so
     /// forgetting it there made every new leader publish its last 64 batches again.
     mutating func observeLeader(_ leader: Camsync_V1_CoordinatorAddress?, lease: Int64) -> [CoordinatorAction] {
-        let changed = leader?.name != ha!.leader?.name || leader?.term != ha!.leader?.term
-            || leader?.eventEndpoint != ha!.leader?.eventEndpoint
-        ha!.leader = leader
-        ha!.leaderLease = leader == nil ? 0 : lease
+        let changed = leader?.name != ha.leader?.name || leader?.term != ha.leader?.term
+            || leader?.eventEndpoint != ha.leader?.eventEndpoint
+        ha.leader = leader
+        ha.leaderLease = leader == nil ? 0 : lease
         guard changed else { return [] }
-        ha!.leaderHeardAt = nil
+        ha.leaderHeardAt = nil
         return [.listen(toLeader: leader)]
     }
 
     /// A standby's suspicion: the leader's pulse has stopped for the whole window. The lease behind
     /// its key is revoked once (by every standby that suspects it; the second revocation finds none).
     func suspicionDeadline() -> Int64? {
-        guard let state = ha, suspicionMilliseconds > 0, role.leadership == nil, !role.isLeading,
+        guard case .highAvailability(let state) = mode, suspicionMilliseconds > 0, role.leadership == nil, !role.isLeading,
               state.leader != nil, state.leaderLease != 0, state.revokedLease != state.leaderLease,
               let heard = state.leaderHeardAt else { return nil }
         return heard + suspicionMilliseconds
     }
 
     mutating func suspectLeader(at time: CoordinatorTime) -> [CoordinatorAction] {
-        guard let due = suspicionDeadline(), time.monotonicMilliseconds >= due, let leader = ha!.leader else { return [] }
-        let lease = ha!.leaderLease
-        ha!.revokedLease = lease
-        let silent = time.monotonicMilliseconds - (ha!.leaderHeardAt ?? 0)
+        guard let due = suspicionDeadline(), time.monotonicMilliseconds >= due, let leader = ha.leader else { return [] }
+        let lease = ha.leaderLease
+        ha.revokedLease = lease
+        let silent = time.monotonicMilliseconds - (ha.leaderHeardAt ?? 0)
         return [.count(.leaderSuspected),
                 .log(.init(.warning, "the leader's pulse stopped: revoking its lease so that a standby can lead", [
                     "leader": leader.name, "term": "\(leader.term)", "silentMs": "\(silent)",
@@ -66,9 +66,10 @@ extension CoordinatorCore {
     /// The leader's side: a pulse when one is due (`checkPause` runs before, at every event). It
     /// announces the last sequence published, which the new leader's `republish` starts after.
     mutating func pulse(at time: CoordinatorTime) -> [CoordinatorAction] {
-        guard let ha = settings.highAvailability, case .leading(_?) = role,
-              time.monotonicMilliseconds >= self.ha!.lastPulse + ha.pulseMilliseconds else { return [] }
-        self.ha!.lastPulse = time.monotonicMilliseconds
+        guard let interval = settings.highAvailability?.pulseMilliseconds,
+              case .highAvailability(let state) = mode, case .leading(let leadership, let lastPulse) = state.phase,
+              time.monotonicMilliseconds >= lastPulse + interval else { return [] }
+        ha.phase = .leading(leadership, lastPulse: time.monotonicMilliseconds)
         return [.publish(topic: Self.pulseTopic, Publication(heartbeatEnvelope(at: time, lastSequence: committedSequence)))]
     }
 
@@ -77,9 +78,10 @@ extension CoordinatorCore {
     /// commits a turn. The commit would fail anyway once etcd took the key; this also keeps it
     /// from publishing.
     mutating func checkPause(at time: CoordinatorTime) -> [CoordinatorAction] {
-        guard let state = ha, suspicionMilliseconds > 0, case .leading(_?) = role,
-              time.monotonicMilliseconds - state.lastPulse > suspicionMilliseconds else { return [] }
-        return stepDown("no pulse published for \(time.monotonicMilliseconds - state.lastPulse) ms, longer than the "
+        guard suspicionMilliseconds > 0, case .highAvailability(let state) = mode,
+              case .leading(_, let lastPulse) = state.phase,
+              time.monotonicMilliseconds - lastPulse > suspicionMilliseconds else { return [] }
+        return stepDown("no pulse published for \(time.monotonicMilliseconds - lastPulse) ms, longer than the "
                         + "standbys' suspicion window (\(suspicionMilliseconds) ms): one may have revoked this leadership",
                         resign: true)
     }
@@ -91,7 +93,7 @@ extension CoordinatorCore {
     /// Nodes drop what they hold already, and the rest continues their replicas: no snapshot, no
     /// rejoin; `ctl watch` and the other printing followers skip a sequence they have shown.
     mutating func republish() -> [CoordinatorAction] {
-        guard let state = ha else { return [] }
+        guard case .highAvailability(let state) = mode else { return [] }
         let after = state.leaderPublishedThrough > 0 ? state.leaderPublishedThrough : sequence - min(sequence, 64)
         return recentBatches.after(after, through: sequence).compactMap { encoded in
             guard let batch = try? Camsync_V1_EventBatch(serializedBytes: encoded),

@@ -15,16 +15,13 @@ extension CoordinatorCore {
         let now = time.monotonicMilliseconds
         var deadline = min(now + settings.heartbeatIntervalMilliseconds, nextStatsLog)
         if let due = routeDrops.map(\.due).min() { deadline = min(deadline, due) }
-        if let ha {
-            if case .leading(let leadership?) = role, let lease = ha.lease, lease.id == leadership.lease {
-                deadline = min(deadline, lease.validUntil)
-            }
-            if case .leading(_?) = role, let pulse = settings.highAvailability?.pulseMilliseconds {
-                deadline = min(deadline, ha.lastPulse + pulse)
+        if case .highAvailability(let state) = mode {
+            if case .leading(let leadership, let lastPulse) = state.phase {
+                if let lease = state.lease, lease.id == leadership.lease { deadline = min(deadline, lease.validUntil) }
+                if let pulse = settings.highAvailability?.pulseMilliseconds { deadline = min(deadline, lastPulse + pulse) }
             }
             if let suspicion = suspicionDeadline() { deadline = min(deadline, suspicion) }
-            let wantsRead = role == .rebuilding || ha.pendingWin != nil || role.leadership != nil && !role.isLeading
-            if wantsRead, !ha.awaitingRead { deadline = min(deadline, ha.retryAt) }
+            if let due = state.readDue { deadline = min(deadline, due) }
         }
         if role.isLeading {
             deadline = min(deadline, nextHeartbeat)
@@ -84,7 +81,7 @@ extension CoordinatorCore {
         if case .coordinatorHeartbeat(var body)? = heartbeat.body {
             body.heartbeatIntervalMs = livenessSettings.heartbeatIntervalMs
             body.liveness = livenessSettings.liveness
-            if var address = ha?.address {
+            if var address = highAvailability?.address {
                 address.term = term
                 body.coordinator = address
             }

@@ -166,7 +166,7 @@ extension CoordinatorCore {
 
     /// Fails every turn in flight and the one being gathered.
     private mutating func failTurns(_ failure: StoreFailure) -> [CoordinatorAction] {
-        guard ha != nil else {
+        guard isHighAvailability else {
             inFlight.removeAll()
             turn = Turn()
             return [.log(.init(.error, "journal write failed: stopping", ["error": failure.description])),
@@ -181,7 +181,7 @@ extension CoordinatorCore {
     /// A snapshot write failed. A snapshot is an optimisation in HA: only a lost leadership matters
     /// (one refused for arriving before its turn is simply not written; the next one will be).
     public mutating func snapshotFailed(_ failure: StoreFailure, at time: CoordinatorTime) -> [CoordinatorAction] {
-        guard ha != nil else {
+        guard isHighAvailability else {
             return [.log(.init(.error, "snapshot write failed: stopping", ["error": failure.description])),
                     .stop(reason: "snapshot write failed: \(failure)")]
         }

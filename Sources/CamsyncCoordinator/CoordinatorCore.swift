@@ -28,10 +28,8 @@ public struct CoordinatorCore: Sendable {
     /// The term replies and batches are stamped with: the journal's incarnation count, or in HA
     /// the etcd leader key's create revision (`becomeLeader(term:…)`).
     public internal(set) var term: UInt64
-    /// Leading (the only role of an embedded coordinator), or a phase of HA (SPEC K6, `CoordinatorRole`).
-    public internal(set) var role: CoordinatorRole = .leading(nil)
-    /// HA mode's knowledge of etcd; nil for an embedded coordinator.
-    public internal(set) var ha: HighAvailabilityState?
+    /// Embedded (always leading), or HA with its phase and its knowledge of etcd (SPEC K6).
+    public internal(set) var mode: CoordinatorMode = .embedded
     public internal(set) var counters = CoordinatorCounters()
     /// The turn being gathered: its log appends, and the replies and publications that wait for them.
     var turn = Turn()
@@ -87,8 +85,43 @@ public struct CoordinatorCore: Sendable {
     /// leads only once etcd elects it (SPEC K6).
     public init(settings: CoordinatorSettings, highAvailability address: Camsync_V1_CoordinatorAddress) {
         self.init(settings: settings, term: 0)
-        role = .rebuilding
-        ha = HighAvailabilityState(address: address)
+        mode = .highAvailability(HighAvailability(address: address))
+    }
+
+    /// Leading (the only role of an embedded coordinator), or the role of its HA phase.
+    public var role: CoordinatorRole {
+        switch mode {
+        case .embedded: .leading(nil)
+        case .highAvailability(let state): state.phase.role
+        }
+    }
+
+    /// The HA state, nil for an embedded coordinator.
+    public var highAvailability: HighAvailability? {
+        if case .highAvailability(let state) = mode { state } else { nil }
+    }
+
+    /// The HA state, on the paths only an HA coordinator takes (each entry point checks the mode
+    /// first): reaching one in an embedded coordinator is a bug, and stops it.
+    var ha: HighAvailability {
+        get {
+            guard case .highAvailability(let state) = mode else { preconditionFailure("an embedded coordinator has no HA state") }
+            return state
+        }
+        set {
+            guard case .highAvailability = mode else { preconditionFailure("an embedded coordinator has no HA state") }
+            mode = .highAvailability(newValue)
+        }
+    }
+
+    /// HA: how nodes reach this coordinator, once the shell knows the endpoints it bound.
+    public mutating func advertise(_ address: Camsync_V1_CoordinatorAddress) {
+        guard isHighAvailability else { return }
+        ha.address = address
+    }
+
+    var isHighAvailability: Bool {
+        if case .highAvailability = mode { true } else { false }
     }
 
     /// Starts serving at `time`: liveness grace and the first heartbeat count from here. An embedded
@@ -101,7 +134,7 @@ public struct CoordinatorCore: Sendable {
         livenessCheckDue = nil
         committedSequence = sequence
         nextStatsLog = time.monotonicMilliseconds + Self.statsInterval
-        return ha == nil ? counted([.count(.role(leading: true, term: term))]) : []
+        return isHighAvailability ? [] : counted([.count(.role(leading: true, term: term))])
     }
 
     public var state: ClusterState { engine.state }

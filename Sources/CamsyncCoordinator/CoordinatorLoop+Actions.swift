@@ -7,9 +7,10 @@ import Logging
 import ZeroMQ
 
 /// Carrying out the core's actions, in the order given. An I/O action's outcome goes back to the core
-/// as the event the action names (`rebuilt`, `logRead`, `storeFailed`, `replayReply` at once; the
-/// writes' `turnCommitted`/`turnFailed`/`snapshotFailed` when the log answers, `takeAnswers`), and
-/// what the core answers is carried out in turn.
+/// as a `StoreAnswer` (`take`: reads at once, the writes' answers when the log posts them,
+/// `takeAnswers`), and what the core answers is carried out in turn. The simulator carries the same
+/// actions out on its simulated network and store (`SimCoordinator`) and hands its answers to the
+/// same `CoordinatorCore.take`.
 extension CoordinatorLoop {
 
     func execute(_ actions: [CoordinatorAction]) throws {
@@ -40,21 +41,21 @@ extension CoordinatorLoop {
             if case .failure(let error) = stored {
                 logger.error("log read failed", metadata: ["error": "\(error)"])
             }
-            try execute(core.replayReply(to: identity, after: after, requestID: requestID, stored: stored))
+            try take(.replay(routingID: identity, requestID: requestID, after: after, stored))
         case .writeSnapshot(let snapshot, let keep, let leadership):
             let answers = self.answers
             commandLog.submit(snapshot, keepingCommands: keep, ifLeading: leadership) { answers.post($0) }
         case .rebuildFromLog:
             guard let etcd else { return }
             switch Result(catching: { try etcd.recover() }) {
-            case .success(let read): try execute(core.rebuilt(snapshot: read.snapshot, batches: read.batches, at: Self.now()))
-            case .failure(let error): try execute(core.storeFailed(StoreFailure(error), at: Self.now()))
+            case .success(let read): try take(.rebuilt(read.snapshot, read.batches))
+            case .failure(let error): try take(.readFailed(StoreFailure(error)))
             }
         case .readLog(let after):
             guard let etcd else { return }
             switch Result(catching: { try etcd.loggedBatches(after: after) }) {
-            case .success(let batches): try execute(core.logRead(batches, at: Self.now()))
-            case .failure(let error): try execute(core.storeFailed(StoreFailure(error), at: Self.now()))
+            case .success(let batches): try take(.logRead(batches))
+            case .failure(let error): try take(.readFailed(StoreFailure(error)))
             }
         case .resign(let leadership):
             mailbox?.resign(leadership)

@@ -22,7 +22,7 @@ final class CoordinatorLoop {
     /// The SQLite journal, or etcd in HA (`etcd`).
     let commandLog: any CommandLog
     /// The log's answers to the writes in flight.
-    let answers: LoopInbox<LogAnswer>
+    let answers: LoopInbox<StoreAnswer>
     /// Whether the poller watches the command socket (not while the core takes no frames: backpressure).
     var pollsCommands = true
     /// HA mode (SPEC K6): the log on etcd, and the supervisor's mailbox; nil for an embedded coordinator.
@@ -116,7 +116,7 @@ final class CoordinatorLoop {
         poller.register(router, for: .readable)
         poller.register(wake, for: .readable)
         if let leaderPulse { poller.register(leaderPulse, for: .readable) }
-        if let address = settings.advertisedAddress(bound: endpoints) { core.ha?.address = address }
+        if let address = settings.advertisedAddress(bound: endpoints) { core.advertise(address) }
         if let mailbox { poller.register(fileDescriptor: mailbox.wakeDescriptor, for: .readable) }
         poller.register(fileDescriptor: answers.wakeDescriptor, for: .readable)
         let serving = core.beginServing(at: Self.now())
@@ -168,13 +168,8 @@ final class CoordinatorLoop {
         for answer in answers.take() { try take(answer) }
     }
 
-    func take(_ answer: LogAnswer) throws {
-        let now = Self.now()
-        switch answer {
-        case .committed(let id): try execute(core.turnCommitted(id, at: now))
-        case .failed(let id, let failure): try execute(core.turnFailed(id, failure, at: now))
-        case .snapshotFailed(let failure): try execute(core.snapshotFailed(failure, at: now))
-        }
+    func take(_ answer: StoreAnswer) throws {
+        try execute(core.take(answer, at: Self.now()))
     }
 
     /// Stops or resumes watching the command socket: frames the core cannot take yet wait in

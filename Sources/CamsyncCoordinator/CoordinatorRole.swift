@@ -1,8 +1,10 @@
 public import CamsyncEtcd
 public import CamsyncWire
 
-/// Which part a coordinator plays (SPEC K6). An embedded coordinator always leads. In HA, etcd
-/// decides who may lead, and the core moves through these phases (docs/DEVELOPING.md "Leadership"):
+/// Which part a coordinator plays (SPEC K6), without the data of its phase: what status, metrics,
+/// logs and tests look at. An embedded coordinator always leads. In HA, etcd decides who may lead,
+/// and the core moves through these phases (`HighAvailability.Phase` holds each one's data;
+/// docs/DEVELOPING.md "Leadership"):
 ///
 ///     rebuilding ──(snapshot + log read)──▶ standby ──(won)──▶ catchingUp ──(log's tail read)──▶ leading
 ///          ▲                                   │                                                 │

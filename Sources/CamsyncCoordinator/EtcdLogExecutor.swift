@@ -15,9 +15,9 @@ final class EtcdLogExecutor: CommandLog {
     init(log: EtcdCommandLog) { self.log = log }
 
     /// Never: etcd's round trip is not spent on the loop's thread.
-    func commitAtOnce(_ commit: TurnCommit) -> LogAnswer? { nil }
+    func commitAtOnce(_ commit: TurnCommit) -> StoreAnswer? { nil }
 
-    func submit(_ commit: TurnCommit, answer: @escaping @Sendable (LogAnswer) -> Void) {
+    func submit(_ commit: TurnCommit, answer: @escaping @Sendable (StoreAnswer) -> Void) {
         let log = self.log
         let started = Signal()
         let previous = lastStarted.withLock { last in
@@ -38,13 +38,13 @@ final class EtcdLogExecutor: CommandLog {
                 CoordinatorMetrics.logWrite.recordNanoseconds(Int64(DispatchTime.now().uptimeNanoseconds - written))
                 answer(.committed(commit.id))
             } catch {
-                answer(.failed(commit.id, StoreFailure(error)))
+                answer(.commitFailed(commit.id, StoreFailure(error)))
             }
         }
     }
 
     func submit(_ snapshot: JournalSnapshot, keepingCommands keep: UInt64, ifLeading leadership: EtcdLeadership?,
-                answer: @escaping @Sendable (LogAnswer) -> Void) {
+                answer: @escaping @Sendable (StoreAnswer) -> Void) {
         let log = self.log
         Task {
             do {

@@ -28,22 +28,22 @@ final class JournalWriter: CommandLog, @unchecked Sendable {
 
     init(journal: Journal) { self.journal = journal }
 
-    func commitAtOnce(_ commit: TurnCommit) -> LogAnswer? {
+    func commitAtOnce(_ commit: TurnCommit) -> StoreAnswer? {
         guard commit.count <= Self.atOnceLimit else { return nil }
         let (idle, failure) = state.withLock { ($0.queued == 0, $0.failure) }
         guard idle else { return nil }   // a write is queued: this one goes behind it
-        return failure.map { .failed(commit.id, $0) } ?? write(commit)
+        return failure.map { .commitFailed(commit.id, $0) } ?? write(commit)
     }
 
-    func submit(_ commit: TurnCommit, answer: @escaping @Sendable (LogAnswer) -> Void) {
+    func submit(_ commit: TurnCommit, answer: @escaping @Sendable (StoreAnswer) -> Void) {
         enqueue { [self] failure in
-            failure.map { .failed(commit.id, $0) } ?? write(commit)
+            failure.map { .commitFailed(commit.id, $0) } ?? write(commit)
         } then: { answer($0) }
     }
 
     func submit(_ snapshot: JournalSnapshot, keepingCommands keep: UInt64, ifLeading leadership: EtcdLeadership?,
-                answer: @escaping @Sendable (LogAnswer) -> Void) {
-        enqueue { [self] failure -> LogAnswer? in
+                answer: @escaping @Sendable (StoreAnswer) -> Void) {
+        enqueue { [self] failure -> StoreAnswer? in
             guard failure == nil else { return nil }
             do {
                 try journal.writeSnapshot(snapshot, keepingCommands: keep)
@@ -61,8 +61,8 @@ final class JournalWriter: CommandLog, @unchecked Sendable {
     /// Runs `work` on the writer's queue, after every write submitted before it, with the failure
     /// that stopped the journal (if one did); its answer goes to `answer` once the write no longer
     /// counts as queued (the loop, woken by it, may write the next turn itself).
-    private func enqueue(_ work: @escaping @Sendable (StoreFailure?) -> LogAnswer?,
-                         then answer: @escaping @Sendable (LogAnswer) -> Void) {
+    private func enqueue(_ work: @escaping @Sendable (StoreFailure?) -> StoreAnswer?,
+                         then answer: @escaping @Sendable (StoreAnswer) -> Void) {
         state.withLock { $0.queued += 1 }
         queue.async { [state] in
             let result = work(state.withLock { $0.failure })
@@ -71,7 +71,7 @@ final class JournalWriter: CommandLog, @unchecked Sendable {
         }
     }
 
-    private func write(_ commit: TurnCommit) -> LogAnswer {
+    private func write(_ commit: TurnCommit) -> StoreAnswer {
         do {
             let entries = commit.entries
             let started = DispatchTime.now().uptimeNanoseconds
@@ -81,7 +81,7 @@ final class JournalWriter: CommandLog, @unchecked Sendable {
         } catch {
             let failed = StoreFailure(error)
             state.withLock { $0.failure = failed }
-            return .failed(commit.id, failed)
+            return .commitFailed(commit.id, failed)
         }
     }
 }

@@ -10,11 +10,10 @@ extension NodeSession {
     /// it (the journal brings back the same sequence; a gap would show in its heartbeats), so the
     /// replica keeps applying batches in order and no app-facing event is skipped.
     mutating func join(reason: String, resync: Bool = true) {
-        registered = false
+        membership = .joining
         if resync {
             replica.resync()
-            snapshotRequested = false
-            snapshotWanted = false
+            catchUp = .none
         }
         // Requests to a previous coordinator incarnation are abandoned: register/snapshot restart here.
         for (requestID, request) in pending {
@@ -32,7 +31,6 @@ extension NodeSession {
         // A display's registration names the device its configuration names (SPEC §1: the only device
         // it may attach itself to). It attaches at once if that device is alive, else with its own
         // command once it is (the device may join later).
-        attachRequested = false
         log(.info, "joining", ["reason": "\(reason)", "assertions": "\(assertions.count)"])
         emit(.count(.registrationSent))
         send(.request(.registerNode(registration), sender: id.rawValue, requestID: takeRequestID(), term: knownTerm),
@@ -45,10 +43,10 @@ extension NodeSession {
     /// slow-joiner race. Heartbeats arrive every interval, so this waits at most one interval.
     mutating func requestSnapshot() {
         abandonReplay()
-        snapshotWanted = true
-        guard subscriptionLive, !snapshotRequested else { return }
-        snapshotWanted = false
-        snapshotRequested = true
+        guard catchUp != .snapshotRequested else { return }   // the one out brings the state
+        catchUp = .snapshotWanted
+        guard subscription == .live else { return }
+        catchUp = .snapshotRequested
         emit(.count(.snapshotRequested))
         send(.snapshotRequest(sender: id.rawValue, requestID: takeRequestID(), term: knownTerm), origin: .snapshot)
     }

@@ -22,9 +22,9 @@ extension NodeSession {
             follow(leader, namedBy: .itself)
         }
         heardFromCoordinator()
-        if !subscriptionLive {
-            subscriptionLive = true
-            if snapshotWanted { requestSnapshot() }
+        if subscription == .opening {
+            subscription = .live
+            if catchUp == .snapshotWanted { requestSnapshot() }
         }
         guard let envelope else { return leave() }
         switch envelope.body {
@@ -101,7 +101,7 @@ extension NodeSession {
             case .nodeJoined(let node, _), .nodeRejoined(let node, _):
                 // Our device (re)joined: attach again, as a display plugged into a rebooted iPad would.
                 if case .display(let display) = settings.config.registration.attributes, display.attachedTo == node {
-                    attachRequested = false
+                    if registered { membership = .registered(attachAsked: false) }
                 }
             default:
                 break
@@ -146,12 +146,11 @@ extension NodeSession {
 
     mutating func heardFromCoordinator() {
         lastHeardFromCoordinator = now.monotonic
-        if coordinatorSilent {
+        if contact != .heard {
             // Back (K7): the replica continues if it can. What this node missed while it could not
             // hear shows in the next heartbeat (snapshot), and a death declared meanwhile in a batch
             // or in that snapshot (rejoin, K2).
-            coordinatorSilent = false
-            reconnectDelay = settings.heartbeatIntervalMilliseconds
+            contact = .heard
             log(.info, "coordinator is back")
         }
     }

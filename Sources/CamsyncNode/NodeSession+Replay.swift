@@ -17,19 +17,21 @@ extension NodeSession {
     /// starts), or a replay is under way (it waits). False: the replica takes it as usual.
     mutating func holdForReplay(_ batch: PublishedBatch) -> Bool {
         guard replica.phase == .synced, batch.sequence > replica.sequence else { return false }
-        if replayRequested {
+        if case .replaying(var held) = catchUp {
+            catchUp = .none   // not two copies of the held batches while one is appended to
             if held.count >= Self.heldLimit { held.removeFirst() }
             held.append(batch)
+            catchUp = .replaying(held: held)
             return true
         }
         guard batch.sequence != replica.sequence + 1 else { return false }
-        held = [batch]
-        requestReplay("gap: expected sequence \(replica.sequence + 1), got \(batch.sequence)")
+        requestReplay(holding: [batch], "gap: expected sequence \(replica.sequence + 1), got \(batch.sequence)")
         return true
     }
 
-    mutating func requestReplay(_ reason: String) {
-        replayRequested = true
+    /// Asks the log for the batches after the replica's sequence; `held`: live batches that wait for them.
+    mutating func requestReplay(holding held: [PublishedBatch] = [], _ reason: String) {
+        catchUp = .replaying(held: held)
         emit(.count(.replayRequested))
         log(.info, "replaying the log after a gap", ["reason": "\(reason)", "after": "\(replica.sequence)"])
         var request = Camsync_V1_ReplayRequest()
@@ -40,18 +42,15 @@ extension NodeSession {
 
     /// A snapshot is coming instead: the replay under way (if any) no longer matters.
     mutating func abandonReplay() {
-        replayRequested = false
-        held.removeAll()
+        if case .replaying = catchUp { catchUp = .none }
         for (requestID, request) in pending { if case .replay = request.origin { pending[requestID] = nil } }
     }
 
     /// The replay's answer: its batches and the held ones apply as far as they continue the
     /// replica; if the log holds more than that, the next replay asks for it.
     mutating func handleReplayReply(_ envelope: Envelope) {
-        guard replayRequested else { return }
-        replayRequested = false
-        let waiting = held
-        held.removeAll()
+        guard case .replaying(let waiting) = catchUp else { return }
+        catchUp = .none
         guard case .replay(let replay)? = envelope.body else {
             let why = if case .error(let error)? = envelope.body { "\(error.code): \(error.message)" } else { "an unexpected answer" }
             log(.info, "the log cannot fill the gap: snapshot", ["answer": "\(why)"])

@@ -41,7 +41,7 @@ extension NodeSession {
                 log(.warning, "attach refused", ["message": "\(error.message)"])
             }
         case .snapshot:
-            snapshotRequested = false
+            if catchUp == .snapshotRequested { catchUp = .none }
             handleSnapshotReply(envelope)
         case .replay:
             handleReplayReply(envelope)
@@ -62,7 +62,7 @@ extension NodeSession {
     mutating func handleRegisterReply(_ envelope: Envelope) {
         switch envelope.body {
         case .ack(let ack)?:
-            registered = true
+            membership = .registered(attachAsked: false)
             log(.info, "registered", ["sequence": "\(ack.sequence)", "term": "\(envelope.term)"])
             attachIfConfigured()
         case .error(let error)?:
@@ -105,15 +105,15 @@ extension NodeSession {
     /// per join (and again when that device rejoins). Attached already — by its registration, when the
     /// device was alive then — counts as this join's attach: a later detach by the user stays.
     mutating func attachIfConfigured() {
-        guard registered, !attachRequested, replica.phase == .synced,
+        guard membership == .registered(attachAsked: false), replica.phase == .synced,
               case .display(let display) = settings.config.registration.attributes, let device = display.attachedTo,
               let me = replica.state.nodes[id], me.alive else { return }
         if me.attachedTo != nil {
-            attachRequested = true
+            membership = .registered(attachAsked: true)
             return
         }
         guard replica.state.nodes[device]?.alive == true else { return }
-        attachRequested = true
+        membership = .registered(attachAsked: true)
         send(.request(.attachDisplay(display: id, device: device), sender: id.rawValue,
                       requestID: takeRequestID(), term: knownTerm), origin: .attach)
     }

@@ -9,16 +9,16 @@ extension NodeSession {
         enter(now)
         let now = now.monotonic
         let timeout = settings.heartbeatIntervalMilliseconds * settings.liveness
-        if !coordinatorSilent, now - lastHeardFromCoordinator > timeout {
-            coordinatorSilent = true
-            nextReconnect = now + reconnectDelay
+        if contact == .heard, now - lastHeardFromCoordinator > timeout {
+            let delay = settings.heartbeatIntervalMilliseconds
+            contact = .silent(nextReconnect: now + delay, delay: delay)
             log(.warning, "coordinator silent", ["silentForMs": "\(now - lastHeardFromCoordinator)"])
         }
-        if coordinatorSilent, now >= nextReconnect {
+        if case .silent(let nextReconnect, let delay) = contact, now >= nextReconnect {
             tryNextCoordinator()
             reconnect(subscriber: true)
-            reconnectDelay = min(reconnectDelay * 2, 8_000)
-            nextReconnect = now + reconnectDelay
+            let longer = min(delay * 2, 8_000)
+            contact = .silent(nextReconnect: now + longer, delay: longer)
         }
         // Lazy Pirate (zguide ch. 4): the coordinator is heard on PUB, yet requests have gone unanswered
         // on the command socket for a whole liveness timeout: that connection is dead or holds no route
@@ -60,7 +60,7 @@ extension NodeSession {
         log(.info, "reconnecting to coordinator", ["endpoint": "\(followed.commandEndpoint)", "backoffMs": "\(reconnectDelay)"])
         emit(.reconnect(commandEndpoint: followed.commandEndpoint, serverKey: followedServerKey, subscriber: reopenSubscriber))
         lastReplyOrReconnect = now.monotonic
-        if reopenSubscriber { subscriptionLive = false }
+        if reopenSubscriber { subscription = .opening }
         for (_, request) in pending.sorted(by: { $0.key < $1.key }) { transmit(request.envelope) }
     }
 }

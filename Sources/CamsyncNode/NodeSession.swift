@@ -18,7 +18,7 @@ public struct NodeSession {
     var fenceLog: RingBuffer<FenceRecord>
     /// K2: what this node runs, as of the last state in which it was alive in the cluster.
     var assertions: [AppAssertion] = []
-    public internal(set) var registered = false
+    public internal(set) var membership = Membership.joining
     /// Which coordinator the DEALER talks to, and the highest term heard (K6, K7): the leader as the
     /// coordinators name it, by the one rule `FollowedLeader` keeps.
     public internal(set) var leader: FollowedLeader
@@ -36,19 +36,9 @@ public struct NodeSession {
     var lastHeardFromCoordinator: Int64
     /// The last reply on the command socket, or when that socket was last (re)opened.
     var lastReplyOrReconnect: Int64
-    var coordinatorSilent = false
-    public var isCoordinatorReachable: Bool { !coordinatorSilent }
-    /// Back-off between reconnects while the coordinator is silent (doubles up to 8 s).
-    var reconnectDelay: Int64
-    var nextReconnect: Int64 = 0
-    var snapshotRequested = false
-    /// A replay of the log asked for after a gap (`NodeSession+Replay.swift`); live batches wait in `held`.
-    var replayRequested = false
-    var held: [PublishedBatch] = []
-    var attachRequested = false
-    var snapshotWanted = false
-    /// The SUB socket has received something since it was (re)opened (slow-joiner guard).
-    var subscriptionLive = false
+    public internal(set) var contact = CoordinatorContact.heard
+    public internal(set) var subscription = Subscription.opening
+    public internal(set) var catchUp = CatchUp.none
 
     /// The time of the entry point being run (set on entry; the session never reads a clock).
     var now: NodeTime
@@ -82,7 +72,6 @@ public struct NodeSession {
         appEvents = RingBuffer(capacity: settings.historyLimit)
         fenceLog = RingBuffer(capacity: settings.historyLimit)
         nextRequestID = UInt64(max(0, now.wall.milliseconds)) << 16
-        reconnectDelay = settings.heartbeatIntervalMilliseconds
         leader = FollowedLeader(endpoints: settings.coordinatorCommandEndpoints)
         lastHeardFromCoordinator = now.monotonic
         lastReplyOrReconnect = now.monotonic
@@ -104,9 +93,10 @@ public struct NodeSession {
         var deadline = lastSentToCoordinator + settings.heartbeatIntervalMilliseconds
         // Silent: the next reconnect is what is due (the silence deadline lies in the past, and polling
         // up to it would spin the loop while the coordinator is away).
-        deadline = min(deadline, coordinatorSilent
-            ? nextReconnect
-            : lastHeardFromCoordinator + settings.heartbeatIntervalMilliseconds * settings.liveness + 1)
+        deadline = switch contact {
+        case .silent(let nextReconnect, _): min(deadline, nextReconnect)
+        case .heard: min(deadline, lastHeardFromCoordinator + settings.heartbeatIntervalMilliseconds * settings.liveness + 1)
+        }
         for request in pending.values { deadline = min(deadline, request.sentAt + settings.requestRetryMilliseconds) }
         return deadline
     }

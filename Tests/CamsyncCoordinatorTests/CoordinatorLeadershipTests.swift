@@ -120,7 +120,7 @@ struct CoordinatorLeadershipTests {
         #expect(core.tick(at: R.at(time)) == [.rebuildFromLog])
         for _ in 0..<7 {
             _ = core.storeFailed(StoreFailure(.unavailable, "etcd cannot be reached"), at: R.at(time))
-            let next = core.ha?.retryAt ?? 0
+            let next = core.highAvailability?.readDue ?? 0
             #expect(core.nextDeadline(at: R.at(time)) <= next, "the loop wakes for the retry")
             #expect(core.tick(at: R.at(next - 1)).contains(.rebuildFromLog) == false)
             #expect(core.tick(at: R.at(next)).contains(.rebuildFromLog))
@@ -131,7 +131,7 @@ struct CoordinatorLeadershipTests {
         #expect(Self.notLeader(core.receiveTurn(R.frame(R.register("ipad-1")), at: R.at(time))).first?.message
                     .contains("etcd cannot be reached") == true)
         _ = core.rebuilt(snapshot: nil, batches: [], at: R.at(time))
-        #expect(core.role == .standby && core.ha?.retryDelay == 100, "success resets the back-off")
+        #expect(core.role == .standby && core.highAvailability?.retryDelay == 100, "success resets the back-off")
     }
 
     @Test("a standby's tick does nothing: no heartbeat, no liveness declarations, no engine deadlines")
@@ -371,6 +371,24 @@ struct CoordinatorLeadershipTests {
         #expect(!actions.contains { if case .publish = $0 { true } else { false } }, "no heartbeat from a deposed leader")
     }
 
+    /// The simulator's store answers a read later than the loop's; the lease can be lost meanwhile.
+    @Test("a catch-up read answered after a step-down is ignored, and the rebuild starts once it is in")
+    func catchUpReadAnsweredAfterStepDown() {
+        var core = Self.standby()
+        _ = core.observe(.leaseRenewed(lease: 7, validUntil: 2_000), at: R.at(10))
+        #expect(core.observe(.won(Self.leadership(42)), at: R.at(10)).contains(.readLog(after: 0)))
+        let lost = core.observe(.leaseLost("lease expired"), at: R.at(11))
+        #expect(core.role == .rebuilding)
+        #expect(!lost.contains(.rebuildFromLog), "one read at a time: the catch-up read is still out")
+        #expect(core.tick(at: R.at(12)).contains(.rebuildFromLog) == false)
+        let late = core.logRead(Self.leaderBatches(1).map(LoggedBatch.init), at: R.at(13))
+        #expect(core.role == .rebuilding && core.sequence == 0, "the late read's batches are not applied")
+        #expect(!late.contains { if case .commit = $0 { true } else { false } })
+        #expect(core.tick(at: R.at(14)).contains(.rebuildFromLog), "its answer frees the rebuild's read")
+        _ = core.rebuilt(snapshot: nil, batches: [], at: R.at(15))
+        #expect(core.role == .standby)
+    }
+
     @Test("a lost lease steps down without resigning (etcd already took it), and the win that raced it is stale")
     func staleWinAfterStepDown() {
         var core = Self.standby()
@@ -380,7 +398,7 @@ struct CoordinatorLeadershipTests {
         _ = core.rebuilt(snapshot: nil, batches: [], at: R.at(31))
         let stale = core.observe(.won(Self.leadership(42)), at: R.at(32))
         #expect(!stale.contains { if case .readLog = $0 { true } else { false } })
-        #expect(core.role == .standby && core.ha?.pendingWin == nil)
+        #expect(core.role == .standby && core.highAvailability?.phase.pendingWin == nil)
         let newer = core.observe(.won(Self.leadership(50)), at: R.at(33))
         #expect(newer.contains(.readLog(after: 0)), "a later win is taken")
     }

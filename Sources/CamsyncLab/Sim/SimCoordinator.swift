@@ -24,7 +24,7 @@ struct SimCoordinator {
     var listeningTo: Int?
     var work: [Work] = []
     /// The log's answers to writes in flight, taken at the next iteration.
-    var answers: [IOOutcome] = []
+    var answers: [StoreAnswer] = []
     /// When the journal's writer thread is free again (embedded: writes are done in order).
     var journalFreeAt: Int64 = 0
     var blocked = false
@@ -37,7 +37,7 @@ struct SimCoordinator {
     enum Work {
         case observe(LeadershipEvent)
         case pulse([UInt8])
-        case answer(IOOutcome)
+        case answer(StoreAnswer)
         case receive(routingID: [UInt8], bytes: [UInt8])
         case tick
         case endTurn
@@ -60,18 +60,6 @@ struct SimCoordinator {
             $0.eventEndpoint = SimTopology.eventEndpoint(index)
         }
     }
-}
-
-/// What an I/O action of the loop came to.
-enum IOOutcome {
-    case committed(UInt64)
-    case commitFailed(UInt64, StoreFailure)
-    case replay(routingID: [UInt8], requestID: UInt64, after: UInt64, Result<[[UInt8]], StoreFailure>)
-    case snapshotFailed(StoreFailure)
-    case snapshotWritten
-    case rebuilt(JournalSnapshot?, [LoggedBatch])
-    case logRead([LoggedBatch])
-    case readFailed(StoreFailure)
 }
 
 extension Simulation {
@@ -193,7 +181,7 @@ extension Simulation {
             actions = coordinators[c].core!.heardPulse([Array(CoordinatorCore.pulseTopic.utf8), bytes], at: time)
         case .answer(let outcome):
             var core = coordinators[c].core!
-            actions = answer(&core, outcome, at: time)
+            actions = core.take(outcome, at: time)
             coordinators[c].core = core
             if case .committed(let id) = outcome, diesAfterAnswering(c, commit: id) {
                 coordinators[c].work.insert(contentsOf: actions.map(SimCoordinator.Work.action) + [.crash], at: 0)
@@ -293,7 +281,7 @@ extension Simulation {
                 storeCall(c, generation: generation) { [unowned self] in
                     let batches = store.batches(after: after).prefix(limit).compactMap { try? $0.serializedBytes() as [UInt8] }
                     return .replay(routingID: routingID, requestID: requestID, after: after, .success(Array(batches)))
-                } failed: { .replay(routingID: routingID, requestID: requestID, after: after, .failure($0)) }
+                } failed: { .replay(routingID: routingID, requestID: requestID, after: after, .failure($0 as any Error)) }
             }
         case .writeSnapshot(let snapshot, let keep, let leadership):
             switch options.mode {
@@ -341,7 +329,7 @@ extension Simulation {
 
     /// An I/O action came back. A write's answer waits for the loop's next iteration; a read's
     /// unblocks the loop with it.
-    func completeIO(_ c: Int, _ outcome: IOOutcome) {
+    func completeIO(_ c: Int, _ outcome: StoreAnswer) {
         switch outcome {
         case .committed, .commitFailed, .snapshotFailed, .snapshotWritten:
             coordinators[c].answers.append(outcome)
@@ -350,30 +338,16 @@ extension Simulation {
         default: break
         }
         var core = coordinators[c].core!
-        let actions = answer(&core, outcome, at: coordinatorTime(c))
+        let actions = core.take(outcome, at: coordinatorTime(c))
         coordinators[c].core = core
         coordinators[c].blocked = false
         coordinators[c].work.insert(contentsOf: actions.map(SimCoordinator.Work.action), at: 0)
         runCoordinator(c)
     }
 
-    private func answer(_ core: inout CoordinatorCore, _ outcome: IOOutcome, at time: CoordinatorTime) -> [CoordinatorAction] {
-        switch outcome {
-        case .committed(let id): core.turnCommitted(id, at: time)
-        case .commitFailed(let id, let failure): core.turnFailed(id, failure, at: time)
-        case .replay(let routingID, let requestID, let after, let result):
-            core.replayReply(to: routingID, after: after, requestID: requestID, stored: result.mapError { $0 as any Error })
-        case .snapshotFailed(let failure): core.snapshotFailed(failure, at: time)
-        case .snapshotWritten: []
-        case .rebuilt(let snapshot, let batches): core.rebuilt(snapshot: snapshot, batches: batches, at: time)
-        case .logRead(let batches): core.logRead(batches, at: time)
-        case .readFailed(let failure): core.storeFailed(failure, at: time)
-        }
-    }
-
     /// A request to the store: applied when it reaches the store (if it can), answered a little
     /// later; unreachable or without quorum, it fails after the request deadline.
-    func storeCall(_ c: Int, generation: Int, _ apply: @escaping () -> IOOutcome, failed: @escaping (StoreFailure) -> IOOutcome) {
+    func storeCall(_ c: Int, generation: Int, _ apply: @escaping () -> StoreAnswer, failed: @escaping (StoreFailure) -> StoreAnswer) {
         let timeout = failed(StoreFailure(.unavailable, "etcd did not answer in time"))
         guard network.connected(.coordinator(c), .store), store.available else {
             scheduler.schedule(.coordinatorIO(c, generation: generation, timeout), at: now + 1_000_000)

@@ -23,7 +23,7 @@ public final class Simulation {
         /// The leader's pulse reaching a standby's SUB.
         case coordinatorPulse(Int, generation: Int, bytes: [UInt8])
         case coordinatorWake(Int, generation: Int, token: Int)
-        case coordinatorIO(Int, generation: Int, IOOutcome)
+        case coordinatorIO(Int, generation: Int, StoreAnswer)
         case supervisor(Int, generation: Int, candidacy: Int, SupervisorStep)
         case nodeReply(Int, generation: Int, epoch: Int, bytes: [UInt8])
         case nodePublication(Int, generation: Int, topic: [UInt8], bytes: [UInt8])

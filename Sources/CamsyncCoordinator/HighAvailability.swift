@@ -1,41 +1,83 @@
 public import CamsyncEtcd
 public import CamsyncWire
 
-/// What an HA core knows about etcd besides its role (SPEC K6). Pure data, changed only by the
-/// core's leadership events (`CoordinatorCore+Leadership.swift`).
-public struct HighAvailabilityState: Sendable, Equatable {
+/// How a coordinator runs (SPEC K6): alone on its own journal, or as one of several on etcd.
+public enum CoordinatorMode: Sendable, Equatable {
+    /// One coordinator and its SQLite journal: it always leads, in its journal's term.
+    case embedded
+    /// One of several coordinators on etcd: where it stands, and what it knows of etcd.
+    case highAvailability(HighAvailability)
+}
+
+/// An HA coordinator's phase and what it knows about etcd (SPEC K6). Pure data, changed only by the
+/// core's leadership events (`CoordinatorCore+Leadership.swift`); each phase holds its own data.
+public struct HighAvailability: Sendable, Equatable {
+
+    /// Where an HA coordinator stands; `CoordinatorRole` is its data-free view (docs/DEVELOPING.md
+    /// "Leadership" draws the transitions).
+    public enum Phase: Sendable, Equatable {
+        /// The state must be read from etcd (snapshot + log) before anything else: at start, after a
+        /// gap in the watched log, after every step-down. `win`: a win to act on once rebuilt.
+        case rebuilding(read: LogRead, win: EtcdLeadership?)
+        /// Applying the leader's log as it appears on etcd; answering NOT_LEADER. `win`: a win to
+        /// catch up with, whose first read may start at `readDue` (monotonic ms; after a failed read).
+        case standby(win: EtcdLeadership?, readDue: Int64)
+        /// Won `leadership`; reading what the log holds after this core's sequence before deciding.
+        case catchingUp(EtcdLeadership, read: LogRead)
+        /// Deciding; every write is conditional on `leadership`. `lastPulse`: when it last published
+        /// its pulse (monotonic ms).
+        case leading(EtcdLeadership, lastPulse: Int64)
+
+        public var role: CoordinatorRole {
+            switch self {
+            case .rebuilding: .rebuilding
+            case .standby: .standby
+            case .catchingUp(let leadership, _): .catchingUp(leadership)
+            case .leading(let leadership, _): .leading(leadership)
+            }
+        }
+
+        /// The win waiting for this coordinator to be ready for it.
+        public var pendingWin: EtcdLeadership? {
+            switch self {
+            case .rebuilding(_, let win), .standby(let win, _): win
+            case .catchingUp, .leading: nil
+            }
+        }
+    }
+
+    /// A read of the log that a phase needs: due at a monotonic ms (0: now), or asked of the shell
+    /// and not answered yet.
+    public enum LogRead: Sendable, Equatable {
+        case due(at: Int64)
+        case underWay
+    }
+
+    public internal(set) var phase: Phase = .rebuilding(read: .due(at: 0), win: nil)
     /// How nodes reach this coordinator (named in its heartbeats when it leads).
     public var address: Camsync_V1_CoordinatorAddress
     /// The leader as etcd shows it (nil: none known, or this coordinator).
-    public var leader: Camsync_V1_CoordinatorAddress?
+    public internal(set) var leader: Camsync_V1_CoordinatorAddress?
     /// Why etcd could not be used lately (said in NOT_LEADER errors while it lasts).
-    public var trouble: String?
-    /// A win not acted on yet: the core must hold the whole log first.
-    public var pendingWin: EtcdLeadership?
+    public internal(set) var trouble: String?
     /// The highest term this coordinator gave up: a win at or below it is stale.
-    public var resignedTerm: Int64 = 0
+    public internal(set) var resignedTerm: Int64 = 0
     /// What the lease renewals report: the lease and the monotonic ms until which it is known to live.
-    public var lease: LeaseValidity?
-    /// A read of the log asked of the shell and not answered yet.
-    public var awaitingRead = false
-    /// The next rebuild or catch-up attempt may start at this monotonic ms.
-    public var retryAt: Int64 = 0
+    public internal(set) var lease: LeaseValidity?
     /// Pause after a failed read: 100 ms, doubling up to 2 s, so that a coordinator cut off from
     /// etcd still answers (NOT_LEADER, saying why) between attempts that each block for up to the
     /// request deadline.
-    public var retryDelay: Int64 = HighAvailabilityState.firstRetryDelay
+    public internal(set) var retryDelay: Int64 = HighAvailability.firstRetryDelay
     /// The lease behind the observed leader's key: what a standby revokes when it suspects it.
-    public var leaderLease: Int64 = 0
+    public internal(set) var leaderLease: Int64 = 0
     /// When (monotonic ms) the observed leader's pulse was last heard in its term (nil: not yet, and
     /// no suspicion without it: a standby that cannot hear the leader at all does not depose it).
-    public var leaderHeardAt: Int64?
+    public internal(set) var leaderHeardAt: Int64?
     /// The last sequence a leader's pulse said it had published (any leader's, kept across leader
     /// changes: sequences continue; what the new leader publishes again starts after it).
-    public var leaderPublishedThrough: UInt64 = 0
+    public internal(set) var leaderPublishedThrough: UInt64 = 0
     /// The lease this coordinator revoked last (each suspected leader is revoked once).
-    public var revokedLease: Int64 = 0
-    /// Leading: when it last published its pulse (monotonic ms).
-    public var lastPulse: Int64 = 0
+    public internal(set) var revokedLease: Int64 = 0
 
     public static let firstRetryDelay: Int64 = 100
     public static let longestRetryDelay: Int64 = 2_000
@@ -46,6 +88,23 @@ public struct HighAvailabilityState: Sendable, Equatable {
     func leaseLives(_ leadership: EtcdLeadership, at now: Int64) -> Bool {
         guard let lease, lease.id == leadership.lease else { return false }
         return now < lease.validUntil
+    }
+
+    /// When the read the phase needs may start (nil: none is needed, or one is under way).
+    public var readDue: Int64? {
+        switch phase {
+        case .rebuilding(.due(let at), _), .catchingUp(_, .due(let at)): at
+        case .standby(_?, let at): at
+        case .rebuilding(.underWay, _), .catchingUp(_, .underWay), .standby(nil, _), .leading: nil
+        }
+    }
+
+    /// Whether a read asked of the shell has not been answered yet.
+    var readUnderWay: Bool {
+        switch phase {
+        case .rebuilding(.underWay, _), .catchingUp(_, .underWay): true
+        default: false
+        }
     }
 }
 
