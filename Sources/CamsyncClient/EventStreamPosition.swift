@@ -36,6 +36,16 @@ public struct EventStreamPosition: Sendable, Equatable {
         return lastShown == 0 ? 0 : sequence - lastShown - 1
     }
 
+    /// A batch of a followed device group whose entry in `EventBatch.groups` names `previous` as the
+    /// group's previous batch: nil when shown already; else whether batches of the group were missed
+    /// since the last one shown (a replay after `lastShown` finds them). Unknown before anything was
+    /// shown: false.
+    public mutating func show(_ sequence: UInt64, groupPrevious previous: UInt64) -> Bool? {
+        guard sequence > lastShown else { return nil }
+        defer { lastShown = sequence }
+        return lastShown != 0 && previous > lastShown
+    }
+
     /// Batches shown by other means (a replay of the journal) through `sequence`.
     public mutating func shown(through sequence: UInt64) { lastShown = max(lastShown, sequence) }
 }

@@ -238,6 +238,7 @@ extension CoordinatorCore {
         engine = other.engine
         snapshotCache = nil
         sequence = other.sequence
+        groupSequences = other.groupSequences
         term = other.term
         committedSequence = other.committedSequence
         lastSnapshotSequence = other.lastSnapshotSequence

@@ -116,6 +116,7 @@ extension CoordinatorCore {
                         isAdmin: Bool, replyTo identity: [UInt8]?, at time: CoordinatorTime) -> [CoordinatorAction] {
         lastEngineTime = max(lastEngineTime, time.wallMilliseconds)
         let engineTime = lastEngineTime
+        let groupBefore = command.subjectNode.map(state.group(of:))
         let (outcome, isRetry) = handle(command, from: sender, requestID: requestID, isAdmin: isAdmin,
                                         at: Instant(milliseconds: engineTime))
         var actions: [CoordinatorAction] = []
@@ -130,14 +131,17 @@ extension CoordinatorCore {
                     actions.append(.log(.init(.warning, "node declared dead", ["node": "\(node)", "sequence": "\(sequence)"])))
                 }
                 let wireCommand = wire ?? Camsync_V1_Command(command)
-                let batch = Camsync_V1_EventBatch(
+                var batch = Camsync_V1_EventBatch(
                     sequence: sequence, term: term, time: Instant(milliseconds: engineTime),
                     originNode: sender == Envelope.coordinatorSender ? nil : NodeID(sender),
                     originRequestID: requestID, wireCommand: wireCommand, events: events)
-                // Encoded later, once, by whoever makes the turn durable (`TurnEntries`).
+                let groups = command.groups(before: groupBefore, events: events, after: state)
+                batch.groups = groupSequences.advance(groups, to: sequence)
+                // Encoded later, once, by whoever makes the turn durable (`TurnEntries`); each group's
+                // topic carries the same bytes.
                 turn.accepted.append(batch)
-                actions.append(.publish(topic: EventTopic.topic(for: command, in: state),
-                                        Publication(batch: batch, gatheredAt: turn.accepted.count - 1)))
+                let publication = Publication(batch: batch, gatheredAt: turn.accepted.count - 1)
+                for group in groups { actions.append(.publish(topic: EventTopic.group(group), publication)) }
                 for milliseconds in claims.observe(command, events: events, at: engineTime) {
                     actions.append(.count(.claimGranted(milliseconds: milliseconds)))
                 }

@@ -95,10 +95,10 @@ extension CoordinatorCore {
     mutating func republish() -> [CoordinatorAction] {
         guard case .highAvailability(let state) = mode else { return [] }
         let after = state.leaderPublishedThrough > 0 ? state.leaderPublishedThrough : sequence - min(sequence, 64)
-        return recentBatches.after(after, through: sequence).compactMap { encoded in
-            guard let batch = try? Camsync_V1_EventBatch(serializedBytes: encoded),
-                  let command = try? Command(wire: batch.command) else { return nil }
-            return .publish(topic: EventTopic.topic(for: command, in: engine.state), Publication(.eventBatch(batch)))
+        return recentBatches.after(after, through: sequence).flatMap { encoded -> [CoordinatorAction] in
+            guard let batch = try? Camsync_V1_EventBatch(serializedBytes: encoded) else { return [] }
+            let publication = Publication(.eventBatch(batch))
+            return batch.groups.map { .publish(topic: EventTopic.group(NodeID($0.group)), publication) }
         }
     }
 }

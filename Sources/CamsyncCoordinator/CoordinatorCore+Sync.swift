@@ -16,7 +16,11 @@ extension CoordinatorCore {
             snapshot = Envelope(sender: Envelope.coordinatorSender, requestID: requestID, term: term, body: .snapshot(cached))
         } else {
             snapshot = Envelope.snapshot(state, sequence: sequence, term: term, requestID: requestID, settings: settings.policy)
-            if case .snapshot(let body)? = snapshot.body { snapshotCache = body }
+            if case .snapshot(var body)? = snapshot.body {
+                body.state.groupSequences = groupSequences.wire
+                snapshot.body = .snapshot(body)
+                snapshotCache = body
+            }
         }
         guard case .snapshot(var body)? = snapshot.body else { return snapshot }
         body.liveness = silence(at: now).map { node, silent in

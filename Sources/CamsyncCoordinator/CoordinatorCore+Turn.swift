@@ -85,7 +85,8 @@ extension CoordinatorCore {
         if settings.durability != .off, sequence >= lastSnapshotSequence + settings.snapshotEvery {
             // The state is the log through `sequence` (every accepted command is in a turn in flight):
             // the snapshot is written after that turn, or refused by etcd until it is in the log.
-            actions.append(.writeSnapshot(JournalSnapshot(sequence: sequence, term: term, state: WireCodec.encode(state)),
+            actions.append(.writeSnapshot(JournalSnapshot(sequence: sequence, term: term,
+                                                           state: WireCodec.encode(state, groupSequences: groupSequences)),
                                           keepingCommands: UInt64(settings.retryWindow), ifLeading: role.leadership))
             lastSnapshotSequence = sequence
         }

@@ -39,6 +39,9 @@ public struct CoordinatorCore: Sendable {
     /// The last committed batches: replays are served from here when they can be, and a new leader
     /// publishes its tail again (K7).
     public internal(set) var recentBatches = RecentBatches(capacity: CoordinatorCore.recentBatchCapacity)
+    /// The sequence of each device group's last batch: stamped on every batch (`EventBatch.groups`)
+    /// and kept in snapshots (docs/PROTOCOL.md "Device groups").
+    public internal(set) var groupSequences = GroupSequences()
     /// The state's snapshot message at its sequence and term (without liveness and counters).
     var snapshotCache: Camsync_V1_Snapshot?
     /// Connections refused for holding another node's route, dropped once their refusal has left.
@@ -70,8 +73,9 @@ public struct CoordinatorCore: Sendable {
 
     /// A core over `state` after `sequence` (a recovered snapshot, or empty), in `term`.
     public init(settings: CoordinatorSettings, state: ClusterState = ClusterState(), sequence: UInt64 = 0, term: UInt64,
-                lastEngineTime: Int64 = 0) {
+                lastEngineTime: Int64 = 0, groupSequences: GroupSequences = GroupSequences()) {
         self.settings = settings
+        self.groupSequences = groupSequences
         self.engine = PolicyEngine(settings: settings.policy, state: state)
         self.sequence = sequence
         self.term = term
@@ -142,7 +146,9 @@ public struct CoordinatorCore: Sendable {
     /// Replays a journaled command (K3): no authorisation, no retry window check.
     /// Returns false when the engine refuses it, which means the journal and engine disagree.
     public mutating func replay(sequence: UInt64, node: String, requestID: UInt64, command: Command, at time: Instant) -> Bool {
+        let groupBefore = command.subjectNode.map(engine.state.group(of:))
         guard case .success(let events) = engine.apply(command, at: time) else { return false }
+        _ = groupSequences.advance(command.groups(before: groupBefore, events: events, after: engine.state), to: sequence)
         self.sequence = sequence
         rememberApplied(sequence: sequence, node: node, requestID: requestID, at: time)
         return true

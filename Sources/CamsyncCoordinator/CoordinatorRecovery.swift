@@ -62,8 +62,9 @@ public enum CoordinatorRecovery {
     /// The core at `snapshot` (or empty).
     static func start(settings: CoordinatorSettings, term: UInt64, snapshot: JournalSnapshot?) throws -> CoordinatorCore {
         guard let snapshot else { return CoordinatorCore(settings: settings, term: term) }
-        return CoordinatorCore(settings: settings, state: try WireCodec.decodeState(snapshot.state), sequence: snapshot.sequence,
-                               term: term)
+        let (state, groupSequences) = try WireCodec.decodeSnapshotState(snapshot.state)
+        return CoordinatorCore(settings: settings, state: state, sequence: snapshot.sequence, term: term,
+                               groupSequences: groupSequences)
     }
 
     /// Applies `entries`, in order, to `core`; returns how many were replayed (not only remembered).

@@ -1,4 +1,5 @@
 public import ZeroMQ
+import CamsyncWire
 
 /// The two sockets a node holds to the coordinators, as `camsync node` opens them (and the
 /// benchmarks' fleet of node sessions, `NodeFleet`).
@@ -28,7 +29,7 @@ public enum NodeSockets {
             try socket.set([.curvePublicKey(security.publicKey), .curveSecretKey(security.secretKey)])
         }
         // Subscribe before asking for the snapshot (Clone pattern): everything published is wanted.
-        try socket.set([.subscribe(Array("ev.".utf8)), .subscribe(Array("hb".utf8))])
+        try socket.set([.subscribe(Array(EventTopic.everyGroup.utf8)), .subscribe(Array(EventTopic.heartbeat.utf8))])
         // libzmq takes a connection's options when it connects: each endpoint gets its coordinator's key.
         for endpoint in settings.coordinatorEventEndpoints {
             if let key = settings.security?.coordinators.key(forEventEndpoint: endpoint) { try socket.set(.curveServerKey(key)) }

@@ -87,6 +87,9 @@ public struct ReplicaSync: Sendable {
     public mutating func receiveSnapshot(sequence: UInt64, term: UInt64, state: ClusterState,
                                          settings: PolicySettings) -> Outcome {
         let previous = self.sequence
+        // Each sequence once: a batch that touches two device groups arrives on both topics.
+        var heard = Set<UInt64>()
+        buffered.removeAll { !heard.insert($0.sequence).inserted }
         coveredBySnapshot = buffered.filter { $0.sequence > previous && $0.sequence <= sequence }
             .sorted { $0.sequence < $1.sequence }
         engine = PolicyEngine(settings: settings, state: state)

@@ -33,4 +33,28 @@ import Testing
         #expect(position.show(20) == nil)
         #expect(position.show(21) == 0)
     }
+
+    /// A follower of one device group sees the group's batches only: sequences skip the other groups',
+    /// and each batch names the group's previous one.
+    @Test("one group: a jump in sequence is not a gap, a previous batch not shown is; repeats are skipped",
+          arguments: [
+            // (sequence, the group's previous batch, expected: nil = shown already, false = follows on, true = missed)
+            [(UInt64(4), UInt64(0), false), (9, 4, false), (30, 9, false), (31, 30, false)],
+            [(4, 0, false), (9, 4, false), (40, 30, true), (41, 40, false)],
+            [(4, 0, false), (9, 4, false), (9, 4, nil), (8, 4, nil), (12, 9, false)],
+          ] as [[(UInt64, UInt64, Bool?)]])
+    func groupGaps(_ stream: [(UInt64, UInt64, Bool?)]) {
+        var position = EventStreamPosition()
+        for (sequence, previous, expected) in stream {
+            #expect(position.show(sequence, groupPrevious: previous) == expected, "batch \(sequence) after \(previous)")
+        }
+    }
+
+    @Test("a group follower that replayed through a sequence misses nothing the replay read")
+    func groupAfterReplay() {
+        var position = EventStreamPosition()
+        position.shown(through: 50)
+        #expect(position.show(60, groupPrevious: 47) == false, "the group's batch 47 was in the replay")
+        #expect(position.show(70, groupPrevious: 65) == true, "65 came after 60 and was not heard")
+    }
 }

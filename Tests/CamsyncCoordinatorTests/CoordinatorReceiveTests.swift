@@ -67,7 +67,7 @@ struct CoordinatorReceiveTests {
               case .publish(let topic, let publication) = released[publishIndex] else { return }
         #expect(route == Self.ipad1)
         #expect(ack == .ack(sequence: 1, requestID: 42, term: 7))
-        #expect(topic == "ev.cluster")
+        #expect(topic == "ev.ipad-1\u{0}", "a registration goes to the registering node's group")
         guard case .eventBatch(let published)? = publication.envelope.body else { Issue.record("not a batch"); return }
         #expect(published.sequence == 1 && published.originRequestID == 42)
         #expect(entry.batch == WireCodec.encode(published), "the log keeps exactly the batch that was published")

@@ -400,6 +400,28 @@ public nonisolated struct Camsync_V1_ClusterState: Sendable {
   /// The logical clock for C6 / P4 ordering; part of state so replay matches.
   public var ordinal: UInt64 = 0
 
+  /// Sync metadata, not engine state: the sequence of each device group's last batch, sorted by
+  /// group (groups without a batch are absent). Kept in snapshots so that a restarted coordinator
+  /// names every group's previous batch (EventBatch.groups) correctly.
+  public var groupSequences: [Camsync_V1_GroupSequence] = []
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
+/// A device group and a sequence of the command log: in EventBatch.groups the group's previous
+/// batch; in ClusterState.group_sequences the group's last batch.
+public nonisolated struct Camsync_V1_GroupSequence: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  /// The group's id: its device's node id, or a lone display's own.
+  public var group: String = String()
+
+  public var sequence: UInt64 = 0
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -916,7 +938,7 @@ nonisolated extension Camsync_V1_CameraSystemRecord: SwiftProtobuf.Message, Swif
 
 nonisolated extension Camsync_V1_ClusterState: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".ClusterState"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}nodes\0\u{1}apps\0\u{3}camera_systems\0\u{3}recording_alert_shown\0\u{1}ordinal\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}nodes\0\u{1}apps\0\u{3}camera_systems\0\u{3}recording_alert_shown\0\u{1}ordinal\0\u{3}group_sequences\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -929,6 +951,7 @@ nonisolated extension Camsync_V1_ClusterState: SwiftProtobuf.Message, SwiftProto
       case 3: try { try decoder.decodeRepeatedMessageField(value: &self.cameraSystems) }()
       case 4: try { try decoder.decodeRepeatedStringField(value: &self.recordingAlertShown) }()
       case 5: try { try decoder.decodeSingularUInt64Field(value: &self.ordinal) }()
+      case 6: try { try decoder.decodeRepeatedMessageField(value: &self.groupSequences) }()
       default: break
       }
     }
@@ -950,6 +973,9 @@ nonisolated extension Camsync_V1_ClusterState: SwiftProtobuf.Message, SwiftProto
     if self.ordinal != 0 {
       try visitor.visitSingularUInt64Field(value: self.ordinal, fieldNumber: 5)
     }
+    if !self.groupSequences.isEmpty {
+      try visitor.visitRepeatedMessageField(value: self.groupSequences, fieldNumber: 6)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -959,6 +985,42 @@ nonisolated extension Camsync_V1_ClusterState: SwiftProtobuf.Message, SwiftProto
     if lhs.cameraSystems != rhs.cameraSystems {return false}
     if lhs.recordingAlertShown != rhs.recordingAlertShown {return false}
     if lhs.ordinal != rhs.ordinal {return false}
+    if lhs.groupSequences != rhs.groupSequences {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Camsync_V1_GroupSequence: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".GroupSequence"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}group\0\u{1}sequence\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularStringField(value: &self.group) }()
+      case 2: try { try decoder.decodeSingularUInt64Field(value: &self.sequence) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.group.isEmpty {
+      try visitor.visitSingularStringField(value: self.group, fieldNumber: 1)
+    }
+    if self.sequence != 0 {
+      try visitor.visitSingularUInt64Field(value: self.sequence, fieldNumber: 2)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Camsync_V1_GroupSequence, rhs: Camsync_V1_GroupSequence) -> Bool {
+    if lhs.group != rhs.group {return false}
+    if lhs.sequence != rhs.sequence {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

@@ -250,6 +250,15 @@ public nonisolated struct Camsync_V1_EventBatch: @unchecked Sendable {
     set {_uniqueStorage()._events = newValue}
   }
 
+  /// The device groups this batch goes to (docs/PROTOCOL.md "Device groups"), sorted by group, each
+  /// with the sequence of that group's previous batch (0: the group had none). A follower of one
+  /// group has missed a batch when the previous sequence named for its group is not the last one it
+  /// holds.
+  public var groups: [Camsync_V1_GroupSequence] {
+    get {_storage._groups}
+    set {_uniqueStorage()._groups = newValue}
+  }
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -605,7 +614,7 @@ nonisolated extension Camsync_V1_Replay: SwiftProtobuf.Message, SwiftProtobuf._M
 
 nonisolated extension Camsync_V1_EventBatch: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".EventBatch"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}sequence\0\u{1}term\0\u{3}time_ms\0\u{3}origin_node\0\u{3}origin_request_id\0\u{1}command\0\u{1}events\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}sequence\0\u{1}term\0\u{3}time_ms\0\u{3}origin_node\0\u{3}origin_request_id\0\u{1}command\0\u{1}events\0\u{1}groups\0")
 
   fileprivate class _StorageClass {
     var _sequence: UInt64 = 0
@@ -615,6 +624,7 @@ nonisolated extension Camsync_V1_EventBatch: SwiftProtobuf.Message, SwiftProtobu
     var _originRequestID: UInt64 = 0
     var _command: Camsync_V1_Command? = nil
     var _events: [Camsync_V1_Event] = []
+    var _groups: [Camsync_V1_GroupSequence] = []
 
       // This property is used as the initial default value for new instances of the type.
       // The type itself is protecting the reference to its storage via CoW semantics.
@@ -632,6 +642,7 @@ nonisolated extension Camsync_V1_EventBatch: SwiftProtobuf.Message, SwiftProtobu
       _originRequestID = source._originRequestID
       _command = source._command
       _events = source._events
+      _groups = source._groups
     }
   }
 
@@ -657,6 +668,7 @@ nonisolated extension Camsync_V1_EventBatch: SwiftProtobuf.Message, SwiftProtobu
         case 5: try { try decoder.decodeSingularUInt64Field(value: &_storage._originRequestID) }()
         case 6: try { try decoder.decodeSingularMessageField(value: &_storage._command) }()
         case 7: try { try decoder.decodeRepeatedMessageField(value: &_storage._events) }()
+        case 8: try { try decoder.decodeRepeatedMessageField(value: &_storage._groups) }()
         default: break
         }
       }
@@ -690,6 +702,9 @@ nonisolated extension Camsync_V1_EventBatch: SwiftProtobuf.Message, SwiftProtobu
       if !_storage._events.isEmpty {
         try visitor.visitRepeatedMessageField(value: _storage._events, fieldNumber: 7)
       }
+      if !_storage._groups.isEmpty {
+        try visitor.visitRepeatedMessageField(value: _storage._groups, fieldNumber: 8)
+      }
     }
     try unknownFields.traverse(visitor: &visitor)
   }
@@ -706,6 +721,7 @@ nonisolated extension Camsync_V1_EventBatch: SwiftProtobuf.Message, SwiftProtobu
         if _storage._originRequestID != rhs_storage._originRequestID {return false}
         if _storage._command != rhs_storage._command {return false}
         if _storage._events != rhs_storage._events {return false}
+        if _storage._groups != rhs_storage._groups {return false}
         return true
       }
       if !storagesAreEqual {return false}

@@ -7,9 +7,12 @@ internal import SwiftProtobuf
 /// are refused as MALFORMED so a hostile peer cannot grow state, journal or replies with huge strings.
 public let maxIdentifierBytes = 255
 
-/// A node id from a required string field: non-empty, at most `maxIdentifierBytes`.
+/// A node id from a required string field: non-empty, at most `maxIdentifierBytes`, without a zero
+/// byte (it ends a device group's topic, `EventTopic.group`).
 func nodeID(_ raw: String, _ field: @autoclosure () -> String) throws(WireMappingError) -> NodeID {
-    NodeID(try nonEmpty(raw, field()))
+    let id = try nonEmpty(raw, field())
+    if id.utf8.contains(0) { throw WireMappingError(field(), .inconsistent("holds a zero byte")) }
+    return NodeID(id)
 }
 
 /// A required non-empty string of at most `maxIdentifierBytes`.

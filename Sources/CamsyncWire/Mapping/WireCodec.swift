@@ -35,6 +35,19 @@ public enum WireCodec {
         try ClusterState(wire: Camsync_V1_ClusterState(serializedBytes: bytes))
     }
 
+    /// A state as snapshots keep it: with each device group's last sequence.
+    public static func encode(_ state: ClusterState, groupSequences: GroupSequences) -> [UInt8] {
+        var wire = Camsync_V1_ClusterState(state)
+        wire.groupSequences = groupSequences.wire
+        return encodeMessage(wire)
+    }
+
+    /// A snapshot's state and its device groups' last sequences.
+    public static func decodeSnapshotState(_ bytes: [UInt8]) throws -> (ClusterState, GroupSequences) {
+        let wire = try Camsync_V1_ClusterState(serializedBytes: bytes)
+        return (try ClusterState(wire: wire), try GroupSequences(wire: wire.groupSequences))
+    }
+
     static func encodeMessage<M: SwiftProtobuf.Message>(_ message: M) -> [UInt8] {
         do {
             return try message.serializedBytes()

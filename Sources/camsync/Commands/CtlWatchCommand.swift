@@ -20,39 +20,42 @@ struct CtlWatchCommand: ParsableCommand {
             misses are replayed too. If the journal no longer holds batch N+1 the command says so and
             exits with code 3 (take a snapshot: `ctl status`).
 
+            With --device the stream is that device's group (the device and its displays, topic
+            `ev.DEVICE` ended by a zero byte): each batch names the group's previous batch, so a missed
+            one is noticed and replayed from the journal like a gap of the whole stream.
+
             Each sequence is printed once: a batch a new HA leader publishes again after a failover
             (SPEC K7), or one the live stream repeats after a replay, is skipped.
             """)
 
     @OptionGroup var cluster: ClusterOptions
     @Flag(help: "One JSON object per line.") var json = false
-    @Option(help: "Only this device's group (its topic ev.DEVICE plus cluster-wide events).") var device: String?
+    @Option(help: "Only this device's group: the device and the displays attached to it.") var device: String?
     @Option(help: "Stop after this many seconds (0 = until interrupted).") var seconds: Double = 0
     @Flag(help: "Also print coordinator heartbeats.") var heartbeats = false
     @Option(help: "Replay every batch after this sequence from the journal before following the live stream.")
     var fromSequence: UInt64?
 
-    func validate() throws {
-        if fromSequence != nil, device != nil {
-            throw ValidationError("--from-sequence follows every batch (a replay has no topics); drop --device")
-        }
-    }
-
     func run() throws {
         let resolved = try cluster.resolve()
-        let topics = device.map { ["ev.\($0)", "ev.cluster", "hb"] } ?? ["ev.", "hb"]
+        let group = device.map { NodeID($0) }
+        let topics = group.map { [EventTopic.group($0), EventTopic.heartbeat] } ?? [EventTopic.everyGroup, EventTopic.heartbeat]
         let subscriber = try EventSubscriber(context: ZMQContext(), endpoint: resolved.eventEndpoint, topics: topics,
                                              curve: resolved.curve)
         defer { subscriber.close() }
-        if !json { emit("watching \(resolved.eventEndpoint) (\(topics.joined(separator: ", "))); Ctrl-C to stop") }
+        if !json { emit("watching \(resolved.eventEndpoint) (\(topics.map(Self.printable).joined(separator: ", "))); Ctrl-C to stop") }
         let deadline = seconds > 0 ? Date().addingTimeInterval(seconds) : nil
         var position = EventStreamPosition()
         var history: CoordinatorClient?
-        if let fromSequence {
+        func journal() throws -> CoordinatorClient {
+            if let history { return history }
             let endpoint = resolved.commandEndpoints.count > 1 ? try resolved.leaderCommandEndpoint() : resolved.commandEndpoint
-            history = try CoordinatorClient(context: ZMQContext(), endpoint: endpoint, sender: "admin",
-                                            curve: resolved.curve)
-            position.shown(through: try replay(after: fromSequence, through: nil, with: history!))
+            let client = try CoordinatorClient(context: ZMQContext(), endpoint: endpoint, sender: "admin", curve: resolved.curve)
+            history = client
+            return client
+        }
+        if let fromSequence {
+            position.shown(through: try replay(after: fromSequence, through: nil, of: group, with: journal()))
         }
         defer { history?.close() }
         var lastHeard = Date()
@@ -75,16 +78,26 @@ struct CtlWatchCommand: ParsableCommand {
             switch envelope.body {
             case .eventBatch(let batch)?:
                 let previous = position.lastShown
-                // Shown already: replayed, or published again by a new leader (K7).
-                guard let missed = position.show(batch.sequence) else { continue }
-                if device == nil, missed > 0 {
-                    if let history {
-                        position.shown(through: try replay(after: previous, through: batch.sequence - 1, with: history))
-                    } else if !json {
-                        emit("— missed \(missed) event batches (subscriber was behind)")
+                if let group {
+                    // A batch of the group names the group's previous one: a later one means some were missed.
+                    guard let entry = batch.groups.first(where: { $0.group == group.rawValue }),
+                          let missed = position.show(batch.sequence, groupPrevious: entry.sequence) else { continue }
+                    if missed {
+                        if !json { emit("— batches of \(group) were missed; replaying them from the journal") }
+                        position.shown(through: try replay(after: previous, through: batch.sequence - 1, of: group, with: journal()))
+                    }
+                } else {
+                    // Shown already: replayed, or published again by a new leader (K7).
+                    guard let missed = position.show(batch.sequence) else { continue }
+                    if missed > 0 {
+                        if let history {
+                            position.shown(through: try replay(after: previous, through: batch.sequence - 1, of: nil, with: history))
+                        } else if !json {
+                            emit("— missed \(missed) event batches (subscriber was behind)")
+                        }
                     }
                 }
-                emit(render(batch, topic: topic))
+                emit(render(batch, topic: Self.printable(topic)))
             case .coordinatorHeartbeat(let heartbeat)? where heartbeats:
                 emit(json ? "{\"heartbeat\":{\"term\":\(heartbeat.term),\"lastSequence\":\(heartbeat.lastSequence)}}"
                            : "♥ term \(heartbeat.term) last sequence \(heartbeat.lastSequence)")
@@ -94,8 +107,13 @@ struct CtlWatchCommand: ParsableCommand {
         }
     }
 
-    /// Prints the journal's batches after `sequence` (up to `last`, or all it has); returns the last printed.
-    private func replay(after sequence: UInt64, through last: UInt64?, with client: CoordinatorClient) throws -> UInt64 {
+    /// A topic as printed: a group's without its zero byte.
+    static func printable(_ topic: String) -> String { topic.replacingOccurrences(of: "\u{0}", with: "") }
+
+    /// Prints the journal's batches after `sequence` (up to `last`, or all it has), of `group` only when
+    /// one is given; returns the last sequence read.
+    private func replay(after sequence: UInt64, through last: UInt64?, of group: NodeID?,
+                        with client: CoordinatorClient) throws -> UInt64 {
         var after = sequence
         while true {
             let page: Camsync_V1_Replay
@@ -109,9 +127,11 @@ struct CtlWatchCommand: ParsableCommand {
                 throw error
             }
             for batch in page.batches {
+                if let last, batch.sequence > last { return last }   // the live stream shows the rest
+                after = batch.sequence
+                guard group.map({ group in batch.groups.contains { $0.group == group.rawValue } }) ?? true else { continue }
                 emit(render(batch, topic: "replay"))
             }
-            after = page.batches.last?.sequence ?? after
             if page.batches.isEmpty || after >= (last ?? page.lastSequence) { return after }
         }
     }

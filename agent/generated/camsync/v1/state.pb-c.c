@@ -322,6 +322,51 @@ void   camsync__v1__cluster_state__free_unpacked
   assert(message->base.descriptor == &camsync__v1__cluster_state__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
+void   camsync__v1__group_sequence__init
+                     (Camsync__V1__GroupSequence         *message)
+{
+  static const Camsync__V1__GroupSequence init_value = CAMSYNC__V1__GROUP_SEQUENCE__INIT;
+  *message = init_value;
+}
+size_t camsync__v1__group_sequence__get_packed_size
+                     (const Camsync__V1__GroupSequence *message)
+{
+  assert(message->base.descriptor == &camsync__v1__group_sequence__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t camsync__v1__group_sequence__pack
+                     (const Camsync__V1__GroupSequence *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &camsync__v1__group_sequence__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t camsync__v1__group_sequence__pack_to_buffer
+                     (const Camsync__V1__GroupSequence *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &camsync__v1__group_sequence__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Camsync__V1__GroupSequence *
+       camsync__v1__group_sequence__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Camsync__V1__GroupSequence *)
+     protobuf_c_message_unpack (&camsync__v1__group_sequence__descriptor,
+                                allocator, len, data);
+}
+void   camsync__v1__group_sequence__free_unpacked
+                     (Camsync__V1__GroupSequence *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &camsync__v1__group_sequence__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
 static const ProtobufCFieldDescriptor camsync__v1__node_record__field_descriptors[8] =
 {
   {
@@ -953,7 +998,7 @@ const ProtobufCMessageDescriptor camsync__v1__camera_system_record__descriptor =
   (ProtobufCMessageInit) camsync__v1__camera_system_record__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor camsync__v1__cluster_state__field_descriptors[5] =
+static const ProtobufCFieldDescriptor camsync__v1__cluster_state__field_descriptors[6] =
 {
   {
     "nodes",
@@ -1015,10 +1060,23 @@ static const ProtobufCFieldDescriptor camsync__v1__cluster_state__field_descript
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "group_sequences",
+    6,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Camsync__V1__ClusterState, n_group_sequences),
+    offsetof(Camsync__V1__ClusterState, group_sequences),
+    &camsync__v1__group_sequence__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned camsync__v1__cluster_state__field_indices_by_name[] = {
   1,   /* field[1] = apps */
   2,   /* field[2] = camera_systems */
+  5,   /* field[5] = group_sequences */
   0,   /* field[0] = nodes */
   4,   /* field[4] = ordinal */
   3,   /* field[3] = recording_alert_shown */
@@ -1026,7 +1084,7 @@ static const unsigned camsync__v1__cluster_state__field_indices_by_name[] = {
 static const ProtobufCIntRange camsync__v1__cluster_state__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 5 }
+  { 0, 6 }
 };
 const ProtobufCMessageDescriptor camsync__v1__cluster_state__descriptor =
 {
@@ -1036,10 +1094,61 @@ const ProtobufCMessageDescriptor camsync__v1__cluster_state__descriptor =
   "Camsync__V1__ClusterState",
   "camsync.v1",
   sizeof(Camsync__V1__ClusterState),
-  5,
+  6,
   camsync__v1__cluster_state__field_descriptors,
   camsync__v1__cluster_state__field_indices_by_name,
   1,  camsync__v1__cluster_state__number_ranges,
   (ProtobufCMessageInit) camsync__v1__cluster_state__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor camsync__v1__group_sequence__field_descriptors[2] =
+{
+  {
+    "group",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Camsync__V1__GroupSequence, group),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "sequence",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT64,
+    0,   /* quantifier_offset */
+    offsetof(Camsync__V1__GroupSequence, sequence),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned camsync__v1__group_sequence__field_indices_by_name[] = {
+  0,   /* field[0] = group */
+  1,   /* field[1] = sequence */
+};
+static const ProtobufCIntRange camsync__v1__group_sequence__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 2 }
+};
+const ProtobufCMessageDescriptor camsync__v1__group_sequence__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "camsync.v1.GroupSequence",
+  "GroupSequence",
+  "Camsync__V1__GroupSequence",
+  "camsync.v1",
+  sizeof(Camsync__V1__GroupSequence),
+  2,
+  camsync__v1__group_sequence__field_descriptors,
+  camsync__v1__group_sequence__field_indices_by_name,
+  1,  camsync__v1__group_sequence__number_ranges,
+  (ProtobufCMessageInit) camsync__v1__group_sequence__init,
   NULL,NULL,NULL    /* reserved[123] */
 };

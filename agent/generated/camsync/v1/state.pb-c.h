@@ -28,6 +28,7 @@ typedef struct Camsync__V1__PipRecord Camsync__V1__PipRecord;
 typedef struct Camsync__V1__AppRecord Camsync__V1__AppRecord;
 typedef struct Camsync__V1__CameraSystemRecord Camsync__V1__CameraSystemRecord;
 typedef struct Camsync__V1__ClusterState Camsync__V1__ClusterState;
+typedef struct Camsync__V1__GroupSequence Camsync__V1__GroupSequence;
 
 
 /* --- enums --- */
@@ -298,10 +299,35 @@ struct  Camsync__V1__ClusterState
    * The logical clock for C6 / P4 ordering; part of state so replay matches.
    */
   uint64_t ordinal;
+  /*
+   * Sync metadata, not engine state: the sequence of each device group's last batch, sorted by
+   * group (groups without a batch are absent). Kept in snapshots so that a restarted coordinator
+   * names every group's previous batch (EventBatch.groups) correctly.
+   */
+  size_t n_group_sequences;
+  Camsync__V1__GroupSequence **group_sequences;
 };
 #define CAMSYNC__V1__CLUSTER_STATE__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&camsync__v1__cluster_state__descriptor) \
-    , 0,NULL, 0,NULL, 0,NULL, 0,NULL, 0 }
+    , 0,NULL, 0,NULL, 0,NULL, 0,NULL, 0, 0,NULL }
+
+
+/*
+ * A device group and a sequence of the command log: in EventBatch.groups the group's previous
+ * batch; in ClusterState.group_sequences the group's last batch.
+ */
+struct  Camsync__V1__GroupSequence
+{
+  ProtobufCMessage base;
+  /*
+   * The group's id: its device's node id, or a lone display's own.
+   */
+  char *group;
+  uint64_t sequence;
+};
+#define CAMSYNC__V1__GROUP_SEQUENCE__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&camsync__v1__group_sequence__descriptor) \
+    , (char *)protobuf_c_empty_string, 0 }
 
 
 /* Camsync__V1__NodeRecord methods */
@@ -437,6 +463,25 @@ Camsync__V1__ClusterState *
 void   camsync__v1__cluster_state__free_unpacked
                      (Camsync__V1__ClusterState *message,
                       ProtobufCAllocator *allocator);
+/* Camsync__V1__GroupSequence methods */
+void   camsync__v1__group_sequence__init
+                     (Camsync__V1__GroupSequence         *message);
+size_t camsync__v1__group_sequence__get_packed_size
+                     (const Camsync__V1__GroupSequence   *message);
+size_t camsync__v1__group_sequence__pack
+                     (const Camsync__V1__GroupSequence   *message,
+                      uint8_t             *out);
+size_t camsync__v1__group_sequence__pack_to_buffer
+                     (const Camsync__V1__GroupSequence   *message,
+                      ProtobufCBuffer     *buffer);
+Camsync__V1__GroupSequence *
+       camsync__v1__group_sequence__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   camsync__v1__group_sequence__free_unpacked
+                     (Camsync__V1__GroupSequence *message,
+                      ProtobufCAllocator *allocator);
 /* --- per-message closures --- */
 
 typedef void (*Camsync__V1__NodeRecord_Closure)
@@ -460,6 +505,9 @@ typedef void (*Camsync__V1__CameraSystemRecord_Closure)
 typedef void (*Camsync__V1__ClusterState_Closure)
                  (const Camsync__V1__ClusterState *message,
                   void *closure_data);
+typedef void (*Camsync__V1__GroupSequence_Closure)
+                 (const Camsync__V1__GroupSequence *message,
+                  void *closure_data);
 
 /* --- services --- */
 
@@ -473,6 +521,7 @@ extern const ProtobufCMessageDescriptor camsync__v1__pip_record__descriptor;
 extern const ProtobufCMessageDescriptor camsync__v1__app_record__descriptor;
 extern const ProtobufCMessageDescriptor camsync__v1__camera_system_record__descriptor;
 extern const ProtobufCMessageDescriptor camsync__v1__cluster_state__descriptor;
+extern const ProtobufCMessageDescriptor camsync__v1__group_sequence__descriptor;
 
 PROTOBUF_C__END_DECLS
 

@@ -853,7 +853,7 @@ const ProtobufCMessageDescriptor camsync__v1__replay__descriptor =
   (ProtobufCMessageInit) camsync__v1__replay__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor camsync__v1__event_batch__field_descriptors[7] =
+static const ProtobufCFieldDescriptor camsync__v1__event_batch__field_descriptors[8] =
 {
   {
     "sequence",
@@ -939,10 +939,23 @@ static const ProtobufCFieldDescriptor camsync__v1__event_batch__field_descriptor
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "groups",
+    8,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Camsync__V1__EventBatch, n_groups),
+    offsetof(Camsync__V1__EventBatch, groups),
+    &camsync__v1__group_sequence__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned camsync__v1__event_batch__field_indices_by_name[] = {
   5,   /* field[5] = command */
   6,   /* field[6] = events */
+  7,   /* field[7] = groups */
   3,   /* field[3] = origin_node */
   4,   /* field[4] = origin_request_id */
   0,   /* field[0] = sequence */
@@ -952,7 +965,7 @@ static const unsigned camsync__v1__event_batch__field_indices_by_name[] = {
 static const ProtobufCIntRange camsync__v1__event_batch__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 7 }
+  { 0, 8 }
 };
 const ProtobufCMessageDescriptor camsync__v1__event_batch__descriptor =
 {
@@ -962,7 +975,7 @@ const ProtobufCMessageDescriptor camsync__v1__event_batch__descriptor =
   "Camsync__V1__EventBatch",
   "camsync.v1",
   sizeof(Camsync__V1__EventBatch),
-  7,
+  8,
   camsync__v1__event_batch__field_descriptors,
   camsync__v1__event_batch__field_indices_by_name,
   1,  camsync__v1__event_batch__number_ranges,

@@ -210,10 +210,18 @@ struct  Camsync__V1__EventBatch
    */
   size_t n_events;
   Camsync__V1__Event **events;
+  /*
+   * The device groups this batch goes to (docs/PROTOCOL.md "Device groups"), sorted by group, each
+   * with the sequence of that group's previous batch (0: the group had none). A follower of one
+   * group has missed a batch when the previous sequence named for its group is not the last one it
+   * holds.
+   */
+  size_t n_groups;
+  Camsync__V1__GroupSequence **groups;
 };
 #define CAMSYNC__V1__EVENT_BATCH__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&camsync__v1__event_batch__descriptor) \
-    , 0, 0, 0, (char *)protobuf_c_empty_string, 0, NULL, 0,NULL }
+    , 0, 0, 0, (char *)protobuf_c_empty_string, 0, NULL, 0,NULL, 0,NULL }
 
 
 /*

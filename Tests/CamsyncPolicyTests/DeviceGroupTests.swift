@@ -1,0 +1,47 @@
+import Testing
+@testable import CamsyncPolicy
+
+/// Device groups: which group a node is in, and which groups a command's batch reaches (a display
+/// moving between groups reaches both; a device leaving reaches the groups its displays go to).
+@Suite struct DeviceGroupTests {
+    let ipad: NodeID = "ipad-1"
+    let other: NodeID = "ipad-10"
+    let tv: NodeID = "tv"
+
+    /// Applies `command` and returns the groups its batch goes to, as the coordinator computes them.
+    func groups(_ h: inout Harness, _ command: Command) -> [NodeID] {
+        let before = command.subjectNode.map(h.state.group(of:))
+        let events = h.ok(command)
+        return command.groups(before: before, events: events, after: h.state)
+    }
+
+    @Test("a device is its own group; an attached display is in its device's; a lone or unknown node in its own")
+    func groupOfNodes() {
+        var h = Harness()
+        h.ok(.registerNode(deviceRegistration(ipad)))
+        h.ok(.registerNode(displayRegistration(tv, attachedTo: ipad)))
+        h.ok(.registerNode(displayRegistration("lone")))
+        #expect(h.state.group(of: ipad) == ipad)
+        #expect(h.state.group(of: tv) == ipad)
+        #expect(h.state.group(of: "lone") == "lone")
+        #expect(h.state.group(of: "nobody") == "nobody")
+    }
+
+    @Test("batches and the groups they reach")
+    func batchGroups() {
+        var h = Harness()
+        #expect(groups(&h, .registerNode(deviceRegistration(ipad))) == [ipad])
+        #expect(groups(&h, .registerNode(deviceRegistration(other))) == [other])
+        #expect(groups(&h, .registerNode(displayRegistration(tv, attachedTo: ipad))) == [ipad, tv],
+                "registered attached: its own id before, its device's group after")
+        #expect(groups(&h, .installApp(device: ipad, AppSpec(bundleID: "com.example.new"))) == [ipad])
+        #expect(groups(&h, .openFullScreen(.on(ipad, Apps.notes), trigger: .user)) == [ipad])
+        #expect(groups(&h, .setPressure(.external(CameraID(host: tv, name: "cam")), .fair)) == [ipad], "a display's camera is in its device's group")
+        #expect(groups(&h, .detachDisplay(display: tv)) == [ipad, tv], "detached: leaves the device's group for its own")
+        #expect(groups(&h, .attachDisplay(display: tv, device: other)) == [other, tv])
+        #expect(groups(&h, .attachDisplay(display: tv, device: ipad)) == [ipad, other],
+                "moved between devices: the group it left and the one it joined")
+        #expect(groups(&h, .declareNodeDead(ipad)) == [ipad, tv], "a device's death takes its display into a group of its own")
+        #expect(groups(&h, .unregisterNode(other)) == [other])
+    }
+}
