@@ -177,6 +177,14 @@ public nonisolated struct Camsync_V1_Envelope: @unchecked Sendable {
     set {_uniqueStorage()._body = .coordinatorHeartbeat(newValue)}
   }
 
+  public var groupBookmark: Camsync_V1_GroupBookmark {
+    get {
+      if case .groupBookmark(let v)? = _storage._body {return v}
+      return Camsync_V1_GroupBookmark()
+    }
+    set {_uniqueStorage()._body = .groupBookmark(newValue)}
+  }
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   /// Exactly one must be set.
@@ -201,6 +209,7 @@ public nonisolated struct Camsync_V1_Envelope: @unchecked Sendable {
     /// Published (PUB → SUB).
     case eventBatch(Camsync_V1_EventBatch)
     case coordinatorHeartbeat(Camsync_V1_CoordinatorHeartbeat)
+    case groupBookmark(Camsync_V1_GroupBookmark)
 
   }
 
@@ -215,7 +224,7 @@ fileprivate nonisolated let _protobuf_package = "camsync.v1"
 
 nonisolated extension Camsync_V1_Envelope: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".Envelope"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}protocol_version\0\u{1}sender\0\u{3}request_id\0\u{1}term\0\u{2}\u{6}command\0\u{3}snapshot_request\0\u{3}node_heartbeat\0\u{3}node_status_request\0\u{3}replay_request\0\u{3}coordinator_status_request\0\u{2}\u{5}ack\0\u{1}error\0\u{1}snapshot\0\u{3}node_status\0\u{1}replay\0\u{3}coordinator_status\0\u{4}\u{5}event_batch\0\u{3}coordinator_heartbeat\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}protocol_version\0\u{1}sender\0\u{3}request_id\0\u{1}term\0\u{2}\u{6}command\0\u{3}snapshot_request\0\u{3}node_heartbeat\0\u{3}node_status_request\0\u{3}replay_request\0\u{3}coordinator_status_request\0\u{2}\u{5}ack\0\u{1}error\0\u{1}snapshot\0\u{3}node_status\0\u{1}replay\0\u{3}coordinator_status\0\u{4}\u{5}event_batch\0\u{3}coordinator_heartbeat\0\u{3}group_bookmark\0")
 
   fileprivate class _StorageClass {
     var _protocolVersion: UInt32 = 0
@@ -442,6 +451,19 @@ nonisolated extension Camsync_V1_Envelope: SwiftProtobuf.Message, SwiftProtobuf.
             _storage._body = .coordinatorHeartbeat(v)
           }
         }()
+        case 32: try {
+          var v: Camsync_V1_GroupBookmark?
+          var hadOneofValue = false
+          if let current = _storage._body {
+            hadOneofValue = true
+            if case .groupBookmark(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._body = .groupBookmark(v)
+          }
+        }()
         default: break
         }
       }
@@ -522,6 +544,10 @@ nonisolated extension Camsync_V1_Envelope: SwiftProtobuf.Message, SwiftProtobuf.
       case .coordinatorHeartbeat?: try {
         guard case .coordinatorHeartbeat(let v)? = _storage._body else { preconditionFailure() }
         try visitor.visitSingularMessageField(value: v, fieldNumber: 31)
+      }()
+      case .groupBookmark?: try {
+        guard case .groupBookmark(let v)? = _storage._body else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 32)
       }()
       case nil: break
       }

@@ -28,6 +28,13 @@ public nonisolated struct Camsync_V1_SnapshotRequest: Sendable {
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
+  /// The device group whose part of the state to send (docs/PROTOCOL.md "Following one group").
+  /// Empty: the whole state (admins; a node without CURVE). A node asking with `only_my_group` gets
+  /// its own group's part, whichever group that is now.
+  public var group: String = String()
+
+  public var onlyMyGroup: Bool = false
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -97,6 +104,13 @@ public nonisolated struct Camsync_V1_Snapshot: @unchecked Sendable {
   public var hasCounters: Bool {_storage._counters != nil}
   /// Clears the value of `counters`. Subsequent reads from it will return its default value.
   public mutating func clearCounters() {_uniqueStorage()._counters = nil}
+
+  /// For a group's snapshot (SnapshotRequest.group or only_my_group): the group; `state` holds only
+  /// its nodes, their apps and camera systems, and its entry of `group_sequences`.
+  public var group: String {
+    get {_storage._group}
+    set {_uniqueStorage()._group = newValue}
+  }
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
@@ -173,6 +187,10 @@ public nonisolated struct Camsync_V1_ReplayRequest: Sendable {
 
   public var maxBatches: UInt32 = 0
 
+  /// Only the batches of this device group (from the coordinator's memory; older than it keeps →
+  /// COMPACTED: take the group's snapshot). Empty: every batch.
+  public var group: String = String()
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -187,8 +205,26 @@ public nonisolated struct Camsync_V1_Replay: Sendable {
 
   public var batches: [Camsync_V1_EventBatch] = []
 
-  /// The coordinator's last committed sequence when it answered.
+  /// The coordinator's last committed sequence when it answered; for a group's replay, the sequence of
+  /// the group's last batch.
   public var lastSequence: UInt64 = 0
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
+/// Published on a device group's topic every heartbeat interval by the leader: the group's last
+/// batch, so that a follower of the group notices a lost last batch of an idle group.
+public nonisolated struct Camsync_V1_GroupBookmark: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var group: String = String()
+
+  /// The sequence of the group's last batch (0: none).
+  public var sequence: UInt64 = 0
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
@@ -259,6 +295,13 @@ public nonisolated struct Camsync_V1_EventBatch: @unchecked Sendable {
     set {_uniqueStorage()._groups = newValue}
   }
 
+  /// The engine's logical clock (ClusterState.ordinal) before this command: a replica of one group
+  /// sets it before replaying the command, so that its state equals the coordinator's part of it.
+  public var ordinal: UInt64 {
+    get {_storage._ordinal}
+    set {_uniqueStorage()._ordinal = newValue}
+  }
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -288,18 +331,34 @@ fileprivate nonisolated let _protobuf_package = "camsync.v1"
 
 nonisolated extension Camsync_V1_SnapshotRequest: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".SnapshotRequest"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap()
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}group\0\u{3}only_my_group\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
-    // Load everything into unknown fields
-    while try decoder.nextFieldNumber() != nil {}
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularStringField(value: &self.group) }()
+      case 2: try { try decoder.decodeSingularBoolField(value: &self.onlyMyGroup) }()
+      default: break
+      }
+    }
   }
 
   public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.group.isEmpty {
+      try visitor.visitSingularStringField(value: self.group, fieldNumber: 1)
+    }
+    if self.onlyMyGroup != false {
+      try visitor.visitSingularBoolField(value: self.onlyMyGroup, fieldNumber: 2)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
   public static func ==(lhs: Camsync_V1_SnapshotRequest, rhs: Camsync_V1_SnapshotRequest) -> Bool {
+    if lhs.group != rhs.group {return false}
+    if lhs.onlyMyGroup != rhs.onlyMyGroup {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
@@ -307,7 +366,7 @@ nonisolated extension Camsync_V1_SnapshotRequest: SwiftProtobuf.Message, SwiftPr
 
 nonisolated extension Camsync_V1_Snapshot: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".Snapshot"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}sequence\0\u{1}term\0\u{1}state\0\u{1}settings\0\u{1}liveness\0\u{3}liveness_settings\0\u{1}counters\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}sequence\0\u{1}term\0\u{1}state\0\u{1}settings\0\u{1}liveness\0\u{3}liveness_settings\0\u{1}counters\0\u{1}group\0")
 
   fileprivate class _StorageClass {
     var _sequence: UInt64 = 0
@@ -317,6 +376,7 @@ nonisolated extension Camsync_V1_Snapshot: SwiftProtobuf.Message, SwiftProtobuf.
     var _liveness: [Camsync_V1_NodeLiveness] = []
     var _livenessSettings: Camsync_V1_LivenessSettings? = nil
     var _counters: Camsync_V1_CoordinatorCounters? = nil
+    var _group: String = String()
 
       // This property is used as the initial default value for new instances of the type.
       // The type itself is protecting the reference to its storage via CoW semantics.
@@ -334,6 +394,7 @@ nonisolated extension Camsync_V1_Snapshot: SwiftProtobuf.Message, SwiftProtobuf.
       _liveness = source._liveness
       _livenessSettings = source._livenessSettings
       _counters = source._counters
+      _group = source._group
     }
   }
 
@@ -359,6 +420,7 @@ nonisolated extension Camsync_V1_Snapshot: SwiftProtobuf.Message, SwiftProtobuf.
         case 5: try { try decoder.decodeRepeatedMessageField(value: &_storage._liveness) }()
         case 6: try { try decoder.decodeSingularMessageField(value: &_storage._livenessSettings) }()
         case 7: try { try decoder.decodeSingularMessageField(value: &_storage._counters) }()
+        case 8: try { try decoder.decodeSingularStringField(value: &_storage._group) }()
         default: break
         }
       }
@@ -392,6 +454,9 @@ nonisolated extension Camsync_V1_Snapshot: SwiftProtobuf.Message, SwiftProtobuf.
       try { if let v = _storage._counters {
         try visitor.visitSingularMessageField(value: v, fieldNumber: 7)
       } }()
+      if !_storage._group.isEmpty {
+        try visitor.visitSingularStringField(value: _storage._group, fieldNumber: 8)
+      }
     }
     try unknownFields.traverse(visitor: &visitor)
   }
@@ -408,6 +473,7 @@ nonisolated extension Camsync_V1_Snapshot: SwiftProtobuf.Message, SwiftProtobuf.
         if _storage._liveness != rhs_storage._liveness {return false}
         if _storage._livenessSettings != rhs_storage._livenessSettings {return false}
         if _storage._counters != rhs_storage._counters {return false}
+        if _storage._group != rhs_storage._group {return false}
         return true
       }
       if !storagesAreEqual {return false}
@@ -544,7 +610,7 @@ nonisolated extension Camsync_V1_BadFrameCount: SwiftProtobuf.Message, SwiftProt
 
 nonisolated extension Camsync_V1_ReplayRequest: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".ReplayRequest"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}after_sequence\0\u{3}max_batches\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}after_sequence\0\u{3}max_batches\0\u{1}group\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -554,6 +620,7 @@ nonisolated extension Camsync_V1_ReplayRequest: SwiftProtobuf.Message, SwiftProt
       switch fieldNumber {
       case 1: try { try decoder.decodeSingularUInt64Field(value: &self.afterSequence) }()
       case 2: try { try decoder.decodeSingularUInt32Field(value: &self.maxBatches) }()
+      case 3: try { try decoder.decodeSingularStringField(value: &self.group) }()
       default: break
       }
     }
@@ -566,12 +633,16 @@ nonisolated extension Camsync_V1_ReplayRequest: SwiftProtobuf.Message, SwiftProt
     if self.maxBatches != 0 {
       try visitor.visitSingularUInt32Field(value: self.maxBatches, fieldNumber: 2)
     }
+    if !self.group.isEmpty {
+      try visitor.visitSingularStringField(value: self.group, fieldNumber: 3)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
   public static func ==(lhs: Camsync_V1_ReplayRequest, rhs: Camsync_V1_ReplayRequest) -> Bool {
     if lhs.afterSequence != rhs.afterSequence {return false}
     if lhs.maxBatches != rhs.maxBatches {return false}
+    if lhs.group != rhs.group {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
@@ -612,9 +683,44 @@ nonisolated extension Camsync_V1_Replay: SwiftProtobuf.Message, SwiftProtobuf._M
   }
 }
 
+nonisolated extension Camsync_V1_GroupBookmark: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".GroupBookmark"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}group\0\u{1}sequence\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularStringField(value: &self.group) }()
+      case 2: try { try decoder.decodeSingularUInt64Field(value: &self.sequence) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.group.isEmpty {
+      try visitor.visitSingularStringField(value: self.group, fieldNumber: 1)
+    }
+    if self.sequence != 0 {
+      try visitor.visitSingularUInt64Field(value: self.sequence, fieldNumber: 2)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Camsync_V1_GroupBookmark, rhs: Camsync_V1_GroupBookmark) -> Bool {
+    if lhs.group != rhs.group {return false}
+    if lhs.sequence != rhs.sequence {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
 nonisolated extension Camsync_V1_EventBatch: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".EventBatch"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}sequence\0\u{1}term\0\u{3}time_ms\0\u{3}origin_node\0\u{3}origin_request_id\0\u{1}command\0\u{1}events\0\u{1}groups\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}sequence\0\u{1}term\0\u{3}time_ms\0\u{3}origin_node\0\u{3}origin_request_id\0\u{1}command\0\u{1}events\0\u{1}groups\0\u{1}ordinal\0")
 
   fileprivate class _StorageClass {
     var _sequence: UInt64 = 0
@@ -625,6 +731,7 @@ nonisolated extension Camsync_V1_EventBatch: SwiftProtobuf.Message, SwiftProtobu
     var _command: Camsync_V1_Command? = nil
     var _events: [Camsync_V1_Event] = []
     var _groups: [Camsync_V1_GroupSequence] = []
+    var _ordinal: UInt64 = 0
 
       // This property is used as the initial default value for new instances of the type.
       // The type itself is protecting the reference to its storage via CoW semantics.
@@ -643,6 +750,7 @@ nonisolated extension Camsync_V1_EventBatch: SwiftProtobuf.Message, SwiftProtobu
       _command = source._command
       _events = source._events
       _groups = source._groups
+      _ordinal = source._ordinal
     }
   }
 
@@ -669,6 +777,7 @@ nonisolated extension Camsync_V1_EventBatch: SwiftProtobuf.Message, SwiftProtobu
         case 6: try { try decoder.decodeSingularMessageField(value: &_storage._command) }()
         case 7: try { try decoder.decodeRepeatedMessageField(value: &_storage._events) }()
         case 8: try { try decoder.decodeRepeatedMessageField(value: &_storage._groups) }()
+        case 9: try { try decoder.decodeSingularUInt64Field(value: &_storage._ordinal) }()
         default: break
         }
       }
@@ -705,6 +814,9 @@ nonisolated extension Camsync_V1_EventBatch: SwiftProtobuf.Message, SwiftProtobu
       if !_storage._groups.isEmpty {
         try visitor.visitRepeatedMessageField(value: _storage._groups, fieldNumber: 8)
       }
+      if _storage._ordinal != 0 {
+        try visitor.visitSingularUInt64Field(value: _storage._ordinal, fieldNumber: 9)
+      }
     }
     try unknownFields.traverse(visitor: &visitor)
   }
@@ -722,6 +834,7 @@ nonisolated extension Camsync_V1_EventBatch: SwiftProtobuf.Message, SwiftProtobu
         if _storage._command != rhs_storage._command {return false}
         if _storage._events != rhs_storage._events {return false}
         if _storage._groups != rhs_storage._groups {return false}
+        if _storage._ordinal != rhs_storage._ordinal {return false}
         return true
       }
       if !storagesAreEqual {return false}

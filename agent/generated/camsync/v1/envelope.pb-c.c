@@ -52,7 +52,7 @@ void   camsync__v1__envelope__free_unpacked
   assert(message->base.descriptor == &camsync__v1__envelope__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
-static const ProtobufCFieldDescriptor camsync__v1__envelope__field_descriptors[18] =
+static const ProtobufCFieldDescriptor camsync__v1__envelope__field_descriptors[19] =
 {
   {
     "protocol_version",
@@ -270,6 +270,18 @@ static const ProtobufCFieldDescriptor camsync__v1__envelope__field_descriptors[1
     0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "group_bookmark",
+    32,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Camsync__V1__Envelope, body_case),
+    offsetof(Camsync__V1__Envelope, group_bookmark),
+    &camsync__v1__group_bookmark__descriptor,
+    NULL,
+    0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned camsync__v1__envelope__field_indices_by_name[] = {
   10,   /* field[10] = ack */
@@ -279,6 +291,7 @@ static const unsigned camsync__v1__envelope__field_indices_by_name[] = {
   9,   /* field[9] = coordinator_status_request */
   11,   /* field[11] = error */
   16,   /* field[16] = event_batch */
+  18,   /* field[18] = group_bookmark */
   6,   /* field[6] = node_heartbeat */
   13,   /* field[13] = node_status */
   7,   /* field[7] = node_status_request */
@@ -297,7 +310,7 @@ static const ProtobufCIntRange camsync__v1__envelope__number_ranges[4 + 1] =
   { 10, 4 },
   { 20, 10 },
   { 30, 16 },
-  { 0, 18 }
+  { 0, 19 }
 };
 const ProtobufCMessageDescriptor camsync__v1__envelope__descriptor =
 {
@@ -307,7 +320,7 @@ const ProtobufCMessageDescriptor camsync__v1__envelope__descriptor =
   "Camsync__V1__Envelope",
   "camsync.v1",
   sizeof(Camsync__V1__Envelope),
-  18,
+  19,
   camsync__v1__envelope__field_descriptors,
   camsync__v1__envelope__field_indices_by_name,
   4,  camsync__v1__envelope__number_ranges,

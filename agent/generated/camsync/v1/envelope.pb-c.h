@@ -44,7 +44,8 @@ typedef enum {
   CAMSYNC__V1__ENVELOPE__BODY_REPLAY = 24,
   CAMSYNC__V1__ENVELOPE__BODY_COORDINATOR_STATUS = 25,
   CAMSYNC__V1__ENVELOPE__BODY_EVENT_BATCH = 30,
-  CAMSYNC__V1__ENVELOPE__BODY_COORDINATOR_HEARTBEAT = 31
+  CAMSYNC__V1__ENVELOPE__BODY_COORDINATOR_HEARTBEAT = 31,
+  CAMSYNC__V1__ENVELOPE__BODY_GROUP_BOOKMARK = 32
     PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(CAMSYNC__V1__ENVELOPE__BODY__CASE)
 } Camsync__V1__Envelope__BodyCase;
 
@@ -105,6 +106,7 @@ struct  Camsync__V1__Envelope
      */
     Camsync__V1__EventBatch *event_batch;
     Camsync__V1__CoordinatorHeartbeat *coordinator_heartbeat;
+    Camsync__V1__GroupBookmark *group_bookmark;
   };
 };
 #define CAMSYNC__V1__ENVELOPE__INIT \

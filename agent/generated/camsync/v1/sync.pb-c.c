@@ -322,6 +322,51 @@ void   camsync__v1__replay__free_unpacked
   assert(message->base.descriptor == &camsync__v1__replay__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
+void   camsync__v1__group_bookmark__init
+                     (Camsync__V1__GroupBookmark         *message)
+{
+  static const Camsync__V1__GroupBookmark init_value = CAMSYNC__V1__GROUP_BOOKMARK__INIT;
+  *message = init_value;
+}
+size_t camsync__v1__group_bookmark__get_packed_size
+                     (const Camsync__V1__GroupBookmark *message)
+{
+  assert(message->base.descriptor == &camsync__v1__group_bookmark__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t camsync__v1__group_bookmark__pack
+                     (const Camsync__V1__GroupBookmark *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &camsync__v1__group_bookmark__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t camsync__v1__group_bookmark__pack_to_buffer
+                     (const Camsync__V1__GroupBookmark *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &camsync__v1__group_bookmark__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Camsync__V1__GroupBookmark *
+       camsync__v1__group_bookmark__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Camsync__V1__GroupBookmark *)
+     protobuf_c_message_unpack (&camsync__v1__group_bookmark__descriptor,
+                                allocator, len, data);
+}
+void   camsync__v1__group_bookmark__free_unpacked
+                     (Camsync__V1__GroupBookmark *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &camsync__v1__group_bookmark__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
 void   camsync__v1__event_batch__init
                      (Camsync__V1__EventBatch         *message)
 {
@@ -412,9 +457,42 @@ void   camsync__v1__node_liveness__free_unpacked
   assert(message->base.descriptor == &camsync__v1__node_liveness__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
-#define camsync__v1__snapshot_request__field_descriptors NULL
-#define camsync__v1__snapshot_request__field_indices_by_name NULL
-#define camsync__v1__snapshot_request__number_ranges NULL
+static const ProtobufCFieldDescriptor camsync__v1__snapshot_request__field_descriptors[2] =
+{
+  {
+    "group",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Camsync__V1__SnapshotRequest, group),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "only_my_group",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BOOL,
+    0,   /* quantifier_offset */
+    offsetof(Camsync__V1__SnapshotRequest, only_my_group),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned camsync__v1__snapshot_request__field_indices_by_name[] = {
+  0,   /* field[0] = group */
+  1,   /* field[1] = only_my_group */
+};
+static const ProtobufCIntRange camsync__v1__snapshot_request__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 2 }
+};
 const ProtobufCMessageDescriptor camsync__v1__snapshot_request__descriptor =
 {
   PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
@@ -423,14 +501,14 @@ const ProtobufCMessageDescriptor camsync__v1__snapshot_request__descriptor =
   "Camsync__V1__SnapshotRequest",
   "camsync.v1",
   sizeof(Camsync__V1__SnapshotRequest),
-  0,
+  2,
   camsync__v1__snapshot_request__field_descriptors,
   camsync__v1__snapshot_request__field_indices_by_name,
-  0,  camsync__v1__snapshot_request__number_ranges,
+  1,  camsync__v1__snapshot_request__number_ranges,
   (ProtobufCMessageInit) camsync__v1__snapshot_request__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor camsync__v1__snapshot__field_descriptors[7] =
+static const ProtobufCFieldDescriptor camsync__v1__snapshot__field_descriptors[8] =
 {
   {
     "sequence",
@@ -516,9 +594,22 @@ static const ProtobufCFieldDescriptor camsync__v1__snapshot__field_descriptors[7
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "group",
+    8,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Camsync__V1__Snapshot, group),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned camsync__v1__snapshot__field_indices_by_name[] = {
   6,   /* field[6] = counters */
+  7,   /* field[7] = group */
   4,   /* field[4] = liveness */
   5,   /* field[5] = liveness_settings */
   0,   /* field[0] = sequence */
@@ -529,7 +620,7 @@ static const unsigned camsync__v1__snapshot__field_indices_by_name[] = {
 static const ProtobufCIntRange camsync__v1__snapshot__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 7 }
+  { 0, 8 }
 };
 const ProtobufCMessageDescriptor camsync__v1__snapshot__descriptor =
 {
@@ -539,7 +630,7 @@ const ProtobufCMessageDescriptor camsync__v1__snapshot__descriptor =
   "Camsync__V1__Snapshot",
   "camsync.v1",
   sizeof(Camsync__V1__Snapshot),
-  7,
+  8,
   camsync__v1__snapshot__field_descriptors,
   camsync__v1__snapshot__field_indices_by_name,
   1,  camsync__v1__snapshot__number_ranges,
@@ -751,7 +842,7 @@ const ProtobufCMessageDescriptor camsync__v1__bad_frame_count__descriptor =
   (ProtobufCMessageInit) camsync__v1__bad_frame_count__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor camsync__v1__replay_request__field_descriptors[2] =
+static const ProtobufCFieldDescriptor camsync__v1__replay_request__field_descriptors[3] =
 {
   {
     "after_sequence",
@@ -777,15 +868,28 @@ static const ProtobufCFieldDescriptor camsync__v1__replay_request__field_descrip
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "group",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Camsync__V1__ReplayRequest, group),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned camsync__v1__replay_request__field_indices_by_name[] = {
   0,   /* field[0] = after_sequence */
+  2,   /* field[2] = group */
   1,   /* field[1] = max_batches */
 };
 static const ProtobufCIntRange camsync__v1__replay_request__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 2 }
+  { 0, 3 }
 };
 const ProtobufCMessageDescriptor camsync__v1__replay_request__descriptor =
 {
@@ -795,7 +899,7 @@ const ProtobufCMessageDescriptor camsync__v1__replay_request__descriptor =
   "Camsync__V1__ReplayRequest",
   "camsync.v1",
   sizeof(Camsync__V1__ReplayRequest),
-  2,
+  3,
   camsync__v1__replay_request__field_descriptors,
   camsync__v1__replay_request__field_indices_by_name,
   1,  camsync__v1__replay_request__number_ranges,
@@ -853,7 +957,58 @@ const ProtobufCMessageDescriptor camsync__v1__replay__descriptor =
   (ProtobufCMessageInit) camsync__v1__replay__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor camsync__v1__event_batch__field_descriptors[8] =
+static const ProtobufCFieldDescriptor camsync__v1__group_bookmark__field_descriptors[2] =
+{
+  {
+    "group",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Camsync__V1__GroupBookmark, group),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "sequence",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT64,
+    0,   /* quantifier_offset */
+    offsetof(Camsync__V1__GroupBookmark, sequence),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned camsync__v1__group_bookmark__field_indices_by_name[] = {
+  0,   /* field[0] = group */
+  1,   /* field[1] = sequence */
+};
+static const ProtobufCIntRange camsync__v1__group_bookmark__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 2 }
+};
+const ProtobufCMessageDescriptor camsync__v1__group_bookmark__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "camsync.v1.GroupBookmark",
+  "GroupBookmark",
+  "Camsync__V1__GroupBookmark",
+  "camsync.v1",
+  sizeof(Camsync__V1__GroupBookmark),
+  2,
+  camsync__v1__group_bookmark__field_descriptors,
+  camsync__v1__group_bookmark__field_indices_by_name,
+  1,  camsync__v1__group_bookmark__number_ranges,
+  (ProtobufCMessageInit) camsync__v1__group_bookmark__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor camsync__v1__event_batch__field_descriptors[9] =
 {
   {
     "sequence",
@@ -951,11 +1106,24 @@ static const ProtobufCFieldDescriptor camsync__v1__event_batch__field_descriptor
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "ordinal",
+    9,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT64,
+    0,   /* quantifier_offset */
+    offsetof(Camsync__V1__EventBatch, ordinal),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned camsync__v1__event_batch__field_indices_by_name[] = {
   5,   /* field[5] = command */
   6,   /* field[6] = events */
   7,   /* field[7] = groups */
+  8,   /* field[8] = ordinal */
   3,   /* field[3] = origin_node */
   4,   /* field[4] = origin_request_id */
   0,   /* field[0] = sequence */
@@ -965,7 +1133,7 @@ static const unsigned camsync__v1__event_batch__field_indices_by_name[] = {
 static const ProtobufCIntRange camsync__v1__event_batch__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 8 }
+  { 0, 9 }
 };
 const ProtobufCMessageDescriptor camsync__v1__event_batch__descriptor =
 {
@@ -975,7 +1143,7 @@ const ProtobufCMessageDescriptor camsync__v1__event_batch__descriptor =
   "Camsync__V1__EventBatch",
   "camsync.v1",
   sizeof(Camsync__V1__EventBatch),
-  8,
+  9,
   camsync__v1__event_batch__field_descriptors,
   camsync__v1__event_batch__field_indices_by_name,
   1,  camsync__v1__event_batch__number_ranges,

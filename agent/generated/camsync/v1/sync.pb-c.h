@@ -26,6 +26,7 @@ typedef struct Camsync__V1__CoordinatorCounters Camsync__V1__CoordinatorCounters
 typedef struct Camsync__V1__BadFrameCount Camsync__V1__BadFrameCount;
 typedef struct Camsync__V1__ReplayRequest Camsync__V1__ReplayRequest;
 typedef struct Camsync__V1__Replay Camsync__V1__Replay;
+typedef struct Camsync__V1__GroupBookmark Camsync__V1__GroupBookmark;
 typedef struct Camsync__V1__EventBatch Camsync__V1__EventBatch;
 typedef struct Camsync__V1__NodeLiveness Camsync__V1__NodeLiveness;
 
@@ -41,10 +42,17 @@ typedef struct Camsync__V1__NodeLiveness Camsync__V1__NodeLiveness;
 struct  Camsync__V1__SnapshotRequest
 {
   ProtobufCMessage base;
+  /*
+   * The device group whose part of the state to send (docs/PROTOCOL.md "Following one group").
+   * Empty: the whole state (admins; a node without CURVE). A node asking with `only_my_group` gets
+   * its own group's part, whichever group that is now.
+   */
+  char *group;
+  protobuf_c_boolean only_my_group;
 };
 #define CAMSYNC__V1__SNAPSHOT_REQUEST__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&camsync__v1__snapshot_request__descriptor) \
-     }
+    , (char *)protobuf_c_empty_string, 0 }
 
 
 /*
@@ -81,10 +89,15 @@ struct  Camsync__V1__Snapshot
    * Shell facts: what the coordinator counted since it started (informational, `ctl status`).
    */
   Camsync__V1__CoordinatorCounters *counters;
+  /*
+   * For a group's snapshot (SnapshotRequest.group or only_my_group): the group; `state` holds only
+   * its nodes, their apps and camera systems, and its entry of `group_sequences`.
+   */
+  char *group;
 };
 #define CAMSYNC__V1__SNAPSHOT__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&camsync__v1__snapshot__descriptor) \
-    , 0, 0, NULL, NULL, 0,NULL, NULL, NULL }
+    , 0, 0, NULL, NULL, 0,NULL, NULL, NULL, (char *)protobuf_c_empty_string }
 
 
 /*
@@ -149,10 +162,15 @@ struct  Camsync__V1__ReplayRequest
   ProtobufCMessage base;
   uint64_t after_sequence;
   uint32_t max_batches;
+  /*
+   * Only the batches of this device group (from the coordinator's memory; older than it keeps →
+   * COMPACTED: take the group's snapshot). Empty: every batch.
+   */
+  char *group;
 };
 #define CAMSYNC__V1__REPLAY_REQUEST__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&camsync__v1__replay_request__descriptor) \
-    , 0, 0 }
+    , 0, 0, (char *)protobuf_c_empty_string }
 
 
 /*
@@ -165,13 +183,32 @@ struct  Camsync__V1__Replay
   size_t n_batches;
   Camsync__V1__EventBatch **batches;
   /*
-   * The coordinator's last committed sequence when it answered.
+   * The coordinator's last committed sequence when it answered; for a group's replay, the sequence of
+   * the group's last batch.
    */
   uint64_t last_sequence;
 };
 #define CAMSYNC__V1__REPLAY__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&camsync__v1__replay__descriptor) \
     , 0,NULL, 0 }
+
+
+/*
+ * Published on a device group's topic every heartbeat interval by the leader: the group's last
+ * batch, so that a follower of the group notices a lost last batch of an idle group.
+ */
+struct  Camsync__V1__GroupBookmark
+{
+  ProtobufCMessage base;
+  char *group;
+  /*
+   * The sequence of the group's last batch (0: none).
+   */
+  uint64_t sequence;
+};
+#define CAMSYNC__V1__GROUP_BOOKMARK__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&camsync__v1__group_bookmark__descriptor) \
+    , (char *)protobuf_c_empty_string, 0 }
 
 
 /*
@@ -218,10 +255,15 @@ struct  Camsync__V1__EventBatch
    */
   size_t n_groups;
   Camsync__V1__GroupSequence **groups;
+  /*
+   * The engine's logical clock (ClusterState.ordinal) before this command: a replica of one group
+   * sets it before replaying the command, so that its state equals the coordinator's part of it.
+   */
+  uint64_t ordinal;
 };
 #define CAMSYNC__V1__EVENT_BATCH__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&camsync__v1__event_batch__descriptor) \
-    , 0, 0, 0, (char *)protobuf_c_empty_string, 0, NULL, 0,NULL, 0,NULL }
+    , 0, 0, 0, (char *)protobuf_c_empty_string, 0, NULL, 0,NULL, 0,NULL, 0 }
 
 
 /*
@@ -374,6 +416,25 @@ Camsync__V1__Replay *
 void   camsync__v1__replay__free_unpacked
                      (Camsync__V1__Replay *message,
                       ProtobufCAllocator *allocator);
+/* Camsync__V1__GroupBookmark methods */
+void   camsync__v1__group_bookmark__init
+                     (Camsync__V1__GroupBookmark         *message);
+size_t camsync__v1__group_bookmark__get_packed_size
+                     (const Camsync__V1__GroupBookmark   *message);
+size_t camsync__v1__group_bookmark__pack
+                     (const Camsync__V1__GroupBookmark   *message,
+                      uint8_t             *out);
+size_t camsync__v1__group_bookmark__pack_to_buffer
+                     (const Camsync__V1__GroupBookmark   *message,
+                      ProtobufCBuffer     *buffer);
+Camsync__V1__GroupBookmark *
+       camsync__v1__group_bookmark__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   camsync__v1__group_bookmark__free_unpacked
+                     (Camsync__V1__GroupBookmark *message,
+                      ProtobufCAllocator *allocator);
 /* Camsync__V1__EventBatch methods */
 void   camsync__v1__event_batch__init
                      (Camsync__V1__EventBatch         *message);
@@ -435,6 +496,9 @@ typedef void (*Camsync__V1__ReplayRequest_Closure)
 typedef void (*Camsync__V1__Replay_Closure)
                  (const Camsync__V1__Replay *message,
                   void *closure_data);
+typedef void (*Camsync__V1__GroupBookmark_Closure)
+                 (const Camsync__V1__GroupBookmark *message,
+                  void *closure_data);
 typedef void (*Camsync__V1__EventBatch_Closure)
                  (const Camsync__V1__EventBatch *message,
                   void *closure_data);
@@ -454,6 +518,7 @@ extern const ProtobufCMessageDescriptor camsync__v1__coordinator_counters__descr
 extern const ProtobufCMessageDescriptor camsync__v1__bad_frame_count__descriptor;
 extern const ProtobufCMessageDescriptor camsync__v1__replay_request__descriptor;
 extern const ProtobufCMessageDescriptor camsync__v1__replay__descriptor;
+extern const ProtobufCMessageDescriptor camsync__v1__group_bookmark__descriptor;
 extern const ProtobufCMessageDescriptor camsync__v1__event_batch__descriptor;
 extern const ProtobufCMessageDescriptor camsync__v1__node_liveness__descriptor;
 
