@@ -1,6 +1,6 @@
 import CamsyncClient
 import CamsyncCoordinator
-import CamsyncLab
+import CamsyncProcessLab
 import CamsyncPolicy
 import Foundation
 #if canImport(Glibc)
