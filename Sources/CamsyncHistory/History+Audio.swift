@@ -67,33 +67,52 @@ extension HistoryChecker {
     /// and every node's final replica satisfies the audio invariants.
     public static func audioMatchesModel(_ replay: ReplayInput, audio: [AudioObservation], final: FinalState,
                                          settings: PolicySettings) -> CheckResult {
-        var findings = Findings(.audioMatchesModel)
-        var engine = PolicyEngine(settings: settings, state: replay.baseState ?? ClusterState())
-        let commands = replay.commands
-        let observations = audio.sorted { ($0.sequence, $0.node, $0.app) < ($1.sequence, $1.node, $1.app) }
-        var next = observations.firstIndex { $0.sequence > replay.baseSequence } ?? observations.count
-        for (index, entry) in commands.enumerated() {
-            guard case .success = engine.apply(entry.command, at: entry.at) else { continue }  // check 6 reports it
-            let state = engine.state
-            let broken = state.audioInvariantViolations()
-            if !broken.isEmpty {
-                findings.add("at seq \(entry.sequence): \(broken.prefix(3).joined(separator: "; "))", slice: slice(commands, around: index))
-            }
-            while next < observations.count, observations[next].sequence <= entry.sequence {
-                let seen = observations[next]
-                next += 1
-                guard seen.sequence == entry.sequence else { continue }  // a sequence the journal does not hold
-                let session = state.apps[seen.app]?.audioSession
-                if session.map(seen.agrees(with:)) != true {
-                    findings.add("\(seen), the model has \(session.map { "\($0)" } ?? "no such app")",
-                                 slice: ["> \(seen)"] + slice(commands, around: index))
-                }
+        Self.replay(replay, settings: settings, [AudioCheck(replay, audio: audio, final: final)])[0]
+    }
+}
+
+/// `audioMatchesModel` as it watches the replay.
+struct AudioCheck: ReplayCheck {
+    let replay: ReplayInput
+    let observations: [AudioObservation]
+    let final: FinalState
+    var findings = Findings(.audioMatchesModel)
+    /// The next notification to compare with the model.
+    var next: Int
+
+    init(_ replay: ReplayInput, audio: [AudioObservation], final: FinalState) {
+        self.replay = replay
+        self.final = final
+        observations = audio.sorted { ($0.sequence, $0.node, $0.app) < ($1.sequence, $1.node, $1.app) }
+        next = observations.firstIndex { $0.sequence > replay.baseSequence } ?? observations.count
+    }
+
+    mutating func start(_ state: ClusterState) {}
+
+    mutating func step(_ step: ReplayStep) {
+        guard step.rejection == nil else { return }  // check 6 reports it
+        let state = step.state, entry = step.entry, commands = replay.commands
+        let broken = state.audioInvariantViolations()
+        if !broken.isEmpty {
+            findings.add("at seq \(entry.sequence): \(broken.prefix(3).joined(separator: "; "))", slice: slice(commands, around: step.index))
+        }
+        while next < observations.count, observations[next].sequence <= entry.sequence {
+            let seen = observations[next]
+            next += 1
+            guard seen.sequence == entry.sequence else { continue }  // a sequence the journal does not hold
+            let session = state.apps[seen.app]?.audioSession
+            if session.map(seen.agrees(with:)) != true {
+                findings.add("\(seen), the model has \(session.map { "\($0)" } ?? "no such app")",
+                             slice: ["> \(seen)"] + slice(commands, around: step.index))
             }
         }
+    }
+
+    mutating func finish(_ state: ClusterState) -> CheckResult {
         for replica in final.replicas {
             let broken = replica.state.audioInvariantViolations()
             if !broken.isEmpty { findings.add("\(replica.node)'s final replica: \(broken.prefix(3).joined(separator: "; "))") }
         }
-        return findings.result(examined: commands.count + observations.count + final.replicas.count)
+        return findings.result(examined: replay.commands.count + observations.count + final.replicas.count)
     }
 }

@@ -18,9 +18,11 @@ public enum HistoryChecker {
             acknowledgedCommandsSurvive(history.acks, final: history.final),
             alertAtMostOncePerDevice(history.alerts, final: history.final),
             replicasConverge(history.final),
-            sessionReasonsMatchModel(history.replay, sessions: history.sessions, final: history.final, settings: settings),
-            audioMatchesModel(history.replay, audio: history.audio, final: history.final, settings: settings),
-        ]
+        ] + replay(history.replay, settings: settings, [
+            // One replay of the journal for both checks that follow the model.
+            SessionReasonsCheck(history.replay, sessions: history.sessions, final: history.final, settings: settings),
+            AudioCheck(history.replay, audio: history.audio, final: history.final),
+        ])
         let counts = HistoryCounts(
             operations: history.operations, faults: history.faults.reduce(0) { $0 + $1.count },
             faultsByKind: history.faults, intervals: intervals.count, grants: history.grants.count,
@@ -288,62 +290,89 @@ extension HistoryChecker {
 extension HistoryChecker {
     public static func sessionReasonsMatchModel(_ replay: ReplayInput, sessions: [SessionObservation], final: FinalState,
                                                 settings: PolicySettings) -> CheckResult {
-        var findings = Findings(.sessionReasonsMatchModel)
-        var engine = PolicyEngine(settings: settings, state: replay.baseState ?? ClusterState())
-        let commands = replay.commands
-        let observations = sessions.sorted { ($0.sequence, $0.node, $0.app) < ($1.sequence, $1.node, $1.app) }
+        Self.replay(replay, settings: settings, [SessionReasonsCheck(replay, sessions: sessions, final: final, settings: settings)])[0]
+    }
+}
+
+/// C2 at every step of the replay: every interrupted session has the reason the model expects, the
+/// invariants hold, and what each node saw of a session matches the model at that sequence; at the
+/// end (K3) the replay reproduces the coordinator's final sequence and state.
+struct SessionReasonsCheck: ReplayCheck {
+    let replay: ReplayInput
+    let observations: [SessionObservation]
+    let final: FinalState
+    let settings: PolicySettings
+    var findings = Findings(.sessionReasonsMatchModel)
+    /// The next observation to compare with the model.
+    var nextObservation: Int
+    /// The last sequence replayed.
+    var last: UInt64
+
+    init(_ replay: ReplayInput, sessions: [SessionObservation], final: FinalState, settings: PolicySettings) {
+        self.replay = replay
+        self.final = final
+        self.settings = settings
+        observations = sessions.sorted { ($0.sequence, $0.node, $0.app) < ($1.sequence, $1.node, $1.app) }
         // Observations older than the base snapshot cannot be checked against the model.
-        var nextObservation = observations.firstIndex { $0.sequence >= replay.baseSequence } ?? observations.count
+        nextObservation = observations.firstIndex { $0.sequence >= replay.baseSequence } ?? observations.count
+        last = replay.baseSequence
+    }
 
-        /// The model at `sequence` (after command `index`, or the base when nil) against C2 and the observations
-        /// made up to (not including) `until`.
-        func verify(_ state: ClusterState, at sequence: UInt64, index: Int?, until: UInt64?) {
-            let where_ = index.map { slice(commands, around: $0) } ?? ["base snapshot at seq \(sequence)"]
-            for id in state.apps.keys.sorted() {
-                guard let session = state.apps[id]?.session, case .interrupted(let reason) = session.state else { continue }
-                let expected = state.expectedSessionState(app: id)
-                if expected != session.state {
-                    findings.add("at seq \(sequence): \(id) is interrupted with \(reason), the model expects \(expected)", slice: where_)
-                }
-            }
-            let broken = state.invariantViolations(settings: settings)
-            if !broken.isEmpty {
-                findings.add("at seq \(sequence): invariants broken: \(broken.prefix(3).joined(separator: "; "))"
-                             + (broken.count > 3 ? " (+\(broken.count - 3))" : ""), slice: where_)
-            }
-            while nextObservation < observations.count, until.map({ observations[nextObservation].sequence < $0 }) ?? true {
-                let seen = observations[nextObservation]
-                nextObservation += 1
-                let model = state.apps[seen.app]?.session?.state ?? .stopped
-                if model != seen.state {
-                    findings.add("\(seen.node) saw \(seen.app) \(seen.state) at seq \(seen.sequence), the model has \(model)",
-                                 slice: ["> \(seen)"] + where_)
-                }
+    /// The model at `sequence` (after command `index`, or the base when nil) against C2 and the observations
+    /// made up to (not including) `until`.
+    mutating func verify(_ state: ClusterState, at sequence: UInt64, index: Int?, until: UInt64?) {
+        let where_ = index.map { slice(replay.commands, around: $0) } ?? ["base snapshot at seq \(sequence)"]
+        for id in state.apps.keys.sorted() {
+            guard let session = state.apps[id]?.session, case .interrupted(let reason) = session.state else { continue }
+            let expected = state.expectedSessionState(app: id)
+            if expected != session.state {
+                findings.add("at seq \(sequence): \(id) is interrupted with \(reason), the model expects \(expected)", slice: where_)
             }
         }
-
-        // The base snapshot (or the empty state) is a moment too: observations before the first command see it.
-        verify(engine.state, at: replay.baseSequence, index: nil, until: commands.first?.sequence)
-        var last = replay.baseSequence
-        for (index, entry) in commands.enumerated() {
-            if entry.sequence <= last {
-                findings.add("journal sequence \(entry.sequence) does not follow \(last)", slice: slice(commands, around: index))
-            }
-            last = max(last, entry.sequence)
-            if case .failure(let rejection) = engine.apply(entry.command, at: entry.at) {
-                findings.add("journaled command at seq \(entry.sequence) is rejected on replay: \(rejection)",
-                             slice: slice(commands, around: index))
-            }
-            verify(engine.state, at: entry.sequence, index: index,
-                   until: index + 1 < commands.count ? commands[index + 1].sequence : nil)
+        let broken = state.invariantViolations(settings: settings)
+        if !broken.isEmpty {
+            findings.add("at seq \(sequence): invariants broken: \(broken.prefix(3).joined(separator: "; "))"
+                         + (broken.count > 3 ? " (+\(broken.count - 3))" : ""), slice: where_)
         }
+        while nextObservation < observations.count, until.map({ observations[nextObservation].sequence < $0 }) ?? true {
+            let seen = observations[nextObservation]
+            nextObservation += 1
+            let model = state.apps[seen.app]?.session?.state ?? .stopped
+            if model != seen.state {
+                findings.add("\(seen.node) saw \(seen.app) \(seen.state) at seq \(seen.sequence), the model has \(model)",
+                             slice: ["> \(seen)"] + where_)
+            }
+        }
+    }
+
+    /// The base snapshot (or the empty state) is a moment too: observations before the first command see it.
+    mutating func start(_ state: ClusterState) {
+        verify(state, at: replay.baseSequence, index: nil, until: replay.commands.first?.sequence)
+    }
+
+    mutating func step(_ step: ReplayStep) {
+        let commands = replay.commands, entry = step.entry, index = step.index
+        if entry.sequence <= last {
+            findings.add("journal sequence \(entry.sequence) does not follow \(last)", slice: slice(commands, around: index))
+        }
+        last = max(last, entry.sequence)
+        if let rejection = step.rejection {
+            findings.add("journaled command at seq \(entry.sequence) is rejected on replay: \(rejection)",
+                         slice: slice(commands, around: index))
+        }
+        verify(step.state, at: entry.sequence, index: index,
+               until: index + 1 < commands.count ? commands[index + 1].sequence : nil)
+    }
+
+    mutating func finish(_ state: ClusterState) -> CheckResult {
+        let commands = replay.commands
         // K3: replay reproduces the coordinator's final state exactly.
         if !commands.isEmpty || replay.baseState != nil {
             if last != final.coordinatorSequence {
                 findings.add("replay ends at seq \(last), the coordinator at \(final.coordinatorSequence)",
                              slice: slice(commands, around: commands.count - 1))
             }
-            if let difference = firstDifference(engine.state, final.coordinatorState, left: "replay", right: "coordinator") {
+            if let difference = HistoryChecker.firstDifference(state, final.coordinatorState, left: "replay", right: "coordinator") {
                 findings.add("the replayed state differs from the coordinator's final state: \(difference.field)",
                              slice: difference.detail)
             }
