@@ -196,7 +196,7 @@ let package = Package(
         .target(
             name: "CamsyncHostile",
             dependencies: [
-                "ZeroMQ", "CamsyncClient", "CamsyncConfig", "CamsyncCoordinator", "CamsyncPolicy", "CamsyncProcessLab",
+                "ZeroMQ", "CamsyncClient", "CamsyncCoordinator", "CamsyncPolicy", "CamsyncProcessLab",
                 "CamsyncRuntime", "CamsyncStats", "CamsyncTopology", "CamsyncWire",
             ],
             swiftSettings: swiftSettings

@@ -3,7 +3,6 @@ public import CamsyncStats
 public import CamsyncTopology
 import CamsyncRuntime
 import CamsyncClient
-import CamsyncConfig
 public import CamsyncPolicy
 import CamsyncWire
 import Foundation
@@ -140,10 +139,8 @@ public enum Flood {
                 - { bundleID: com.apple.camera, systemCameraApp: true }
                 - { bundleID: com.example.notes }
             """
-        let nodes = try [ipad1, ipad2].map { Topology.Node(config: try NodeConfig.parseFile(yaml: $0)) }
-        return Topology(name: "flood",
-                        coordinator: .init(commands: "ipc://\(runDirectory)/commands.sock", events: "ipc://\(runDirectory)/events.sock"),
-                        settings: .init(heartbeatMs: 500, liveness: 3), nodes: nodes)
+        return try Topology(name: "flood", runDirectory: runDirectory, settings: .init(heartbeatMs: 500, liveness: 3),
+                            nodes: [ipad1, ipad2].map(Topology.Node.init(yaml:)))
     }
 
     /// Starts the topology's processes from `executable` (the camsync binary) in a fresh run

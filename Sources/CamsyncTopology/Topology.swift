@@ -309,6 +309,24 @@ public struct Topology: Codable, Sendable, Equatable {
     }
 }
 
+extension Topology {
+    /// One coordinator on ipc sockets in `runDirectory` (`commands.sock`, `events.sock`) and `nodes`,
+    /// validated: the small local clusters the demo and the flood start.
+    public init(name: String, runDirectory: String, settings: Settings? = nil, nodes: [Node]) throws {
+        self.init(name: name, coordinator: Coordinator(commands: "ipc://\(runDirectory)/commands.sock",
+                                                      events: "ipc://\(runDirectory)/events.sock"),
+                  settings: settings, nodes: nodes)
+        try validate()
+    }
+}
+
+extension Topology.Node {
+    /// A node from the YAML of its config file (the same fields as a node config file).
+    public init(yaml: String) throws {
+        self.init(config: try NodeConfig.parseFile(yaml: yaml))
+    }
+}
+
 public struct TopologyError: Error, Equatable, CustomStringConvertible {
     public var message: String
     public init(message: String) { self.message = message }
