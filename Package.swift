@@ -135,19 +135,87 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
-        .target(name: "CamsyncSoak", dependencies: ["CamsyncPolicy"], swiftSettings: swiftSettings),
         // The verb table: readable action words → `Command`, shared by `ctl act`, the demo and scenario files;
         // and back (`Command.words`, `Event.words`): what `ctl watch`, the web view, node logs and reports print.
         .target(name: "CamsyncVerbs", dependencies: ["CamsyncPolicy"], swiftSettings: swiftSettings),
-        // The lab: everything that runs the product to try it — local clusters (`cluster up`), the scenario
-        // runner, the soak, the benchmarks, the fuzzer's checks and the flood. Product modules never import it.
+        // A whole cluster in one file (`Topology`) and its CURVE keys (`ClusterKeys`): read by
+        // `camsync cluster`, `ctl -f`, `keygen`, the demo and the lab.
         .target(
-            name: "CamsyncLab",
+            name: "CamsyncTopology",
             dependencies: [
-                "ZeroMQ", "CamsyncPolicy", "CamsyncConfig", "CamsyncVerbs", "CamsyncWire", "CamsyncClient",
-                "CamsyncCoordinator", "CamsyncNode", "CamsyncRuntime", "CamsyncSoak", "CamsyncEtcd", "CamsyncPKI",
+                "CamsyncConfig", "CamsyncEtcd", "CamsyncPKI", "CamsyncWire", "ZeroMQ",
                 .product(name: "Yams", package: "Yams"),
-                .product(name: "Histogram", package: "hdrhistogram-swift"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // Latency distributions (HdrHistogram) and their summaries: the benchmarks, the etcd round trip, the flood.
+        .target(
+            name: "CamsyncStats",
+            dependencies: [.product(name: "Histogram", package: "hdrhistogram-swift")],
+            swiftSettings: swiftSettings
+        ),
+        // The history checker: whether a recorded run (soak or simulation) is safe. Pure.
+        .target(name: "CamsyncHistory", dependencies: ["CamsyncPolicy"], swiftSettings: swiftSettings),
+        // What a soak run does, shared by the process soak and the simulator: the soak's cluster, its
+        // seeded workload, and the assembly of a run's records into a `History`.
+        .target(
+            name: "CamsyncWorkload",
+            dependencies: ["CamsyncCoordinator", "CamsyncHistory", "CamsyncNode", "CamsyncPolicy", "CamsyncRuntime", "CamsyncWire"],
+            swiftSettings: swiftSettings
+        ),
+        // The deterministic simulator (`camsync sim`): coordinators, nodes, etcd and the network in one
+        // process on a simulated clock. No processes, no sockets.
+        .target(
+            name: "CamsyncSimulator",
+            dependencies: [
+                "CamsyncConfig", "CamsyncCoordinator", "CamsyncEtcd", "CamsyncHistory", "CamsyncNode", "CamsyncPolicy",
+                "CamsyncRuntime", "CamsyncTopology", "CamsyncWire", "CamsyncWorkload",
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // The process lab: local clusters of real processes (`cluster up`), their run directories and
+        // child processes, and local etcd clusters.
+        .target(
+            name: "CamsyncProcessLab",
+            dependencies: [
+                "ZeroMQ", "CamsyncClient", "CamsyncConfig", "CamsyncCoordinator", "CamsyncEtcd", "CamsyncPKI", "CamsyncPolicy",
+                "CamsyncRuntime", "CamsyncStats", "CamsyncTopology", "CamsyncWire",
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // The benchmarks (`camsync bench`).
+        .target(
+            name: "CamsyncBench",
+            dependencies: [
+                "ZeroMQ", "CamsyncConfig", "CamsyncCoordinator", "CamsyncEtcd", "CamsyncNode", "CamsyncPolicy", "CamsyncProcessLab",
+                "CamsyncRuntime", "CamsyncStats", "CamsyncTopology", "CamsyncWire",
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // Hostile input: the corpus, the mutator, the seeded fuzzer's checks (`camsync fuzz`, Fuzz/) and the flood.
+        .target(
+            name: "CamsyncHostile",
+            dependencies: [
+                "ZeroMQ", "CamsyncClient", "CamsyncCoordinator", "CamsyncPolicy", "CamsyncProcessLab",
+                "CamsyncRuntime", "CamsyncStats", "CamsyncTopology", "CamsyncWire",
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // Scenario files (scenarios/) and their runner (`ctl scenario`).
+        .target(
+            name: "CamsyncScenario",
+            dependencies: [
+                "ZeroMQ", "CamsyncClient", "CamsyncConfig", "CamsyncPolicy", "CamsyncProcessLab", "CamsyncTopology",
+                "CamsyncVerbs", "CamsyncWire", .product(name: "Yams", package: "Yams"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // The process soak (`camsync soak`): a local cluster under the workload and injected faults, checked by CamsyncHistory.
+        .target(
+            name: "CamsyncSoakDriver",
+            dependencies: [
+                "ZeroMQ", "CamsyncClient", "CamsyncCoordinator", "CamsyncEtcd", "CamsyncHistory", "CamsyncNode", "CamsyncPolicy",
+                "CamsyncProcessLab", "CamsyncRuntime", "CamsyncTopology", "CamsyncWire", "CamsyncWorkload",
             ],
             swiftSettings: swiftSettings
         ),
@@ -155,7 +223,8 @@ let package = Package(
             name: "camsync",
             dependencies: [
                 "ZeroMQ", "CamsyncPolicy", "CamsyncConfig", "CamsyncWire", "CamsyncCoordinator", "CamsyncNode", "CamsyncClient",
-                "CamsyncVerbs", "CamsyncLab", "CamsyncWeb", "CamsyncEtcd", "CamsyncPKI",
+                "CamsyncVerbs", "CamsyncWeb", "CamsyncEtcd", "CamsyncPKI", "CamsyncTopology", "CamsyncProcessLab", "CamsyncBench",
+                "CamsyncHostile", "CamsyncScenario", "CamsyncSimulator", "CamsyncSoakDriver",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -183,13 +252,14 @@ let package = Package(
                     swiftSettings: swiftSettings),
         .testTarget(
             name: "IntegrationTests",
-            dependencies: ["CamsyncTestSupport", "CamsyncLab", "camsync", "CamsyncClient", "CamsyncPolicy", "CamsyncConfig", "CamsyncWire", "ZeroMQ", "CamsyncSoak",
-                           "CamsyncCoordinator", "CamsyncEtcd", "CamsyncNode"],
+            dependencies: ["CamsyncTestSupport", "camsync", "CamsyncClient", "CamsyncPolicy", "CamsyncConfig", "CamsyncWire", "ZeroMQ",
+                           "CamsyncCoordinator", "CamsyncEtcd", "CamsyncNode", "CamsyncTopology", "CamsyncProcessLab", "CamsyncBench",
+                           "CamsyncHostile", "CamsyncSoakDriver"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "CamsyncScenarioTests",
-            dependencies: ["CamsyncTestSupport", "CamsyncLab", "camsync", "CamsyncPolicy", "ZeroMQ"],
+            dependencies: ["CamsyncTestSupport", "CamsyncScenario", "CamsyncProcessLab", "camsync", "CamsyncPolicy", "ZeroMQ"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -199,7 +269,8 @@ let package = Package(
         ),
         .testTarget(
             name: "CamsyncBenchTests",
-            dependencies: ["CamsyncTestSupport", "CamsyncLab", "camsync", "CamsyncPolicy", "CamsyncRuntime", .product(name: "Histogram", package: "hdrhistogram-swift"),
+            dependencies: ["CamsyncTestSupport", "CamsyncBench", "CamsyncProcessLab", "CamsyncStats", "camsync", "CamsyncPolicy", "CamsyncRuntime",
+                           .product(name: "Histogram", package: "hdrhistogram-swift"),
                            .product(name: "ArgumentParser", package: "swift-argument-parser")],
             swiftSettings: swiftSettings
         ),
@@ -210,14 +281,19 @@ let package = Package(
         ),
         .testTarget(
             name: "CamsyncEtcdTests",
-            dependencies: ["CamsyncTestSupport", "CamsyncEtcd", "CamsyncLab", "CamsyncPKI", "CamsyncCoordinator", "CamsyncPolicy", "CamsyncWire"],
+            dependencies: ["CamsyncTestSupport", "CamsyncEtcd", "CamsyncProcessLab", "CamsyncPKI", "CamsyncCoordinator", "CamsyncPolicy", "CamsyncWire"],
             swiftSettings: swiftSettings
         ),
-        .testTarget(name: "CamsyncSimTests", dependencies: ["CamsyncTestSupport", "CamsyncLab", "CamsyncCoordinator", "CamsyncNode", "CamsyncPolicy", "CamsyncSoak"], swiftSettings: swiftSettings),
-        .testTarget(name: "CamsyncSoakTests", dependencies: ["CamsyncSoak", "CamsyncPolicy", "CamsyncNode"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "CamsyncSimTests",
+            dependencies: ["CamsyncTestSupport", "CamsyncSimulator", "CamsyncWorkload", "CamsyncHistory", "CamsyncCoordinator", "CamsyncNode", "CamsyncPolicy"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(name: "CamsyncHistoryTests", dependencies: ["CamsyncHistory", "CamsyncPolicy", "CamsyncNode"], swiftSettings: swiftSettings),
         .testTarget(
             name: "CamsyncHostileTests",
-            dependencies: ["CamsyncTestSupport", "CamsyncLab", "camsync", "CamsyncCoordinator", "CamsyncPolicy", "CamsyncWire", "CamsyncRuntime"],
+            dependencies: ["CamsyncTestSupport", "CamsyncHostile", "CamsyncProcessLab", "camsync", "CamsyncCoordinator", "CamsyncPolicy", "CamsyncWire",
+                           "CamsyncRuntime"],
             swiftSettings: swiftSettings
         ),
     ],
@@ -230,7 +306,7 @@ let package = Package(
 if Context.environment["CAMSYNC_FUZZ"] != nil {
     package.targets.append(.executableTarget(
         name: "camsync-fuzz",
-        dependencies: ["CamsyncLab"],
+        dependencies: ["CamsyncHostile"],
         path: "Fuzz/camsync-fuzz",
         swiftSettings: swiftSettings
     ))

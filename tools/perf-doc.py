@@ -13,7 +13,7 @@ the load when that benchmark started. Only the cause of a miss is text kept here
 pointing at the page's "Causes of misses".
 
 The report is the JSON `camsync bench --json-file` writes (`BenchReport` in
-Sources/CamsyncLab/Bench/Report.swift): command, quick, machine {cpus, cpuModel, memoryGiB, kernel,
+Sources/CamsyncBench/Report.swift): command, quick, machine {cpus, cpuModel, memoryGiB, kernel,
 os, loadAverage}, startedAt, results [{name, rows [{benchmark, scenario, latency {count, p50, p99,
 max, …} | null, throughputPerSecond, rssMB, floorP50}], targets [{figure, measured, comparison
 ("<=" | ">="), target, unit ("us" | "/s" | "MB" | "x" | "n"), basis}], notes, seconds, error,

@@ -1,4 +1,4 @@
-import CamsyncLab
+import CamsyncHostile
 
 /// libFuzzer's entry point: one input = one frame at the coordinator, against a fresh copy of
 /// the realistic base cluster (see `HostileInput.fuzzOne`). Built only by `make fuzz`.

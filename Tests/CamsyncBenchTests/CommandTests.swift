@@ -1,6 +1,6 @@
 import ArgumentParser
 @testable import camsync
-import CamsyncLab
+import CamsyncBench
 import CamsyncPolicy
 import Testing
 

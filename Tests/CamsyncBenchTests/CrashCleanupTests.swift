@@ -1,4 +1,4 @@
-@testable import CamsyncLab
+@testable import CamsyncProcessLab
 import CamsyncTestSupport
 import Foundation
 import Testing

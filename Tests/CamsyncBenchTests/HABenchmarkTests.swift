@@ -1,4 +1,5 @@
-import CamsyncLab
+import CamsyncBench
+import CamsyncProcessLab
 import CamsyncTestSupport
 import Foundation
 import Testing

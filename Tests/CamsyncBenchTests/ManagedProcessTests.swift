@@ -1,7 +1,7 @@
 import CamsyncTestSupport
 import Foundation
 import Testing
-@testable import CamsyncLab
+@testable import CamsyncProcessLab
 
 /// The harness's child processes: stopped within a bound and always reaped.
 @Suite(.ownThreads) struct ManagedProcessTests {

@@ -1,4 +1,4 @@
-@testable import CamsyncLab
+@testable import CamsyncBench
 import CamsyncTestSupport
 import Testing
 

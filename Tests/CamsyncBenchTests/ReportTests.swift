@@ -1,4 +1,5 @@
-import CamsyncLab
+import CamsyncBench
+import CamsyncStats
 import Foundation
 import Testing
 

@@ -1,5 +1,6 @@
 import CamsyncRuntime
-import CamsyncLab
+import CamsyncBench
+import CamsyncStats
 import CamsyncTestSupport
 import Histogram
 import Foundation

@@ -1,5 +1,5 @@
 import CamsyncEtcd
-import CamsyncLab
+import CamsyncProcessLab
 import CamsyncPKI
 import Foundation
 import Testing

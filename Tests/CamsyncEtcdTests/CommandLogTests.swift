@@ -1,6 +1,5 @@
 import CamsyncCoordinator
 import CamsyncEtcd
-import CamsyncLab
 import CamsyncPolicy
 import CamsyncWire
 import Testing

@@ -1,5 +1,4 @@
 import CamsyncEtcd
-import CamsyncLab
 import Testing
 
 extension LiveEtcdTests {

@@ -1,4 +1,5 @@
-import CamsyncLab
+import CamsyncHostile
+import CamsyncProcessLab
 import CamsyncTestSupport
 import CamsyncWire
 import Foundation

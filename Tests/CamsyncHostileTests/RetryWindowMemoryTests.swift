@@ -1,5 +1,5 @@
 import CamsyncCoordinator
-import CamsyncLab
+import CamsyncHostile
 import CamsyncPolicy
 import CamsyncWire
 import Foundation

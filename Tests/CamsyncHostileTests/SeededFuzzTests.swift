@@ -1,6 +1,6 @@
 import CamsyncRuntime
 import CamsyncCoordinator
-import CamsyncLab
+import CamsyncHostile
 import CamsyncPolicy
 import CamsyncTestSupport
 import CamsyncWire

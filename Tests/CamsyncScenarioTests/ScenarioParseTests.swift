@@ -1,4 +1,4 @@
-import CamsyncLab
+import CamsyncScenario
 import CamsyncPolicy
 import Foundation
 import Testing

@@ -1,4 +1,4 @@
-import CamsyncLab
+import CamsyncScenario
 import CamsyncPolicy
 import CamsyncTestSupport
 import Foundation

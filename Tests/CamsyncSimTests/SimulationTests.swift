@@ -1,5 +1,5 @@
 import CamsyncCoordinator
-import CamsyncLab
+import CamsyncSimulator
 import CamsyncTestSupport
 import Testing
 

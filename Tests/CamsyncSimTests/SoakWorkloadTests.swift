@@ -1,7 +1,8 @@
-@testable import CamsyncLab
+import CamsyncHistory
+@testable import CamsyncSimulator
+@testable import CamsyncWorkload
 import CamsyncNode
 import CamsyncPolicy
-import CamsyncSoak
 import Testing
 
 /// The soak's workload reaches the audio cases its coverage check expects without depending on

@@ -1,5 +1,4 @@
 import CamsyncClient
-import CamsyncLab
 import CamsyncPolicy
 import CamsyncTestSupport
 import CamsyncWire

@@ -1,4 +1,3 @@
-import CamsyncLab
 import CamsyncPolicy
 import CamsyncTestSupport
 import CamsyncWire
@@ -11,13 +10,7 @@ struct CameraHandoffTests {
     @Test("C4/C5/C6: Camera.app preempts a PiP video call, which resumes when Camera.app leaves")
     func cameraAppPreemptsPiPCall() async throws {
         try await withCluster { cluster in
-            try cluster.act("ipad-1", [
-                .openFullScreen(Apps.call1, trigger: .user),
-                .configureSession(Apps.call1, SessionConfiguration(camera: Apps.front1, multitaskingCameraAccessEnabled: true)),
-                .setupPiP(Apps.call1, PiPControllerSetup(kind: .videoCall)),
-                .startSession(Apps.call1),
-                .startPiP(Apps.call1, trigger: .user),
-            ])
+            try cluster.startPiPVideoCall()
             try cluster.waitForAgreement()
             var state = try cluster.coordinatorState().state
             #expect(state.holder(of: Apps.builtIn1) == Apps.call1, "the call in PiP with multitasking access holds the camera")

@@ -1,7 +1,8 @@
 import CamsyncClient
 import CamsyncCoordinator
 import CamsyncEtcd
-import CamsyncLab
+import CamsyncProcessLab
+import CamsyncTopology
 import CamsyncTestSupport
 import CamsyncWire
 import Foundation

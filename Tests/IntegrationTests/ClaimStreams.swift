@@ -1,4 +1,4 @@
-import CamsyncLab
+import CamsyncProcessLab
 import Testing
 import ZeroMQ
 

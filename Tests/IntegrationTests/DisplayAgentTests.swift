@@ -1,5 +1,5 @@
 import CamsyncClient
-import CamsyncLab
+import CamsyncProcessLab
 import CamsyncPolicy
 import CamsyncTestSupport
 import CamsyncWire

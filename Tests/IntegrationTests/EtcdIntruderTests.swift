@@ -1,6 +1,6 @@
 import CamsyncCoordinator
 import CamsyncEtcd
-import CamsyncLab
+import CamsyncProcessLab
 import CamsyncPolicy
 import CamsyncTestSupport
 import CamsyncWire

@@ -1,5 +1,6 @@
 import CamsyncClient
-import CamsyncLab
+import CamsyncProcessLab
+import CamsyncTopology
 import CamsyncTestSupport
 import CamsyncWire
 import Foundation

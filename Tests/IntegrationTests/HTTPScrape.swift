@@ -1,4 +1,4 @@
-import CamsyncLab
+import CamsyncProcessLab
 import Foundation
 
 /// GETs over HTTP from the daemons' `--http` servers (curl, from the Makefile's apt list), and the

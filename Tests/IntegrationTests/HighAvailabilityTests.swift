@@ -1,7 +1,8 @@
 import CamsyncClient
 import CamsyncCoordinator
 import CamsyncEtcd
-import CamsyncLab
+import CamsyncProcessLab
+import CamsyncTopology
 import CamsyncNode
 import CamsyncPolicy
 import CamsyncTestSupport

@@ -1,4 +1,5 @@
-import CamsyncLab
+import CamsyncProcessLab
+import CamsyncTopology
 import Foundation
 import Testing
 

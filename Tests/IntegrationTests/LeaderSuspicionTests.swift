@@ -1,7 +1,7 @@
 import CamsyncClient
 import CamsyncCoordinator
 import CamsyncEtcd
-import CamsyncLab
+import CamsyncProcessLab
 import CamsyncPolicy
 import CamsyncTestSupport
 import CamsyncWire

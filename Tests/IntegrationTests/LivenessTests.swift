@@ -1,4 +1,4 @@
-import CamsyncLab
+import CamsyncProcessLab
 import CamsyncPolicy
 import CamsyncTestSupport
 import CamsyncWire
@@ -57,13 +57,7 @@ struct LivenessTests {
             try cluster.waitUntil(timeout: 10, what: "display-1 to attach") {
                 try cluster.coordinatorState().state.nodes["display-1"]?.attachedTo == "ipad-1"
             }
-            try cluster.act("ipad-1", [
-                .openFullScreen(Apps.call1, trigger: .user),
-                .configureSession(Apps.call1, SessionConfiguration(camera: Apps.front1, multitaskingCameraAccessEnabled: true)),
-                .setupPiP(Apps.call1, PiPControllerSetup(kind: .videoCall)),
-                .startSession(Apps.call1),
-                .startPiP(Apps.call1, trigger: .user),
-            ])
+            try cluster.startPiPVideoCall()
             try cluster.waitForAgreement()
             #expect(try cluster.coordinatorState().state.apps[Apps.call1]?.hasActivePiP == true)
 

@@ -1,4 +1,4 @@
-import CamsyncLab
+import CamsyncProcessLab
 import CamsyncPolicy
 import CamsyncTestSupport
 import Testing
@@ -19,14 +19,7 @@ struct MetricsTests {
             #expect(before["camsync_nodes_alive"] == 3)
 
             // Seven accepted commands and one refused (a PiP stash for an app that has no PiP).
-            try cluster.act("ipad-1", [
-                .openFullScreen(Apps.call1, trigger: .user),
-                .configureSession(Apps.call1, SessionConfiguration(camera: Apps.front1, multitaskingCameraAccessEnabled: true)),
-                .setupPiP(Apps.call1, PiPControllerSetup(kind: .videoCall)),
-                .startSession(Apps.call1),
-                .startPiP(Apps.call1, trigger: .user),
-                .openFullScreen(Apps.camera1, trigger: .user),
-            ])
+            try cluster.startPiPVideoCall(then: [.openFullScreen(Apps.camera1, trigger: .user)])
             #expect(throws: (any Error).self) { try cluster.act("ipad-1", [.stashPiP(Apps.notes1)]) }
             try cluster.act("ipad-1", [.terminate(Apps.camera1)])
             try cluster.waitForAgreement()

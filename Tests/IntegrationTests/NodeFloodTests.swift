@@ -1,4 +1,4 @@
-import CamsyncLab
+import CamsyncProcessLab
 import CamsyncPolicy
 import CamsyncTestSupport
 import CamsyncWire

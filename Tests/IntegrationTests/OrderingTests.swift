@@ -1,4 +1,3 @@
-import CamsyncLab
 import CamsyncPolicy
 import CamsyncTestSupport
 import CamsyncWire

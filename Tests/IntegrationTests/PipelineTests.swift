@@ -1,7 +1,8 @@
 import CamsyncClient
 import CamsyncCoordinator
 import CamsyncEtcd
-import CamsyncLab
+import CamsyncBench
+import CamsyncProcessLab
 import CamsyncPolicy
 import CamsyncTestSupport
 import CamsyncWire

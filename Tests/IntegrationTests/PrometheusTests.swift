@@ -1,4 +1,4 @@
-import CamsyncLab
+import CamsyncProcessLab
 import CamsyncTestSupport
 import Foundation
 import Testing

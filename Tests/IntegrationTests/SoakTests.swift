@@ -1,5 +1,5 @@
-import CamsyncSoak
-import CamsyncLab
+import CamsyncProcessLab
+import CamsyncSoakDriver
 import CamsyncTestSupport
 import Foundation
 import Testing

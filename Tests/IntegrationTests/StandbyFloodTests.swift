@@ -1,5 +1,6 @@
 import CamsyncClient
-import CamsyncLab
+import CamsyncHostile
+import CamsyncProcessLab
 import CamsyncTestSupport
 import Foundation
 import Testing

@@ -1,4 +1,4 @@
-import CamsyncLab
+import CamsyncProcessLab
 import CamsyncClient
 import CamsyncPolicy
 import CamsyncWire

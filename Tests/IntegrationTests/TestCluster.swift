@@ -1,4 +1,5 @@
-import CamsyncLab
+import CamsyncProcessLab
+import CamsyncTopology
 import CamsyncConfig
 import CamsyncPolicy
 import Foundation
@@ -64,6 +65,24 @@ enum TestTopology {
     }
 
     static func freeTCPPort() -> Int { LoopbackPorts.free() }
+}
+
+extension LocalCluster {
+    /// The PiP video call the handoff tests start from, on ipad-1: the call opens full screen
+    /// (`activatingAudio`: and activates its audio session), configures its session on the front
+    /// camera with multitasking camera access, sets up a video-call PiP controller, starts its
+    /// session and (`startingPiP`) starts PiP; then the actions of `then`, in order.
+    func startPiPVideoCall(activatingAudio: Bool = false, startingPiP: Bool = true, then more: [Command] = []) throws {
+        var commands: [Command] = [.openFullScreen(Apps.call1, trigger: .user)]
+        if activatingAudio { commands.append(.activateAudioSession(Apps.call1)) }
+        commands += [
+            .configureSession(Apps.call1, SessionConfiguration(camera: Apps.front1, multitaskingCameraAccessEnabled: true)),
+            .setupPiP(Apps.call1, PiPControllerSetup(kind: .videoCall)),
+            .startSession(Apps.call1),
+        ]
+        if startingPiP { commands.append(.startPiP(Apps.call1, trigger: .user)) }
+        try act("ipad-1", commands + more)
+    }
 }
 
 enum YAMLNodeFile {

@@ -1,4 +1,4 @@
-import CamsyncLab
+import CamsyncProcessLab
 import CamsyncPolicy
 import CamsyncTestSupport
 import Foundation
@@ -30,15 +30,7 @@ struct WebViewTests {
             try cluster.waitUntil(timeout: 60, what: "the page to open its event stream") {
                 try HTTPScrape.metrics(http)["camsync_web_page_streams"] == 1
             }
-            try cluster.act("ipad-1", [
-                .openFullScreen(Apps.call1, trigger: .user),
-                .activateAudioSession(Apps.call1),
-                .configureSession(Apps.call1, SessionConfiguration(camera: Apps.front1, multitaskingCameraAccessEnabled: true)),
-                .setupPiP(Apps.call1, PiPControllerSetup(kind: .videoCall)),
-                .startSession(Apps.call1),
-                .startPiP(Apps.call1, trigger: .user),
-                .openFullScreen(Apps.camera1, trigger: .user),
-            ])
+            try cluster.startPiPVideoCall(activatingAudio: true, then: [.openFullScreen(Apps.camera1, trigger: .user)])
             try cluster.waitForAgreement()
             let snapshot = try cluster.coordinatorState()
             guard case .active(let screen, let frame, let stashed)? = snapshot.state.apps[Apps.call1]?.pip?.window else {

@@ -1,5 +1,5 @@
 import CamsyncClient
-import CamsyncLab
+import CamsyncProcessLab
 import CamsyncPolicy
 import CamsyncTestSupport
 import Foundation
@@ -17,12 +17,7 @@ struct WhyTests {
         try await withCluster(prepare: { $0.coordinatorArguments = ["--http", http] }) { cluster in
             try cluster.waitForAgreement()
             let endpoints = ["--coordinator", cluster.commandEndpoint, "--events", cluster.eventEndpoint]
-            try cluster.act("ipad-1", [
-                .openFullScreen(Apps.call1, trigger: .user),
-                .configureSession(Apps.call1, SessionConfiguration(camera: Apps.front1, multitaskingCameraAccessEnabled: true)),
-                .setupPiP(Apps.call1, PiPControllerSetup(kind: .videoCall)),
-                .startSession(Apps.call1),
-            ])
+            try cluster.startPiPVideoCall(startingPiP: false)
             // A first, uncontested grant preempts nobody: C1 (one holder), not C4.
             let first = try #require(try Self.why(Apps.call1, endpoints).session)
             #expect(first.state == "running" && first.decided.rule == "C1", "\(first)")

@@ -25,14 +25,8 @@ extension Camsync_V1_EventBatch {
     /// `originNode` is nil for coordinator-issued commands (liveness, PiP restore deadline).
     public init(sequence: UInt64, term: UInt64, time: Instant, originNode: NodeID?, originRequestID: UInt64,
                 command: Command, events: [Event]) {
-        self.init()
-        self.sequence = sequence
-        self.term = term
-        timeMs = time.milliseconds
-        self.originNode = originNode?.rawValue ?? ""
-        self.originRequestID = originRequestID
-        self.command = Camsync_V1_Command(command)
-        self.events = events.map(Camsync_V1_Event.init)
+        self.init(sequence: sequence, term: term, time: time, originNode: originNode, originRequestID: originRequestID,
+                  wireCommand: Camsync_V1_Command(command), events: events)
     }
 
     /// The same batch from a command already in wire form (the coordinator reuses the request's

@@ -1,5 +1,6 @@
 import ArgumentParser
-import CamsyncLab
+import CamsyncBench
+import CamsyncProcessLab
 import Foundation
 #if canImport(Glibc)
 import Glibc

@@ -1,5 +1,6 @@
 import ArgumentParser
-import CamsyncLab
+import CamsyncProcessLab
+import CamsyncTopology
 import CamsyncPKI
 import Foundation
 

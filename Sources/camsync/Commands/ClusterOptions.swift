@@ -1,6 +1,7 @@
 import ArgumentParser
 import CamsyncClient
-import CamsyncLab
+import CamsyncProcessLab
+import CamsyncTopology
 import CamsyncWire
 import Foundation
 import ZeroMQ

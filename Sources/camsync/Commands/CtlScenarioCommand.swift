@@ -1,5 +1,5 @@
 import ArgumentParser
-import CamsyncLab
+import CamsyncScenario
 import Foundation
 
 struct CtlScenarioCommand: ParsableCommand {

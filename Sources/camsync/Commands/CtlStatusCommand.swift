@@ -1,7 +1,7 @@
 import ArgumentParser
 import CamsyncClient
 import CamsyncEtcd
-import CamsyncLab
+import CamsyncProcessLab
 import Foundation
 import ZeroMQ
 

@@ -1,6 +1,7 @@
 import CamsyncClient
 import CamsyncCoordinator
-import CamsyncLab
+import CamsyncProcessLab
+import CamsyncTopology
 import CamsyncPolicy
 import Foundation
 #if canImport(Glibc)
@@ -15,16 +16,16 @@ extension DemoCommand {
     /// After Camera.app returned ipad-1's camera to the call (tokens 1–3 granted on ipad-1/builtin).
     static let failoverAfterStep = 7
 
-    /// The demo's topology with `etcd:` and three coordinators on free loopback ports.
-    static func highAvailabilityYAML() -> String {
+    /// The demo's cluster with `etcd:` (three members) and three coordinators on free loopback ports.
+    static func highAvailabilityTopology(settings: Topology.Settings, nodes: [Topology.Node]) throws -> Topology {
         let coordinators = ["c1", "c2", "c3"].map { name in
-            "  - { name: \(name), commands: tcp://127.0.0.1:\(LoopbackPorts.free()), events: tcp://127.0.0.1:\(LoopbackPorts.free()) }"
-        }.joined(separator: "\n")
-        return topologyYAML.replacingOccurrences(of: "coordinator: { commands: COMMANDS, events: EVENTS }", with: """
-            etcd: { members: 3, leaseSeconds: 2 }
-            coordinators:
-            \(coordinators)
-            """)
+            Topology.Coordinator(name: name, commands: "tcp://127.0.0.1:\(LoopbackPorts.free())",
+                                 events: "tcp://127.0.0.1:\(LoopbackPorts.free())")
+        }
+        let topology = Topology(name: "demo", etcd: .init(members: 3, leaseSeconds: 2), coordinators: coordinators,
+                                settings: settings, nodes: nodes)
+        try topology.validate()
+        return topology
     }
 
     /// The cameras' holders and last tokens, as the leader has them.

@@ -1,6 +1,7 @@
 import ArgumentParser
 import CamsyncClient
-import CamsyncLab
+import CamsyncProcessLab
+import CamsyncTopology
 import CamsyncConfig
 import CamsyncPolicy
 import CamsyncVerbs
@@ -97,12 +98,10 @@ struct DemoCommand: ParsableCommand {
              rules: "A6 A7 C6", node: "ipad-2", action: "audio deactivate com.example.videocall"),
     ]
 
-    static let topologyYAML = """
-        name: demo
-        coordinator: { commands: COMMANDS, events: EVENTS }
-        settings: { heartbeatMs: 250, liveness: 4 }
-        nodes:
-          - id: ipad-1
+    /// The demo's nodes: two iPads (iPadOS 16 and 15) and a display attached to the first, each as in a node config file.
+    static let nodeYAML = [
+        """
+            id: ipad-1
             kind: device
             device:
               model: iPad Pro (iPadOS 16)
@@ -113,7 +112,9 @@ struct DemoCommand: ParsableCommand {
                 - { bundleID: com.apple.camera, systemCameraApp: true, audioSessionCategory: playAndRecord }
                 - { bundleID: com.example.videocall, backgroundModePiP: true, audioSessionCategory: playAndRecord }
                 - { bundleID: com.example.notes }
-          - id: ipad-2
+            """,
+        """
+            id: ipad-2
             kind: device
             device:
               model: iPad Air (iPadOS 15)
@@ -127,18 +128,27 @@ struct DemoCommand: ParsableCommand {
                 - { bundleID: com.example.music, backgroundModePiP: true, audioSessionCategory: playback }
                 - { bundleID: com.example.game, audioSessionCategory: ambient }
                 - { bundleID: com.example.recorder, deploymentTarget: 15 }
-          - id: display-1
+            """,
+        """
+            id: display-1
             kind: display
             display: { name: Studio Display, attachedTo: ipad-1, cameras: [ { name: center-stage, position: external } ] }
-        """
+            """,
+    ]
+
+    /// The demo's cluster: one coordinator on ipc sockets in `directory`, or (`ha`) three on an etcd cluster.
+    static func topology(directory: String, ha: Bool) throws -> Topology {
+        let nodes = try nodeYAML.map(Topology.Node.init(yaml:))
+        let settings = Topology.Settings(heartbeatMs: 250, liveness: 4)
+        return try ha ? highAvailabilityTopology(settings: settings, nodes: nodes)
+            : Topology(name: "demo", runDirectory: directory, settings: settings, nodes: nodes)
+    }
 
     func run() throws {
         let directory = runDir ?? FileManager.default.temporaryDirectory
             .appendingPathComponent("camsync-demo-\(UUID().uuidString.prefix(8))").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        let yaml = (ha ? Self.highAvailabilityYAML() : Self.topologyYAML).replacingOccurrences(of: "COMMANDS", with: "ipc://\(directory)/commands.sock")
-            .replacingOccurrences(of: "EVENTS", with: "ipc://\(directory)/events.sock")
-        let topology = try Topology(yaml: yaml)
+        let topology = try Self.topology(directory: directory, ha: ha)
         let cluster = try LocalCluster(topology: topology, runDirectory: directory, executable: currentExecutable())
         let webAddress = web ? "127.0.0.1:\(LoopbackPorts.free())" : nil
         if let webAddress { cluster.coordinatorArguments += ["--http", webAddress] }

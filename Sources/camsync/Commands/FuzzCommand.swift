@@ -1,5 +1,5 @@
 import ArgumentParser
-import CamsyncLab
+import CamsyncHostile
 import Foundation
 
 struct FuzzCommand: ParsableCommand {

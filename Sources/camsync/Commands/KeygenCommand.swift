@@ -1,5 +1,5 @@
 import ArgumentParser
-import CamsyncLab
+import CamsyncTopology
 import CamsyncPKI
 import Foundation
 import ZeroMQ

@@ -1,6 +1,6 @@
 import ArgumentParser
 import CamsyncCoordinator
-import CamsyncLab
+import CamsyncSimulator
 import Foundation
 
 struct SimCommand: ParsableCommand {

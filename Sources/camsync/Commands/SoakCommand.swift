@@ -1,5 +1,5 @@
 import ArgumentParser
-import CamsyncLab
+import CamsyncSoakDriver
 import Foundation
 
 struct SoakCommand: ParsableCommand {

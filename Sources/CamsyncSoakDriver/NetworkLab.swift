@@ -1,0 +1,48 @@
+import CamsyncProcessLab
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The network-namespace lab of `deploy/netns/lab.sh`: hosts `PREFIX-h1…hN` and `PREFIX-coord`
+/// on a bridge, so that a fault can cut one host's link (a partition) and heal it.
+public final class NetworkLab: @unchecked Sendable {
+    public let script: String
+    public let hosts: Int
+    public let prefix: String
+    /// First three octets of the lab's /24.
+    public let subnet: String
+
+    public init(script: String, hosts: Int) {
+        self.script = script
+        self.hosts = hosts
+        let pid = Int(getpid())
+        prefix = "cso\(pid % 100_000)"
+        subnet = "10.231.\(200 + pid % 50)"
+    }
+
+    /// Whether this machine can run the lab (`lab.sh check`: root, iproute2, veth).
+    public static func isAvailable(script: String) -> Bool {
+        getuid() == 0 && (try? run(script: script, ["check"], subnet: nil).status) == 0
+    }
+
+    public func up() throws {
+        let result = try Self.run(script: script, ["up", "\(hosts)", prefix], subnet: subnet)
+        guard result.status == 0 else { throw LabError(message: "lab.sh up failed: \(result.output)") }
+    }
+
+    public func down() { _ = try? Self.run(script: script, ["down", prefix], subnet: subnet) }
+    public func partition(host: Int) { _ = try? Self.run(script: script, ["partition", "h\(host)", prefix], subnet: subnet) }
+    public func heal(host: Int) { _ = try? Self.run(script: script, ["heal", "h\(host)", prefix], subnet: subnet) }
+    public func healAll() { for host in 1...hosts { heal(host: host) } }
+
+    @discardableResult
+    static func run(script: String, _ arguments: [String], subnet: String?) throws -> CommandResult {
+        try runCommand("/bin/bash", [script] + arguments, environment: subnet.map { ["LAB_SUBNET": $0] } ?? [:])
+    }
+}
+
+public struct LabError: Error, CustomStringConvertible {
+    public var message: String
+    public var description: String { message }
+}
