@@ -19,6 +19,8 @@ final class NodeFleetShard: @unchecked Sendable {
         var dealer: ZMQSocket
         var subscriber: ZMQSocket
         var deadline: Int64
+        /// The topics `subscriber` is subscribed to (the session's device group, and heartbeats).
+        var subscribed: [String]
     }
 
     private let context: ZMQContext
@@ -70,9 +72,10 @@ final class NodeFleetShard: @unchecked Sendable {
             var session = NodeSession(settings: settings, now: now)
             let dealer = try NodeSockets.dealer(context, settings, endpoint: session.followed.commandEndpoint,
                                                 serverKey: session.followedServerKey)
-            let subscriber = try NodeSockets.subscriber(context, settings)
+            let subscriber = try NodeSockets.subscriber(context, settings, topics: session.subscriptions)
             let actions = session.start(now: now)
-            members.append(Member(session: session, dealer: dealer, subscriber: subscriber, deadline: session.nextDeadline))
+            members.append(Member(session: session, dealer: dealer, subscriber: subscriber, deadline: session.nextDeadline,
+                                  subscribed: session.subscriptions))
             followedAt.append(nil)
             try execute(actions, for: index)
         }
@@ -165,7 +168,9 @@ final class NodeFleetShard: @unchecked Sendable {
                                                                serverKey: serverKey)
                 if reopenSubscriber {
                     members[index].subscriber.close()
-                    members[index].subscriber = try NodeSockets.subscriber(context, members[index].session.settings)
+                    members[index].subscriber = try NodeSockets.subscriber(context, members[index].session.settings,
+                                                                           topics: members[index].session.subscriptions)
+                    members[index].subscribed = members[index].session.subscriptions
                 }
                 changed.insert(index)
             case .count(.registrationSent): registrations += 1
@@ -174,6 +179,8 @@ final class NodeFleetShard: @unchecked Sendable {
             case .count, .replyToControl, .appendHistory, .log: break
             }
         }
+        NodeSockets.follow(members[index].session.subscriptions, on: members[index].subscriber,
+                           subscribed: &members[index].subscribed)
         members[index].deadline = members[index].session.nextDeadline
         if let leaving, followedAt[safe: index] == .some(nil), members[index].session.followed.commandEndpoint != leaving {
             followedAt[index] = Clock.monotonicNanoseconds()

@@ -32,6 +32,8 @@ public final class CoordinatorClient {
         public var liveness: UInt32 = 0
         /// What the coordinator counted since it started: accepted/refused commands, bad frames by reason, …
         public var counters = Camsync_V1_CoordinatorCounters()
+        /// The sequence of each device group's last batch.
+        public var groupSequences = GroupSequences()
     }
 
     public func snapshot(timeoutMilliseconds: Int = 5_000) throws -> Snapshot {
@@ -45,6 +47,7 @@ public final class CoordinatorClient {
             result.heartbeatIntervalMilliseconds = snapshot.livenessSettings.heartbeatIntervalMs
             result.liveness = snapshot.livenessSettings.liveness
             result.counters = snapshot.counters
+            result.groupSequences = try GroupSequences(wire: snapshot.state.groupSequences)
             return result
         case .error(let error)?: throw ClientError.refused(Refusal(error))
         default: throw ClientError.unexpectedReply("\(reply.body.map { "\($0)" } ?? "no body") to a snapshot request")
@@ -98,4 +101,15 @@ public final class CoordinatorClient {
     }
 
     public func close() { requests.close() }
+}
+
+extension Camsync_V1_NodeStatus {
+    /// Whether this node has applied everything the coordinator's `snapshot` (its whole state) holds
+    /// for it: the snapshot's sequence for a full replica; for a replica of one device group, the
+    /// group's last batch.
+    public func caughtUp(with snapshot: CoordinatorClient.Snapshot) -> Bool {
+        guard synced else { return false }
+        guard !group.isEmpty else { return sequence == snapshot.sequence }
+        return groupSequence == snapshot.groupSequences[NodeID(group)]
+    }
 }

@@ -101,6 +101,8 @@ public enum CoordinatorMetric: Sendable, Hashable {
     case role(leading: Bool, term: UInt64)
     /// HA: this standby stopped hearing the leader's pulse and revoked its lease.
     case leaderSuspected
+    /// A snapshot or replay of a device group the sender may not read (a node reads its own only).
+    case readRefused
 }
 
 /// A line for the shell's logger.

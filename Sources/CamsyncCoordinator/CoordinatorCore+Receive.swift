@@ -72,13 +72,23 @@ extension CoordinatorCore {
             // A node that has just registered is tracked from now on: its silence counts from its
             // registration, not from the coordinator's start (K1).
             noteTraffic(from: sender, at: time.monotonicMilliseconds)
-        case .snapshotRequest:
+        case .snapshotRequest(let request):
             // Answered at the end of the turn, all with one snapshot (`endTurn`): a thousand nodes
-            // joining at once cost one encoding of the state per turn, not one each.
-            actions.append(.count(.snapshotServed))
-            turn.snapshotRequests.append((identity, envelope.requestID))
+            // joining at once cost one encoding of the state per turn, not one each. A group's part
+            // is made for each request (it is small).
+            switch readableGroup(request.group, mine: request.onlyMyGroup, sender: sender, isAdmin: isAdmin) {
+            case .success(let group):
+                actions.append(.count(.snapshotServed))
+                turn.snapshotRequests.append((identity, envelope.requestID, group))
+            case .failure(let refusal):
+                actions += refuseRead(refusal, requestID: envelope.requestID, to: identity)
+            }
         case .replayRequest(let request):
-            actions += replayActions(request, requestID: envelope.requestID, to: identity)
+            switch readableGroup(request.group, mine: false, sender: sender, isAdmin: isAdmin) {
+            case .success(let group?): actions += groupReplayActions(request, group: group, requestID: envelope.requestID, to: identity)
+            case .success(nil): actions += replayActions(request, requestID: envelope.requestID, to: identity)
+            case .failure(let refusal): actions += refuseRead(refusal, requestID: envelope.requestID, to: identity)
+            }
         case .nodeHeartbeat:
             break
         default:
@@ -117,6 +127,7 @@ extension CoordinatorCore {
         lastEngineTime = max(lastEngineTime, time.wallMilliseconds)
         let engineTime = lastEngineTime
         let groupBefore = command.subjectNode.map(state.group(of:))
+        let ordinalBefore = state.ordinal
         let (outcome, isRetry) = handle(command, from: sender, requestID: requestID, isAdmin: isAdmin,
                                         at: Instant(milliseconds: engineTime))
         var actions: [CoordinatorAction] = []
@@ -137,6 +148,7 @@ extension CoordinatorCore {
                     originRequestID: requestID, wireCommand: wireCommand, events: events)
                 let groups = command.groups(before: groupBefore, events: events, after: state)
                 batch.groups = groupSequences.advance(groups, to: sequence)
+                batch.ordinal = ordinalBefore
                 // Encoded later, once, by whoever makes the turn durable (`TurnEntries`); each group's
                 // topic carries the same bytes.
                 turn.accepted.append(batch)

@@ -69,6 +69,7 @@ extension CoordinatorCore {
         if time.monotonicMilliseconds >= nextHeartbeat {
             nextHeartbeat = time.monotonicMilliseconds + settings.heartbeatIntervalMilliseconds
             actions.append(.publish(topic: EventTopic.heartbeat, Publication(heartbeatEnvelope(at: time))))
+            actions += groupBookmarks()
         }
         return actions + pulse(at: time)
     }

@@ -10,7 +10,7 @@ struct Turn: Sendable {
     var replies: [(routingID: [UInt8], envelope: Envelope)] = []
     var publications: [(topic: String, publication: Publication)] = []
     /// Snapshot requests of the turn: answered at its end with the state as it is then.
-    var snapshotRequests: [(routingID: [UInt8], requestID: UInt64)] = []
+    var snapshotRequests: [(routingID: [UInt8], requestID: UInt64, group: NodeID?)] = []
 
     var isEmpty: Bool { accepted.isEmpty && replies.isEmpty && publications.isEmpty && snapshotRequests.isEmpty }
 }
@@ -96,8 +96,14 @@ extension CoordinatorCore {
     /// The turn's snapshot requests become replies, all of one snapshot of the state as it is now.
     private mutating func answerSnapshotRequests(at time: CoordinatorTime) {
         guard !turn.snapshotRequests.isEmpty else { return }
-        let snapshot = snapshotEnvelope(requestID: 0, now: time.monotonicMilliseconds)
-        for (routingID, requestID) in turn.snapshotRequests {
+        var whole: Envelope?
+        for (routingID, requestID, group) in turn.snapshotRequests {
+            if let group {
+                turn.replies.append((routingID, groupSnapshotEnvelope(group, requestID: requestID)))
+                continue
+            }
+            let snapshot = whole ?? snapshotEnvelope(requestID: 0, now: time.monotonicMilliseconds)
+            whole = snapshot
             var reply = snapshot
             reply.requestID = requestID
             turn.replies.append((routingID, reply))
@@ -195,7 +201,7 @@ extension CoordinatorCore {
     /// their publications go. Answers of the log for them arriving later are ignored.
     mutating func abandonTurns(_ why: String) -> [CoordinatorAction] {
         let replies = inFlight.flatMap(\.turn.replies) + turn.replies
-            + turn.snapshotRequests.map { routingID, requestID in
+            + turn.snapshotRequests.map { routingID, requestID, _ in
                 (routingID: routingID, envelope: Envelope.snapshotRequest(sender: Envelope.coordinatorSender, requestID: requestID))
             }
         inFlight.removeAll()

@@ -15,6 +15,7 @@ struct CoordinatorMetrics {
     private let term = Gauge(label: "camsync_coordinator_term")
     private let suspicions = Counter(label: "camsync_leader_suspicions_total")
     private let resent = Counter(label: "camsync_commits_resent_total")
+    private let readsRefused = Counter(label: "camsync_group_reads_refused_total")
 
     /// How long each write of a turn to the command log took, as the coordinator saw it: the SQLite
     /// group commit with its sync (embedded), or the conditional etcd transaction with its round trip
@@ -36,6 +37,7 @@ struct CoordinatorMetrics {
         case .claimGranted(let milliseconds): claimLatency.recordMilliseconds(milliseconds)
         case .leaderSuspected: suspicions.increment()
         case .commitResent: resent.increment()
+        case .readRefused: readsRefused.increment()
         case .role(let isLeading, let current):
             leading.record(isLeading ? 1 : 0)
             term.record(Double(current))

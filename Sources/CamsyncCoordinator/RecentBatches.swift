@@ -40,6 +40,12 @@ public struct RecentBatches: Sendable {
         }
     }
 
+    /// Batch `sequence` as published, if kept.
+    public func batch(_ sequence: UInt64) -> [UInt8]? {
+        guard let first = firstSequence, sequence >= first, sequence - first < UInt64(ring.count) else { return nil }
+        return ring[position(Int(sequence - first))]
+    }
+
     public mutating func removeAll() {
         ring.removeAll(keepingCapacity: true)
         sequences.removeAll(keepingCapacity: true)

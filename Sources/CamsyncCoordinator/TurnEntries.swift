@@ -24,6 +24,13 @@ public final class TurnEntries: Sendable {
         encoded = Mutex(entries)
     }
 
+    /// The batch with `sequence`, as the engine produced it (nil: not one of this turn's, or the entries
+    /// were given encoded).
+    func batch(_ sequence: UInt64) -> Camsync_V1_EventBatch? {
+        guard let first = accepted.first?.sequence, sequence >= first, sequence - first < UInt64(accepted.count) else { return nil }
+        return accepted[Int(sequence - first)]
+    }
+
     public var count: Int { accepted.isEmpty ? encoded.withLock { $0?.count ?? 0 } : accepted.count }
 
     /// The sequence of the last command (nil: none).

@@ -107,10 +107,15 @@ public struct ReplicaState: Sendable, Equatable, Hashable, Codable {
     public var node: NodeID
     public var state: ClusterState
     public var sequence: UInt64
-    public init(node: NodeID, state: ClusterState, sequence: UInt64) {
+    /// A replica of one device group: the group, and the sequence of its last batch applied.
+    public var group: NodeID?
+    public var groupSequence: UInt64
+    public init(node: NodeID, state: ClusterState, sequence: UInt64, group: NodeID? = nil, groupSequence: UInt64 = 0) {
         self.node = node
         self.state = state
         self.sequence = sequence
+        self.group = group
+        self.groupSequence = groupSequence
     }
 }
 
@@ -126,14 +131,18 @@ public struct FinalState: Sendable, Equatable, Hashable, Codable {
     public var journalCompactedThrough: UInt64
     /// Every live node's replica.
     public var replicas: [ReplicaState]
+    /// The sequence of each device group's last batch, as the coordinator names them.
+    public var coordinatorGroupSequences: [NodeID: UInt64]
 
     public init(coordinatorState: ClusterState, coordinatorSequence: UInt64, journal: [JournalRow],
-                journalCompactedThrough: UInt64 = 0, replicas: [ReplicaState]) {
+                journalCompactedThrough: UInt64 = 0, replicas: [ReplicaState],
+                coordinatorGroupSequences: [NodeID: UInt64] = [:]) {
         self.coordinatorState = coordinatorState
         self.coordinatorSequence = coordinatorSequence
         self.journal = journal
         self.journalCompactedThrough = journalCompactedThrough
         self.replicas = replicas
+        self.coordinatorGroupSequences = coordinatorGroupSequences
     }
 }
 

@@ -241,7 +241,21 @@ extension HistoryChecker {
 extension HistoryChecker {
     public static func replicasConverge(_ final: FinalState) -> CheckResult {
         var findings = Findings(.replicasConverge)
+        let whole = PolicyEngine(state: final.coordinatorState)
         for replica in final.replicas.sorted(by: { $0.node < $1.node }) {
+            if let group = replica.group {
+                // A replica of one device group: at the group's last batch, holding the group's part.
+                let last = final.coordinatorGroupSequences[group] ?? 0
+                if replica.groupSequence != last {
+                    findings.add("replica on \(replica.node) ends at group \(group)'s batch \(replica.groupSequence), the coordinator's at \(last)",
+                                 slice: ["node \(replica.node): group \(group) at \(replica.groupSequence)", "coordinator: \(last)"])
+                } else if !replica.state.equalsGroupPart(whole.state(ofGroup: group)),
+                          let difference = firstDifference(replica.state, whole.state(ofGroup: group),
+                                                           left: "replica on \(replica.node)", right: "coordinator's group \(group)") {
+                    findings.add("replica on \(replica.node) differs from the coordinator's group \(group): \(difference.field)", slice: difference.detail)
+                }
+                continue
+            }
             if replica.sequence != final.coordinatorSequence {
                 findings.add("replica on \(replica.node) ends at seq \(replica.sequence), the coordinator at \(final.coordinatorSequence)",
                              slice: ["node \(replica.node): seq \(replica.sequence)", "coordinator: seq \(final.coordinatorSequence)"])

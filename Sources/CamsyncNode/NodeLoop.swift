@@ -16,6 +16,8 @@ final class NodeLoop {
     let context: ZMQContext
     var dealer: ZMQSocket
     var subscriber: ZMQSocket
+    /// The topics `subscriber` is subscribed to.
+    var subscribed: [String] = []
     let control: ZMQSocket
     let wake: ZMQSocket
     var poller = Poller()
@@ -32,7 +34,8 @@ final class NodeLoop {
 
         dealer = try NodeSockets.dealer(context, settings, endpoint: session.followed.commandEndpoint,
                                         serverKey: session.followedServerKey)
-        subscriber = try NodeSockets.subscriber(context, settings)
+        subscriber = try NodeSockets.subscriber(context, settings, topics: session.subscriptions)
+        subscribed = session.subscriptions
         control = try ZMQSocket(context, .router)
         try control.set([.linger(milliseconds: 0), .maxMessageSize(1 << 20)])
         try control.bind(settings.controlEndpoint)
@@ -123,7 +126,14 @@ final class NodeLoop {
 
     // MARK: Actions
 
+    /// Keeps the SUB socket's subscriptions what the session follows (its device group's topic, which
+    /// changes when the group does, and the heartbeats).
+    func followSubscriptions() {
+        NodeSockets.follow(session.subscriptions, on: subscriber, subscribed: &subscribed)
+    }
+
     func perform(_ actions: [NodeAction]) throws {
+        defer { followSubscriptions() }
         for action in actions {
             switch action {
             case .send(let envelope):
@@ -137,7 +147,8 @@ final class NodeLoop {
                 dealer = try NodeSockets.dealer(context, settings, endpoint: commandEndpoint, serverKey: serverKey)
                 if reopenSubscriber {
                     subscriber.close()
-                    subscriber = try NodeSockets.subscriber(context, settings)
+                    subscriber = try NodeSockets.subscriber(context, settings, topics: session.subscriptions)
+                    subscribed = session.subscriptions
                 }
                 registerPollItems()
             case .replyToControl(let identity, let envelope):

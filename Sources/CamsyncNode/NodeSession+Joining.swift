@@ -48,7 +48,12 @@ extension NodeSession {
         guard subscription == .live else { return }
         catchUp = .snapshotRequested
         emit(.count(.snapshotRequested))
-        send(.snapshotRequest(sender: id.rawValue, requestID: takeRequestID(), term: knownTerm), origin: .snapshot)
+        var request = Envelope.snapshotRequest(sender: id.rawValue, requestID: takeRequestID(), term: knownTerm)
+        if case .snapshotRequest(var body)? = request.body {
+            body.onlyMyGroup = true   // this node's device group: the part of the state it keeps
+            request.body = .snapshotRequest(body)
+        }
+        send(request, origin: .snapshot)
     }
 
     mutating func takeRequestID() -> UInt64 {

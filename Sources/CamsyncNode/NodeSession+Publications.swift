@@ -29,12 +29,10 @@ extension NodeSession {
         guard let envelope else { return leave() }
         switch envelope.body {
         case .eventBatch(let wire)?:
-            guard let command = try? wire.domainCommand(), let events = try? wire.domainEvents() else {
+            guard let batch = try? PublishedBatch(wire: wire) else {
                 log(.warning, "undecodable event batch", ["sequence": "\(wire.sequence)"])
                 return leave()
             }
-            let batch = PublishedBatch(sequence: wire.sequence, term: wire.term, time: wire.time,
-                                       command: command, events: events)
             // A new leader's batches continue the sequence under its (higher) term (K7).
             noteTerm(wire.term)
             if !holdForReplay(batch) { handle(replica.receive(batch)) }
@@ -43,13 +41,20 @@ extension NodeSession {
             if replica.phase == .synced {
                 emit(.count(.replicaLag(heartbeat.lastSequence > replica.sequence ? heartbeat.lastSequence - replica.sequence : 0)))
             }
-            if replica.phase == .synced, heartbeat.lastSequence > replica.sequence {
+            if replica.phase == .synced, replica.group == nil, heartbeat.lastSequence > replica.sequence {
                 if !replayRequested { requestReplay("behind the coordinator: have \(replica.sequence), it has \(heartbeat.lastSequence)") }
             } else if replica.isBehind(coordinatorTerm: heartbeat.term, lastSequence: heartbeat.lastSequence) {
                 log(.info, "ahead of a coordinator of another term (it lost its journal): resync", [
                     "have": "\(replica.sequence)", "coordinator": "\(heartbeat.lastSequence)"])
                 replica.resync()
                 requestSnapshot()
+            }
+        case .groupBookmark(let bookmark)?:
+            // A group's last batch, every interval: a lost last batch of an idle group shows here.
+            noteTerm(envelope.term)
+            if let group = replica.group, bookmark.group == group.rawValue, replica.phase == .synced,
+               bookmark.sequence > replica.groupSequence, !replayRequested {
+                requestReplay("behind the group: have \(replica.groupSequence), its last batch is \(bookmark.sequence)")
             }
         default:
             break
@@ -91,6 +96,13 @@ extension NodeSession {
             for batch in batches { applied(batch) }
             refreshAssertions()
             attachIfConfigured()
+            if let group = replica.group, replica.phase == .synced, replica.state.group(of: id) != group {
+                // Attached, detached or moved: the new group's part of the state, and its topic.
+                log(.info, "moved to another device group: its snapshot", [
+                    "from": "\(group)", "to": "\(replica.state.group(of: id))"])
+                replica.resync()
+                requestSnapshot()
+            }
         }
     }
 

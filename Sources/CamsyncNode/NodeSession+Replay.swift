@@ -16,7 +16,7 @@ extension NodeSession {
     /// Takes `batch` here when the synced replica cannot apply it now: it skips a sequence (a replay
     /// starts), or a replay is under way (it waits). False: the replica takes it as usual.
     mutating func holdForReplay(_ batch: PublishedBatch) -> Bool {
-        guard replica.phase == .synced, batch.sequence > replica.sequence else { return false }
+        guard replica.phase == .synced, replica.isNew(batch) else { return false }
         if case .replaying(var held) = catchUp {
             catchUp = .none   // not two copies of the held batches while one is appended to
             if held.count >= Self.heldLimit { held.removeFirst() }
@@ -24,7 +24,7 @@ extension NodeSession {
             catchUp = .replaying(held: held)
             return true
         }
-        guard batch.sequence != replica.sequence + 1 else { return false }
+        guard !replica.follows(batch) else { return false }
         requestReplay(holding: [batch], "gap: expected sequence \(replica.sequence + 1), got \(batch.sequence)")
         return true
     }
@@ -33,9 +33,14 @@ extension NodeSession {
     mutating func requestReplay(holding held: [PublishedBatch] = [], _ reason: String) {
         catchUp = .replaying(held: held)
         emit(.count(.replayRequested))
-        log(.info, "replaying the log after a gap", ["reason": "\(reason)", "after": "\(replica.sequence)"])
         var request = Camsync_V1_ReplayRequest()
         request.afterSequence = replica.sequence
+        if let group = replica.group {
+            // The group's batches after the last one applied (the coordinator keeps them in memory).
+            request.afterSequence = replica.groupSequence
+            request.group = group.rawValue
+        }
+        log(.info, "replaying the log after a gap", ["reason": "\(reason)", "after": "\(request.afterSequence)"])
         send(Envelope(sender: id.rawValue, requestID: takeRequestID(), term: knownTerm, body: .replayRequest(request)),
              origin: .replay)
     }
@@ -60,22 +65,23 @@ extension NodeSession {
         }
         var batches: [PublishedBatch] = []
         for wire in replay.batches {
-            guard let command = try? wire.domainCommand(), let events = try? wire.domainEvents() else {
+            guard let batch = try? PublishedBatch(wire: wire) else {
                 log(.warning, "undecodable batch in a replay: snapshot", ["sequence": "\(wire.sequence)"])
                 replica.resync()
                 requestSnapshot()
                 return
             }
-            batches.append(PublishedBatch(sequence: wire.sequence, term: wire.term, time: wire.time, command: command, events: events))
+            batches.append(batch)
         }
         var newest = replay.lastSequence
-        for batch in (batches + waiting).sorted(by: { $0.sequence < $1.sequence }) where batch.sequence > replica.sequence {
+        for batch in (batches + waiting).sorted(by: { $0.sequence < $1.sequence }) where replica.isNew(batch) {
             newest = max(newest, batch.sequence)
-            guard replica.phase == .synced, batch.sequence == replica.sequence + 1 else { continue }
+            guard replica.phase == .synced, replica.follows(batch) else { continue }
             handle(replica.receive(batch))
         }
-        if replica.phase == .synced, newest > replica.sequence {
-            requestReplay("the replay ended at \(replica.sequence); the log has \(newest)")
+        let reached = replica.group == nil ? replica.sequence : replica.groupSequence
+        if replica.phase == .synced, newest > reached {
+            requestReplay("the replay ended at \(reached); the log has \(newest)")
         }
     }
 }

@@ -84,7 +84,13 @@ extension NodeSession {
             requestSnapshot()
             return
         }
-        let outcome = replica.receiveSnapshot(sequence: snapshot.sequence, term: snapshot.term, state: state, settings: policy)
+        // A group's snapshot makes a partial replica of that group; the whole state (a coordinator from
+        // before device groups) a full one, following every group.
+        let group = snapshot.group.isEmpty ? nil : NodeID(snapshot.group)
+        wholeState = group == nil
+        let groupSequence = snapshot.state.groupSequences.first { $0.group == snapshot.group }?.sequence ?? 0
+        let outcome = replica.receiveSnapshot(sequence: snapshot.sequence, term: snapshot.term, state: state, settings: policy,
+                                              group: group, groupSequence: groupSequence)
         leader.noteTerm(snapshot.term)
         log(.info, "synced from snapshot", ["sequence": "\(snapshot.sequence)", "term": "\(snapshot.term)"])
         for batch in replica.coveredBySnapshot {
@@ -112,7 +118,10 @@ extension NodeSession {
             membership = .registered(attachAsked: true)
             return
         }
-        guard replica.state.nodes[device]?.alive == true else { return }
+        // A replica of one group does not hold the device it waits for: the device's registration
+        // reaches it as a notice (`applied`), and the coordinator refuses an attach to a device that
+        // is not alive (it asks again when the device next joins).
+        guard replica.group != nil || replica.state.nodes[device]?.alive == true else { return }
         membership = .registered(attachAsked: true)
         send(.request(.attachDisplay(display: id, device: device), sender: id.rawValue,
                       requestID: takeRequestID(), term: knownTerm), origin: .attach)

@@ -12,6 +12,9 @@ extension NodeSession {
         status.term = replica.term
         status.coordinatorReachable = isCoordinatorReachable
         status.replica = Camsync_V1_ClusterState(replica.state)
+        status.partialReplica = replica.group != nil
+        status.group = replica.group?.rawValue ?? ""
+        status.groupSequence = replica.groupSequence
         status.appEvents = appEvents.elements.filter { $0.sequence > afterSequence }.map(Camsync_V1_AppEventRecord.init)
         status.fenceLog = fenceLog.elements.filter { $0.sequence > afterSequence }.map(Camsync_V1_FenceRecord.init)
         status.holders = fence.capturing.sorted { $0.key < $1.key }.map { system, holder in

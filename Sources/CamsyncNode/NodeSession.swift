@@ -39,6 +39,9 @@ public struct NodeSession {
     public internal(set) var contact = CoordinatorContact.heard
     public internal(set) var subscription = Subscription.opening
     public internal(set) var catchUp = CatchUp.none
+    /// The coordinator answered a group's snapshot request with the whole state (one from before
+    /// device groups): the node keeps a full replica and follows every group.
+    var wholeState = false
 
     /// The time of the entry point being run (set on entry; the session never reads a clock).
     var now: NodeTime

@@ -1,4 +1,5 @@
 import CamsyncPolicy
+import CamsyncWire
 
 /// The states a `NodeSession` moves through, each holding its own data.
 extension NodeSession {
@@ -38,6 +39,14 @@ extension NodeSession {
         /// A replay of the log after a gap is out (`NodeSession+Replay.swift`); the live batches
         /// heard meanwhile wait in `held`, applied after the replay's.
         case replaying(held: [PublishedBatch])
+    }
+
+    /// The PUB topics to follow: the device group's (until a snapshot names the group, the node's own
+    /// id's: a device's group, or a lone display's), or every group's when the coordinator answered
+    /// with the whole state; and the heartbeats.
+    public var subscriptions: [String] {
+        let events = replica.group.map(EventTopic.group) ?? (wholeState ? EventTopic.everyGroup : EventTopic.group(id))
+        return [events, EventTopic.heartbeat]
     }
 
     public var registered: Bool {

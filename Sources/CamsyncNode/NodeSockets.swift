@@ -1,5 +1,4 @@
 public import ZeroMQ
-import CamsyncWire
 
 /// The two sockets a node holds to the coordinators, as `camsync node` opens them (and the
 /// benchmarks' fleet of node sessions, `NodeFleet`).
@@ -19,8 +18,8 @@ public enum NodeSockets {
         return socket
     }
 
-    /// The SUB to every coordinator's event endpoint (it fans in).
-    public static func subscriber(_ context: ZMQContext, _ settings: NodeSettings) throws -> ZMQSocket {
+    /// The SUB to every coordinator's event endpoint (it fans in), subscribed to `topics`.
+    public static func subscriber(_ context: ZMQContext, _ settings: NodeSettings, topics: [String]) throws -> ZMQSocket {
         let socket = try ZMQSocket(context, .sub)
         try socket.set([.linger(milliseconds: 0), .receiveHighWaterMark(100_000),
                         .reconnectInterval(milliseconds: 100), .reconnectIntervalMax(milliseconds: 2000),
@@ -28,13 +27,21 @@ public enum NodeSockets {
         if let security = settings.security {
             try socket.set([.curvePublicKey(security.publicKey), .curveSecretKey(security.secretKey)])
         }
-        // Subscribe before asking for the snapshot (Clone pattern): everything published is wanted.
-        try socket.set([.subscribe(Array(EventTopic.everyGroup.utf8)), .subscribe(Array(EventTopic.heartbeat.utf8))])
+        // Subscribe before asking for the snapshot (Clone pattern).
+        try socket.set(topics.map { .subscribe(Array($0.utf8)) })
         // libzmq takes a connection's options when it connects: each endpoint gets its coordinator's key.
         for endpoint in settings.coordinatorEventEndpoints {
             if let key = settings.security?.coordinators.key(forEventEndpoint: endpoint) { try socket.set(.curveServerKey(key)) }
             try socket.connect(endpoint)
         }
         return socket
+    }
+
+    /// Moves `socket` from the topics `subscribed` to `wanted` (a node's group changed), and notes it.
+    public static func follow(_ wanted: [String], on socket: ZMQSocket, subscribed: inout [String]) {
+        guard wanted != subscribed else { return }
+        for topic in wanted where !subscribed.contains(topic) { try? socket.set(.subscribe(Array(topic.utf8))) }
+        for topic in subscribed where !wanted.contains(topic) { try? socket.set(.unsubscribe(Array(topic.utf8))) }
+        subscribed = wanted
     }
 }

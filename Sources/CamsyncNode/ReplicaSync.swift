@@ -1,4 +1,5 @@
 public import CamsyncPolicy
+public import CamsyncWire
 
 /// One published event batch (one accepted command), as a node receives it.
 public struct PublishedBatch: Sendable, Equatable {
@@ -7,13 +8,28 @@ public struct PublishedBatch: Sendable, Equatable {
     public var time: Instant
     public var command: Command
     public var events: [Event]
+    /// The device groups it went to, each with the sequence of the group's previous batch.
+    public var groups: [NodeID: UInt64]
+    /// The engine's logical clock before the command (nil: not said).
+    public var ordinal: UInt64?
 
-    public init(sequence: UInt64, term: UInt64, time: Instant, command: Command, events: [Event]) {
+    public init(sequence: UInt64, term: UInt64, time: Instant, command: Command, events: [Event],
+                groups: [NodeID: UInt64] = [:], ordinal: UInt64? = nil) {
         self.sequence = sequence
         self.term = term
         self.time = time
         self.command = command
         self.events = events
+        self.groups = groups
+        self.ordinal = ordinal
+    }
+
+    /// A batch as published.
+    public init(wire: Camsync_V1_EventBatch) throws {
+        self.init(sequence: wire.sequence, term: wire.term, time: wire.time, command: try wire.domainCommand(),
+                  events: try wire.domainEvents(),
+                  groups: Dictionary(wire.groups.map { (NodeID($0.group), $0.sequence) }, uniquingKeysWith: { first, _ in first }),
+                  ordinal: wire.groups.isEmpty ? nil : wire.ordinal)
     }
 }
 
@@ -41,6 +57,11 @@ public struct ReplicaSync: Sendable {
     public private(set) var engine: PolicyEngine
     public private(set) var sequence: UInt64 = 0
     public private(set) var term: UInt64 = 0
+    /// The device group this replica holds (docs/PROTOCOL.md "Following one group"); nil: the whole
+    /// cluster. Set by the snapshot: a group's snapshot makes a partial replica.
+    public private(set) var group: NodeID?
+    /// A partial replica: the sequence of the group's last batch applied (or of the snapshot's).
+    public private(set) var groupSequence: UInt64 = 0
     private var buffered: [PublishedBatch] = []
     /// Bound on batches kept while waiting for a snapshot.
     public let bufferLimit: Int
@@ -69,14 +90,35 @@ public struct ReplicaSync: Sendable {
             buffered.append(batch)
             return .nothing
         case .synced:
-            if batch.sequence <= sequence { return .nothing }
-            if batch.sequence != sequence + 1 {
-                let expected = sequence + 1
+            guard isNew(batch) else { return .nothing }
+            guard follows(batch) else {
+                let expected = group.map { "the batch after \(groupSequence) in group \($0)" } ?? "sequence \(sequence + 1)"
                 resync()
-                return .needSnapshot(reason: "gap: expected sequence \(expected), got \(batch.sequence)")
+                return .needSnapshot(reason: "gap: expected \(expected), got \(batch.sequence)")
             }
             return apply([batch])
         }
+    }
+
+    /// A batch that reaches `group` without changing its part of the state: another device's
+    /// registration, sent to the group of a display that waits for that device.
+    func isNotice(_ batch: PublishedBatch, to group: NodeID) -> Bool {
+        guard case .registerNode(let registration) = batch.command, registration.kind == .device else { return false }
+        return registration.node != group && engine.state.nodes[registration.node] == nil
+    }
+
+    /// Whether `batch` is one this replica has not applied: after its sequence, and for a partial
+    /// replica one of its group's.
+    public func isNew(_ batch: PublishedBatch) -> Bool {
+        guard let group else { return batch.sequence > sequence }
+        return batch.groups[group] != nil && batch.sequence > max(groupSequence, sequence)
+    }
+
+    /// Whether `batch` continues this replica: the next sequence, or for a partial replica the batch
+    /// that names the group's last one as its previous.
+    public func follows(_ batch: PublishedBatch) -> Bool {
+        guard let group else { return batch.sequence == sequence + 1 }
+        return batch.groups[group] == groupSequence
     }
 
     /// Batches that arrived while waiting for the last snapshot and that the snapshot already
@@ -84,28 +126,35 @@ public struct ReplicaSync: Sendable {
     public private(set) var coveredBySnapshot: [PublishedBatch] = []
 
     /// A snapshot reflecting every command up to `sequence`.
+    /// `group`: a group's snapshot (its part of the state, and `groupSequence`, the sequence of the
+    /// group's last batch in it); nil: the whole state.
     public mutating func receiveSnapshot(sequence: UInt64, term: UInt64, state: ClusterState,
-                                         settings: PolicySettings) -> Outcome {
+                                         settings: PolicySettings, group: NodeID? = nil,
+                                         groupSequence: UInt64 = 0) -> Outcome {
         let previous = self.sequence
         // Each sequence once: a batch that touches two device groups arrives on both topics.
         var heard = Set<UInt64>()
         buffered.removeAll { !heard.insert($0.sequence).inserted }
+        if let group { buffered.removeAll { $0.groups[group] == nil } }
         coveredBySnapshot = buffered.filter { $0.sequence > previous && $0.sequence <= sequence }
             .sorted { $0.sequence < $1.sequence }
         engine = PolicyEngine(settings: settings, state: state)
         self.sequence = sequence
         self.term = term
+        self.group = group
+        self.groupSequence = groupSequence
         phase = .synced
         let pending = buffered.filter { $0.sequence > sequence }.sorted { $0.sequence < $1.sequence }
         buffered.removeAll()
         guard !pending.isEmpty else { return .applied([]) }
-        var expected = sequence + 1
+        var last = (sequence: sequence, inGroup: groupSequence)
         for batch in pending {
-            if batch.sequence != expected {
+            let continues = group.map { batch.groups[$0] == last.inGroup } ?? (batch.sequence == last.sequence + 1)
+            if !continues {
                 resync()
-                return .needSnapshot(reason: "gap while joining: expected \(expected), got \(batch.sequence)")
+                return .needSnapshot(reason: "gap while joining: after \(group == nil ? last.sequence : last.inGroup), got \(batch.sequence)")
             }
-            expected += 1
+            last = (batch.sequence, batch.sequence)
         }
         return apply(pending)
     }
@@ -113,14 +162,26 @@ public struct ReplicaSync: Sendable {
     /// The coordinator's heartbeat says it has published up to `lastSequence`.
     /// Returns true when the replica is behind (a batch was lost): the shell should snapshot again.
     public func isBehind(coordinatorTerm: UInt64, lastSequence: UInt64) -> Bool {
-        phase == .synced && (lastSequence > sequence || coordinatorTerm != term && lastSequence < sequence)
+        // A partial replica does not hold every sequence: only a coordinator of another term that is
+        // behind it (one that lost its journal) says it is off.
+        phase == .synced && (group == nil && lastSequence > sequence || coordinatorTerm != term && lastSequence < sequence)
     }
 
     private mutating func apply(_ batches: [PublishedBatch]) -> Outcome {
         for batch in batches {
+            if let group, isNotice(batch, to: group) {
+                // The group heard it, but its part of the state does not change: a device registering,
+                // told to the displays that wait for it.
+                sequence = batch.sequence
+                groupSequence = batch.sequence
+                term = batch.term
+                continue
+            }
+            if group != nil, let ordinal = batch.ordinal { engine.continueOrdinals(from: ordinal) }
             switch engine.decide(batch.command, at: batch.time) {
             case .success(let decisions) where decisions.map(\.event) == batch.events:
                 sequence = batch.sequence
+                if group != nil { groupSequence = batch.sequence }
                 term = batch.term
                 ledger?.record(sequence: batch.sequence, command: batch.command, decisions: decisions)
             case .success:

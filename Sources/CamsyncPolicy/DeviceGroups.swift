@@ -19,11 +19,21 @@ extension Command {
     /// (`groupBefore`, nil when it had none) and after it (`state`), and the groups after it of every
     /// node its `events` join, rejoin, remove, attach or detach, with the device a display left or
     /// joined. So a display moving between groups reaches both, and a device that leaves takes the
-    /// news to the groups of the displays it had.
+    /// news to the groups of the displays it had; a device that registers reaches the displays that
+    /// wait for it.
     public func groups(before groupBefore: NodeID?, events: [Event], after state: ClusterState) -> [NodeID] {
         var groups: Set<NodeID> = []
         if let groupBefore { groups.insert(groupBefore) }
         if let subject = subjectNode { groups.insert(state.group(of: subject)) }
+        // A device (re)joining reaches the displays that wait for it (configured for it, attached to
+        // nothing): they attach themselves once they hear it (SPEC §1). One pass over the nodes.
+        if case .registerNode(let registration) = self, registration.kind == .device {
+            for (id, record) in state.nodes where record.kind == .display && record.attachedTo == nil {
+                if case .display(let display) = record.registration.attributes, display.attachedTo == registration.node {
+                    groups.insert(id)
+                }
+            }
+        }
         for event in events {
             switch event {
             case .nodeJoined(let node, _), .nodeRejoined(let node, _), .nodeLeft(let node, _):
@@ -36,5 +46,48 @@ extension Command {
             }
         }
         return groups.sorted()
+    }
+}
+
+extension PolicyEngine {
+    /// The nodes of `group`: the device (or lone display) it is named after, and the displays attached to it.
+    public func members(ofGroup group: NodeID) -> [NodeID] {
+        guard state.nodes[group] != nil else { return [] }
+        return [group] + index.attachedDisplays(device: group)
+    }
+
+    /// The part of the state a follower of `group` keeps: the group's nodes, their apps and the camera
+    /// systems they host, their recording alerts, and the logical clock.
+    public func state(ofGroup group: NodeID) -> ClusterState {
+        var part = ClusterState()
+        part.ordinal = state.ordinal
+        let members = members(ofGroup: group)
+        for node in members {
+            part.nodes[node] = state.nodes[node]
+            for system in index.systems(hostedBy: node) { part.cameraSystems[system] = state.cameraSystems[system] }
+            if state.recordingAlertShown.contains(node) { part.recordingAlertShown.insert(node) }
+        }
+        if let device = members.first, state.nodes[device]?.kind == .device {
+            for (id, app) in state.apps where id.device == device { part.apps[id] = app }
+        }
+        return part
+    }
+
+    /// A follower of one group continues the coordinator's logical clock from the batch's `ordinal`
+    /// before replaying its command, so that its part of the state equals the coordinator's.
+    public mutating func continueOrdinals(from ordinal: UInt64) {
+        state.ordinal = ordinal
+    }
+}
+
+extension ClusterState {
+    /// Whether this group's part equals `other`, the logical clock aside: a replica of one group holds
+    /// the clock as of its group's last batch, the coordinator's part as of the cluster's last (only
+    /// the order of the values it hands out matters, C6 and P4, and each batch carries it).
+    public func equalsGroupPart(_ other: ClusterState) -> Bool {
+        var mine = self, theirs = other
+        mine.ordinal = 0
+        theirs.ordinal = 0
+        return mine == theirs
     }
 }

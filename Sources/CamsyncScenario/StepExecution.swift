@@ -147,8 +147,7 @@ struct StepExecution {
                         let status = try access.status(id, timeoutMilliseconds: 1_000)
                         // K7: a restart from the journal is not a rejoin: each node keeps its registration and
                         // its replica, which continues at the restarted coordinator's sequence.
-                        guard status.registered, status.synced, status.coordinatorReachable,
-                              status.sequence == snapshot.sequence else { return false }
+                        guard status.registered, status.coordinatorReachable, status.caughtUp(with: snapshot) else { return false }
                     }
                     return true
                 }

@@ -229,7 +229,9 @@ extension Simulation {
         case .publish(let topic, let publication):
             let bytes = publication.bytes
             let topicBytes = Array(topic.utf8)
-            for n in nodes.indices where nodes[n].running {
+            // PUB/SUB filters by prefix: a node hears the topics it subscribes to (its device group's, heartbeats).
+            for n in nodes.indices where nodes[n].running
+                && nodes[n].session?.subscriptions.contains(where: { topicBytes.starts(with: Array($0.utf8)) }) == true {
                 for at in network.deliveries(from: .coordinator(c), to: .node(n), at: now, rng: &rng) {
                     scheduler.schedule(.nodePublication(n, generation: nodes[n].generation, topic: topicBytes, bytes: bytes), at: at)
                 }

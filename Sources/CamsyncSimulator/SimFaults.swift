@@ -213,16 +213,22 @@ extension Simulation {
             violation("liveness: no coordinator leads \(options.livenessSeconds) s after the faults ended")
             return
         }
-        let leaderState = WireCodec.encode(core.state)
         for node in nodes where node.running {
             guard let session = node.session else { continue }
             if options.mode == .highAvailability, session.followed.commandEndpoint != SimTopology.commandEndpoint(c) {
                 violation("liveness: \(node.config.id) follows \(session.followed.commandEndpoint), not the leader c\(c + 1)")
             }
-            if session.replica.sequence != core.sequence {
-                violation("liveness: \(node.config.id) is at sequence \(session.replica.sequence), the leader at \(core.sequence)")
-            } else if WireCodec.encode(session.replica.state) != leaderState {
-                violation("liveness: \(node.config.id)'s replica differs from the leader's state at sequence \(core.sequence)")
+            // Each node holds its device group's part of the state, at the group's last batch.
+            guard let group = session.replica.group else {
+                violation("liveness: \(node.config.id) holds no device group's replica")
+                continue
+            }
+            if group != core.state.group(of: node.config.id) {
+                violation("liveness: \(node.config.id) follows group \(group), the leader has it in \(core.state.group(of: node.config.id))")
+            } else if session.replica.groupSequence != core.groupSequences[group] {
+                violation("liveness: \(node.config.id) is at group \(group)'s batch \(session.replica.groupSequence), the leader at \(core.groupSequences[group])")
+            } else if !session.replica.state.equalsGroupPart(core.engine.state(ofGroup: group)) {
+                violation("liveness: \(node.config.id)'s replica differs from the leader's part of group \(group)")
             }
             if core.state.nodes[node.config.id]?.alive != true {
                 violation("liveness: \(node.config.id) runs but the leader does not hold it alive")

@@ -211,12 +211,14 @@ public final class Simulation {
             snapshot = journal.snapshot
         }
         let replicas = nodes.filter { $0.session != nil }.map {
-            ReplicaState(node: $0.config.id, state: $0.session!.replica.state, sequence: $0.session!.replica.sequence)
+            ReplicaState(node: $0.config.id, state: $0.session!.replica.state, sequence: $0.session!.replica.sequence,
+                         group: $0.session!.replica.group, groupSequence: $0.session!.replica.groupSequence)
         }
         let faults = faultCounts.sorted { $0.key < $1.key }.map { FaultCount(kind: $0.key, count: $0.value) }
         let history = try HistoryAssembly.history(
             nodeEntries: nodeEntries, acks: acks, stops: stops, log: log, newestSnapshot: snapshot,
             coordinatorState: core?.state ?? ClusterState(), coordinatorSequence: core?.sequence ?? 0,
+            coordinatorGroupSequences: Dictionary(uniqueKeysWithValues: (core?.groupSequences.all ?? []).map { ($0.group, $0.sequence) }),
             replicas: replicas, operations: operations, faults: faults, endedAt: wall)
         let report = HistoryChecker.check(history, settings: settings.policy)
         trace.note(now, "verdict: \(report.passed && violations.isEmpty ? "passed" : "failed")")

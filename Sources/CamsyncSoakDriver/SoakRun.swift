@@ -155,7 +155,7 @@ public final class SoakRun: @unchecked Sendable {
             try cluster.waitUntilJoined(timeout: options.convergenceTimeout)
             try cluster.waitUntil(timeout: options.convergenceTimeout, what: "replicas to converge") {
                 let (coordinator, nodes) = try cluster.replicas()
-                return nodes.values.allSatisfy { $0.synced && $0.sequence == coordinator.sequence }
+                return nodes.values.allSatisfy { $0.caughtUp(with: coordinator) }
             }
         } catch {
             converged = false
@@ -163,7 +163,8 @@ public final class SoakRun: @unchecked Sendable {
         }
         let (snapshot, statuses) = try cluster.replicas()
         let replicas = try statuses.sorted { $0.key < $1.key }.map { node, status in
-            ReplicaState(node: NodeID(node), state: try ClusterState(wire: status.replica), sequence: status.sequence)
+            ReplicaState(node: NodeID(node), state: try ClusterState(wire: status.replica), sequence: status.sequence,
+                         group: status.group.isEmpty ? nil : NodeID(status.group), groupSequence: status.groupSequence)
         }
         let endedAt = Instant(milliseconds: Clock.wallMilliseconds())
         let log = try commandLog(cluster)
@@ -200,7 +201,8 @@ public final class SoakRun: @unchecked Sendable {
             }
         }
         try cluster.waitUntil(timeout: 30, what: "every replica to apply the audio prologue (sequence \(last))") {
-            try cluster.replicas().nodes.values.allSatisfy { $0.synced && $0.sequence >= last }
+            let (coordinator, nodes) = try cluster.replicas()
+            return coordinator.sequence >= last && nodes.values.allSatisfy { $0.caughtUp(with: coordinator) }
         }
     }
 
@@ -340,6 +342,7 @@ public final class SoakRun: @unchecked Sendable {
         return try HistoryAssembly.history(
             nodeEntries: nodeEntries, acks: acks.withLock { $0 }, stops: stops.withLock { $0 }, log: log.0,
             newestSnapshot: log.1, coordinatorState: coordinator.state, coordinatorSequence: coordinator.sequence,
+            coordinatorGroupSequences: Dictionary(uniqueKeysWithValues: coordinator.groupSequences.all.map { ($0.group, $0.sequence) }),
             replicas: replicas, operations: operations.withLock { $0 }, faults: faults, endedAt: endedAt)
     }
 

@@ -12,6 +12,9 @@ public struct GroupSequences: Sendable, Equatable {
 
     public var count: Int { last.count }
 
+    /// Every group with a batch, and the sequence of its last one, in group order.
+    public var all: [(group: NodeID, sequence: UInt64)] { last.sorted { $0.key < $1.key }.map { ($0.key, $0.value) } }
+
     /// A batch with `sequence` goes to `groups`: returns each group with the sequence of its
     /// previous batch (what `EventBatch.groups` holds), and moves them to `sequence`.
     public mutating func advance(_ groups: [NodeID], to sequence: UInt64) -> [Camsync_V1_GroupSequence] {
@@ -23,7 +26,7 @@ public struct GroupSequences: Sendable, Equatable {
 
     /// As snapshots keep it (`ClusterState.group_sequences`), sorted by group.
     public var wire: [Camsync_V1_GroupSequence] {
-        last.sorted { $0.key < $1.key }.map { Camsync_V1_GroupSequence(group: $0.key, sequence: $0.value) }
+        all.map { Camsync_V1_GroupSequence(group: $0.group, sequence: $0.sequence) }
     }
 
     public init(wire: [Camsync_V1_GroupSequence]) throws(WireMappingError) {

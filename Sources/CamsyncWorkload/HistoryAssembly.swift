@@ -10,7 +10,8 @@ import CamsyncWire
 package enum HistoryAssembly {
     package static func history(nodeEntries: [NodeHistoryEntry], acks: [AcknowledgedCommand], stops: [NodeStopped],
                         log entries: [JournalEntry], newestSnapshot: JournalSnapshot?,
-                        coordinatorState: ClusterState, coordinatorSequence: UInt64, replicas: [ReplicaState],
+                        coordinatorState: ClusterState, coordinatorSequence: UInt64,
+                        coordinatorGroupSequences: [NodeID: UInt64] = [:], replicas: [ReplicaState],
                         operations: Int, faults: [FaultCount], endedAt: Instant) throws -> History {
         var fence: [FenceRecord] = []
         var grants: [GrantObservation] = []
@@ -47,7 +48,8 @@ package enum HistoryAssembly {
         let final = FinalState(
             coordinatorState: coordinatorState, coordinatorSequence: coordinatorSequence,
             journal: entries.map { JournalRow(sequence: $0.sequence, node: NodeID($0.node), requestID: $0.requestID) },
-            journalCompactedThrough: (entries.first?.sequence ?? 1) - 1, replicas: replicas)
+            journalCompactedThrough: (entries.first?.sequence ?? 1) - 1, replicas: replicas,
+            coordinatorGroupSequences: coordinatorGroupSequences)
         return History(fence: fence, nodeStops: stops, grants: grants, acks: acks, alerts: alerts, audio: audio,
                        replay: replay, final: final, operations: operations, faults: faults, endedAt: endedAt)
     }

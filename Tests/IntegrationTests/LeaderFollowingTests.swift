@@ -123,16 +123,24 @@ struct LeaderFollowingTests {
         // 2. "a" dies silently. After interval × liveness the node moves to "b", which names "a" at term 5.
         let silentFrom = Date()
         try run(10, leader: nil, bNames: a.address(term: 5)) { b.notLeaderSent >= 1 }
-        let reachedB = try #require(b.arrivals.first(where: { $0 > silentFrom }), "the node never tried b: \(node.logTail())")
+        _ = try #require(b.arrivals.first(where: { $0 > silentFrom }), "the node never tried b: \(node.logTail())")
         #expect(b.notLeaderSent >= 1)
-        // The next reconnect of the silence back-off (2 × interval after the first) may try "a"
-        // again; the NOT_LEADER must not take it there at once.
-        try run(Double(Self.interval) * 1.5 / 1_000, leader: nil, bNames: a.address(term: 5))
-        let backToA = a.arrivals.first { $0 > reachedB }
-        #expect(backToA == nil, """
-            sent back to the dead leader \(Int((backToA ?? reachedB).timeIntervalSince(reachedB) * 1_000)) ms after reaching b \
-            (b answered NOT_LEADER naming a@5 \(b.notLeaderSent) times): \(node.logTail(10))
-            """)
+        // The NOT_LEADER must not take it back to "a" (the silence back-off's own next reconnect may
+        // try "a" again later: that is not what is checked). The node says what it did with each
+        // NOT_LEADER naming a@5 in its log: the positive sign is its refusal; no "following" may name
+        // a by a not-leader reply. (Arrival times at the stand-ins are not compared: under load the
+        // test's loop notes them late.)
+        let log = { (try? String(contentsOfFile: node.logPath, encoding: .utf8)) ?? "" }
+        try run(10, leader: nil, bNames: a.address(term: 5)) {
+            log().contains("not following the coordinator left for silence in that term")
+        }
+        #expect(log().contains("not following the coordinator left for silence in that term"),
+                "b answered NOT_LEADER naming a@5 \(b.notLeaderSent) times: \(node.logTail(10))")
+        let followedA = log().split(separator: "\n").filter {
+            $0.contains("following the leader") && !$0.contains("not following") && $0.contains(a.commands)
+                && $0.contains("not-leader reply")
+        }
+        #expect(followedA.isEmpty, "sent back to the dead leader by b's NOT_LEADER: \(followedA)")
 
         // 3. "b" leads in term 6: the node follows it, and nothing more goes to "a".
         try run(3, leader: (b, 6), bNames: nil)

@@ -68,9 +68,12 @@ struct LivenessTests {
             try cluster.waitForAgreement()
             let (coordinator, replicas) = try cluster.replicas()
             #expect(Set(replicas.keys) == ["ipad-2", "display-1"])
-            for state in [coordinator.state] + (try replicas.values.map { try ClusterState(wire: $0.replica) }) {
+            // Each replica holds its own device group: display-1, detached, its own; ipad-2 its own.
+            #expect(replicas.values.allSatisfy { $0.group == $0.node })
+            for (index, state) in ([coordinator.state] + (try replicas.values.map { try ClusterState(wire: $0.replica) })).enumerated() {
                 let apps = state.apps.values.filter { $0.id.device == "ipad-1" }
-                #expect(!apps.isEmpty && apps.allSatisfy { !$0.scene.isRunning })
+                #expect(index > 0 || !apps.isEmpty, "the coordinator keeps ipad-1's apps")
+                #expect(apps.allSatisfy { !$0.scene.isRunning })
                 #expect(apps.allSatisfy { $0.session?.wantsToRun != true && $0.session?.state != .running })
                 #expect(apps.allSatisfy { !$0.hasActivePiP })
                 #expect(state.holder(of: Apps.builtIn1) == nil)

@@ -42,7 +42,7 @@ extension LocalCluster {
         try waitUntil(timeout: timeout, what: "every replica to equal the coordinator's state") {
             let (coordinator, nodes) = try replicas()
             for status in nodes.values {
-                guard status.synced, status.sequence == coordinator.sequence else { return false }
+                guard status.caughtUp(with: coordinator) else { return false }
                 guard try status.replicaAgrees(with: coordinator.state) else { return false }
             }
             return true

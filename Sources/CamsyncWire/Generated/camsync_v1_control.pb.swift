@@ -209,50 +209,92 @@ public nonisolated struct Camsync_V1_FenceHolder: Sendable {
   fileprivate var _app: Camsync_V1_AppRef? = nil
 }
 
-public nonisolated struct Camsync_V1_NodeStatus: Sendable {
+public nonisolated struct Camsync_V1_NodeStatus: @unchecked Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
-  public var node: String = String()
+  public var node: String {
+    get {_storage._node}
+    set {_uniqueStorage()._node = newValue}
+  }
 
-  public var registered: Bool = false
+  public var registered: Bool {
+    get {_storage._registered}
+    set {_uniqueStorage()._registered = newValue}
+  }
 
   /// True when the replica is in sync (snapshot received, no gap pending).
-  public var synced: Bool = false
+  public var synced: Bool {
+    get {_storage._synced}
+    set {_uniqueStorage()._synced = newValue}
+  }
 
   /// The last sequence applied to the replica, and the coordinator term it came from.
-  public var sequence: UInt64 = 0
+  public var sequence: UInt64 {
+    get {_storage._sequence}
+    set {_uniqueStorage()._sequence = newValue}
+  }
 
-  public var term: UInt64 = 0
+  public var term: UInt64 {
+    get {_storage._term}
+    set {_uniqueStorage()._term = newValue}
+  }
 
-  public var coordinatorReachable: Bool = false
+  public var coordinatorReachable: Bool {
+    get {_storage._coordinatorReachable}
+    set {_uniqueStorage()._coordinatorReachable = newValue}
+  }
 
   public var replica: Camsync_V1_ClusterState {
-    get {_replica ?? Camsync_V1_ClusterState()}
-    set {_replica = newValue}
+    get {_storage._replica ?? Camsync_V1_ClusterState()}
+    set {_uniqueStorage()._replica = newValue}
   }
   /// Returns true if `replica` has been explicitly set.
-  public var hasReplica: Bool {self._replica != nil}
+  public var hasReplica: Bool {_storage._replica != nil}
   /// Clears the value of `replica`. Subsequent reads from it will return its default value.
-  public mutating func clearReplica() {self._replica = nil}
+  public mutating func clearReplica() {_uniqueStorage()._replica = nil}
 
-  public var appEvents: [Camsync_V1_AppEventRecord] = []
+  public var appEvents: [Camsync_V1_AppEventRecord] {
+    get {_storage._appEvents}
+    set {_uniqueStorage()._appEvents = newValue}
+  }
 
-  public var fenceLog: [Camsync_V1_FenceRecord] = []
+  public var fenceLog: [Camsync_V1_FenceRecord] {
+    get {_storage._fenceLog}
+    set {_uniqueStorage()._fenceLog = newValue}
+  }
 
-  public var holders: [Camsync_V1_FenceHolder] = []
+  public var holders: [Camsync_V1_FenceHolder] {
+    get {_storage._holders}
+    set {_uniqueStorage()._holders = newValue}
+  }
 
   /// True when `replica` is partial: a node that runs no policy engine (the C display agent) keeps
   /// only its own record and its device's (id, alive, attached_to) and the camera systems it hosts
   /// (docs/PROTOCOL.md "A client without an engine"). False: the full replica.
-  public var partialReplica: Bool = false
+  public var partialReplica: Bool {
+    get {_storage._partialReplica}
+    set {_uniqueStorage()._partialReplica = newValue}
+  }
+
+  /// A node that follows one device group (docs/PROTOCOL.md "Following one group"): the group, and
+  /// the sequence of its last batch the replica holds. Empty / 0 for a full replica.
+  public var group: String {
+    get {_storage._group}
+    set {_uniqueStorage()._group = newValue}
+  }
+
+  public var groupSequence: UInt64 {
+    get {_storage._groupSequence}
+    set {_uniqueStorage()._groupSequence = newValue}
+  }
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
 
-  fileprivate var _replica: Camsync_V1_ClusterState? = nil
+  fileprivate var _storage = _StorageClass.defaultInstance
 }
 
 // MARK: - Code below here is support for the SwiftProtobuf runtime.
@@ -492,83 +534,153 @@ nonisolated extension Camsync_V1_FenceHolder: SwiftProtobuf.Message, SwiftProtob
 
 nonisolated extension Camsync_V1_NodeStatus: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".NodeStatus"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}node\0\u{1}registered\0\u{1}synced\0\u{1}sequence\0\u{1}term\0\u{3}coordinator_reachable\0\u{1}replica\0\u{3}app_events\0\u{3}fence_log\0\u{1}holders\0\u{3}partial_replica\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}node\0\u{1}registered\0\u{1}synced\0\u{1}sequence\0\u{1}term\0\u{3}coordinator_reachable\0\u{1}replica\0\u{3}app_events\0\u{3}fence_log\0\u{1}holders\0\u{3}partial_replica\0\u{1}group\0\u{3}group_sequence\0")
+
+  fileprivate class _StorageClass {
+    var _node: String = String()
+    var _registered: Bool = false
+    var _synced: Bool = false
+    var _sequence: UInt64 = 0
+    var _term: UInt64 = 0
+    var _coordinatorReachable: Bool = false
+    var _replica: Camsync_V1_ClusterState? = nil
+    var _appEvents: [Camsync_V1_AppEventRecord] = []
+    var _fenceLog: [Camsync_V1_FenceRecord] = []
+    var _holders: [Camsync_V1_FenceHolder] = []
+    var _partialReplica: Bool = false
+    var _group: String = String()
+    var _groupSequence: UInt64 = 0
+
+      // This property is used as the initial default value for new instances of the type.
+      // The type itself is protecting the reference to its storage via CoW semantics.
+      // This will force a copy to be made of this reference when the first mutation occurs;
+      // hence, it is safe to mark this as `nonisolated(unsafe)`.
+      static nonisolated(unsafe) let defaultInstance = _StorageClass()
+
+    private init() {}
+
+    init(copying source: _StorageClass) {
+      _node = source._node
+      _registered = source._registered
+      _synced = source._synced
+      _sequence = source._sequence
+      _term = source._term
+      _coordinatorReachable = source._coordinatorReachable
+      _replica = source._replica
+      _appEvents = source._appEvents
+      _fenceLog = source._fenceLog
+      _holders = source._holders
+      _partialReplica = source._partialReplica
+      _group = source._group
+      _groupSequence = source._groupSequence
+    }
+  }
+
+  fileprivate mutating func _uniqueStorage() -> _StorageClass {
+    if !isKnownUniquelyReferenced(&_storage) {
+      _storage = _StorageClass(copying: _storage)
+    }
+    return _storage
+  }
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
-    while let fieldNumber = try decoder.nextFieldNumber() {
-      // The use of inline closures is to circumvent an issue where the compiler
-      // allocates stack space for every case branch when no optimizations are
-      // enabled. https://github.com/apple/swift-protobuf/issues/1034
-      switch fieldNumber {
-      case 1: try { try decoder.decodeSingularStringField(value: &self.node) }()
-      case 2: try { try decoder.decodeSingularBoolField(value: &self.registered) }()
-      case 3: try { try decoder.decodeSingularBoolField(value: &self.synced) }()
-      case 4: try { try decoder.decodeSingularUInt64Field(value: &self.sequence) }()
-      case 5: try { try decoder.decodeSingularUInt64Field(value: &self.term) }()
-      case 6: try { try decoder.decodeSingularBoolField(value: &self.coordinatorReachable) }()
-      case 7: try { try decoder.decodeSingularMessageField(value: &self._replica) }()
-      case 8: try { try decoder.decodeRepeatedMessageField(value: &self.appEvents) }()
-      case 9: try { try decoder.decodeRepeatedMessageField(value: &self.fenceLog) }()
-      case 10: try { try decoder.decodeRepeatedMessageField(value: &self.holders) }()
-      case 11: try { try decoder.decodeSingularBoolField(value: &self.partialReplica) }()
-      default: break
+    _ = _uniqueStorage()
+    try withExtendedLifetime(_storage) { (_storage: _StorageClass) in
+      while let fieldNumber = try decoder.nextFieldNumber() {
+        // The use of inline closures is to circumvent an issue where the compiler
+        // allocates stack space for every case branch when no optimizations are
+        // enabled. https://github.com/apple/swift-protobuf/issues/1034
+        switch fieldNumber {
+        case 1: try { try decoder.decodeSingularStringField(value: &_storage._node) }()
+        case 2: try { try decoder.decodeSingularBoolField(value: &_storage._registered) }()
+        case 3: try { try decoder.decodeSingularBoolField(value: &_storage._synced) }()
+        case 4: try { try decoder.decodeSingularUInt64Field(value: &_storage._sequence) }()
+        case 5: try { try decoder.decodeSingularUInt64Field(value: &_storage._term) }()
+        case 6: try { try decoder.decodeSingularBoolField(value: &_storage._coordinatorReachable) }()
+        case 7: try { try decoder.decodeSingularMessageField(value: &_storage._replica) }()
+        case 8: try { try decoder.decodeRepeatedMessageField(value: &_storage._appEvents) }()
+        case 9: try { try decoder.decodeRepeatedMessageField(value: &_storage._fenceLog) }()
+        case 10: try { try decoder.decodeRepeatedMessageField(value: &_storage._holders) }()
+        case 11: try { try decoder.decodeSingularBoolField(value: &_storage._partialReplica) }()
+        case 12: try { try decoder.decodeSingularStringField(value: &_storage._group) }()
+        case 13: try { try decoder.decodeSingularUInt64Field(value: &_storage._groupSequence) }()
+        default: break
+        }
       }
     }
   }
 
   public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
-    // The use of inline closures is to circumvent an issue where the compiler
-    // allocates stack space for every if/case branch local when no optimizations
-    // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
-    // https://github.com/apple/swift-protobuf/issues/1182
-    if !self.node.isEmpty {
-      try visitor.visitSingularStringField(value: self.node, fieldNumber: 1)
-    }
-    if self.registered != false {
-      try visitor.visitSingularBoolField(value: self.registered, fieldNumber: 2)
-    }
-    if self.synced != false {
-      try visitor.visitSingularBoolField(value: self.synced, fieldNumber: 3)
-    }
-    if self.sequence != 0 {
-      try visitor.visitSingularUInt64Field(value: self.sequence, fieldNumber: 4)
-    }
-    if self.term != 0 {
-      try visitor.visitSingularUInt64Field(value: self.term, fieldNumber: 5)
-    }
-    if self.coordinatorReachable != false {
-      try visitor.visitSingularBoolField(value: self.coordinatorReachable, fieldNumber: 6)
-    }
-    try { if let v = self._replica {
-      try visitor.visitSingularMessageField(value: v, fieldNumber: 7)
-    } }()
-    if !self.appEvents.isEmpty {
-      try visitor.visitRepeatedMessageField(value: self.appEvents, fieldNumber: 8)
-    }
-    if !self.fenceLog.isEmpty {
-      try visitor.visitRepeatedMessageField(value: self.fenceLog, fieldNumber: 9)
-    }
-    if !self.holders.isEmpty {
-      try visitor.visitRepeatedMessageField(value: self.holders, fieldNumber: 10)
-    }
-    if self.partialReplica != false {
-      try visitor.visitSingularBoolField(value: self.partialReplica, fieldNumber: 11)
+    try withExtendedLifetime(_storage) { (_storage: _StorageClass) in
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every if/case branch local when no optimizations
+      // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
+      // https://github.com/apple/swift-protobuf/issues/1182
+      if !_storage._node.isEmpty {
+        try visitor.visitSingularStringField(value: _storage._node, fieldNumber: 1)
+      }
+      if _storage._registered != false {
+        try visitor.visitSingularBoolField(value: _storage._registered, fieldNumber: 2)
+      }
+      if _storage._synced != false {
+        try visitor.visitSingularBoolField(value: _storage._synced, fieldNumber: 3)
+      }
+      if _storage._sequence != 0 {
+        try visitor.visitSingularUInt64Field(value: _storage._sequence, fieldNumber: 4)
+      }
+      if _storage._term != 0 {
+        try visitor.visitSingularUInt64Field(value: _storage._term, fieldNumber: 5)
+      }
+      if _storage._coordinatorReachable != false {
+        try visitor.visitSingularBoolField(value: _storage._coordinatorReachable, fieldNumber: 6)
+      }
+      try { if let v = _storage._replica {
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 7)
+      } }()
+      if !_storage._appEvents.isEmpty {
+        try visitor.visitRepeatedMessageField(value: _storage._appEvents, fieldNumber: 8)
+      }
+      if !_storage._fenceLog.isEmpty {
+        try visitor.visitRepeatedMessageField(value: _storage._fenceLog, fieldNumber: 9)
+      }
+      if !_storage._holders.isEmpty {
+        try visitor.visitRepeatedMessageField(value: _storage._holders, fieldNumber: 10)
+      }
+      if _storage._partialReplica != false {
+        try visitor.visitSingularBoolField(value: _storage._partialReplica, fieldNumber: 11)
+      }
+      if !_storage._group.isEmpty {
+        try visitor.visitSingularStringField(value: _storage._group, fieldNumber: 12)
+      }
+      if _storage._groupSequence != 0 {
+        try visitor.visitSingularUInt64Field(value: _storage._groupSequence, fieldNumber: 13)
+      }
     }
     try unknownFields.traverse(visitor: &visitor)
   }
 
   public static func ==(lhs: Camsync_V1_NodeStatus, rhs: Camsync_V1_NodeStatus) -> Bool {
-    if lhs.node != rhs.node {return false}
-    if lhs.registered != rhs.registered {return false}
-    if lhs.synced != rhs.synced {return false}
-    if lhs.sequence != rhs.sequence {return false}
-    if lhs.term != rhs.term {return false}
-    if lhs.coordinatorReachable != rhs.coordinatorReachable {return false}
-    if lhs._replica != rhs._replica {return false}
-    if lhs.appEvents != rhs.appEvents {return false}
-    if lhs.fenceLog != rhs.fenceLog {return false}
-    if lhs.holders != rhs.holders {return false}
-    if lhs.partialReplica != rhs.partialReplica {return false}
+    if lhs._storage !== rhs._storage {
+      let storagesAreEqual: Bool = withExtendedLifetime((lhs._storage, rhs._storage)) { (_args: (_StorageClass, _StorageClass)) in
+        let _storage = _args.0
+        let rhs_storage = _args.1
+        if _storage._node != rhs_storage._node {return false}
+        if _storage._registered != rhs_storage._registered {return false}
+        if _storage._synced != rhs_storage._synced {return false}
+        if _storage._sequence != rhs_storage._sequence {return false}
+        if _storage._term != rhs_storage._term {return false}
+        if _storage._coordinatorReachable != rhs_storage._coordinatorReachable {return false}
+        if _storage._replica != rhs_storage._replica {return false}
+        if _storage._appEvents != rhs_storage._appEvents {return false}
+        if _storage._fenceLog != rhs_storage._fenceLog {return false}
+        if _storage._holders != rhs_storage._holders {return false}
+        if _storage._partialReplica != rhs_storage._partialReplica {return false}
+        if _storage._group != rhs_storage._group {return false}
+        if _storage._groupSequence != rhs_storage._groupSequence {return false}
+        return true
+      }
+      if !storagesAreEqual {return false}
+    }
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

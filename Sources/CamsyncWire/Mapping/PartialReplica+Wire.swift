@@ -29,7 +29,12 @@ extension Camsync_V1_NodeStatus {
     /// the device it lists.
     public func replicaAgrees(with state: ClusterState) throws(WireMappingError) -> Bool {
         guard partialReplica else { return try ClusterState(wire: replica) == state }
+        if !group.isEmpty {
+            // A replica of one device group: the group's part of the state.
+            return try ClusterState(wire: replica).equalsGroupPart(PolicyEngine(state: state).state(ofGroup: NodeID(group)))
+        }
         let device = replica.nodes.first { $0.id != node }.map { NodeID($0.id) }
         return replica == Camsync_V1_ClusterState(partialReplicaOf: state, display: NodeID(node), device: device)
     }
 }
+

@@ -629,7 +629,7 @@ const ProtobufCMessageDescriptor camsync__v1__fence_holder__descriptor =
   (ProtobufCMessageInit) camsync__v1__fence_holder__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor camsync__v1__node_status__field_descriptors[11] =
+static const ProtobufCFieldDescriptor camsync__v1__node_status__field_descriptors[13] =
 {
   {
     "node",
@@ -763,11 +763,37 @@ static const ProtobufCFieldDescriptor camsync__v1__node_status__field_descriptor
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "group",
+    12,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Camsync__V1__NodeStatus, group),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "group_sequence",
+    13,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT64,
+    0,   /* quantifier_offset */
+    offsetof(Camsync__V1__NodeStatus, group_sequence),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned camsync__v1__node_status__field_indices_by_name[] = {
   7,   /* field[7] = app_events */
   5,   /* field[5] = coordinator_reachable */
   8,   /* field[8] = fence_log */
+  11,   /* field[11] = group */
+  12,   /* field[12] = group_sequence */
   9,   /* field[9] = holders */
   0,   /* field[0] = node */
   10,   /* field[10] = partial_replica */
@@ -780,7 +806,7 @@ static const unsigned camsync__v1__node_status__field_indices_by_name[] = {
 static const ProtobufCIntRange camsync__v1__node_status__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 11 }
+  { 0, 13 }
 };
 const ProtobufCMessageDescriptor camsync__v1__node_status__descriptor =
 {
@@ -790,7 +816,7 @@ const ProtobufCMessageDescriptor camsync__v1__node_status__descriptor =
   "Camsync__V1__NodeStatus",
   "camsync.v1",
   sizeof(Camsync__V1__NodeStatus),
-  11,
+  13,
   camsync__v1__node_status__field_descriptors,
   camsync__v1__node_status__field_indices_by_name,
   1,  camsync__v1__node_status__number_ranges,

@@ -160,10 +160,16 @@ struct  Camsync__V1__NodeStatus
    * (docs/PROTOCOL.md "A client without an engine"). False: the full replica.
    */
   protobuf_c_boolean partial_replica;
+  /*
+   * A node that follows one device group (docs/PROTOCOL.md "Following one group"): the group, and
+   * the sequence of its last batch the replica holds. Empty / 0 for a full replica.
+   */
+  char *group;
+  uint64_t group_sequence;
 };
 #define CAMSYNC__V1__NODE_STATUS__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&camsync__v1__node_status__descriptor) \
-    , (char *)protobuf_c_empty_string, 0, 0, 0, 0, 0, NULL, 0,NULL, 0,NULL, 0,NULL, 0 }
+    , (char *)protobuf_c_empty_string, 0, 0, 0, 0, 0, NULL, 0,NULL, 0,NULL, 0,NULL, 0, (char *)protobuf_c_empty_string, 0 }
 
 
 /* Camsync__V1__NodeStatusRequest methods */
