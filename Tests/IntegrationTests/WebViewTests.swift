@@ -78,6 +78,7 @@ struct WebViewTests {
             defer { other.reap() }
             let otherDOM = try other.dom(timeout: 60)
             #expect(otherDOM.contains("class=\"microphone\" data-device=\"ipad-2\" data-holder=\"\""), "ipad-2's microphone is free")
+            try Self.expectDetailsMatchTheWholeView(http, devices: ["ipad-1", "ipad-2", "display-1"])
             // Nothing is wider than a 1,280-pixel window (no horizontal scroll bar).
             #expect(dom.contains("data-viewport=\"\(Browser.viewportWidth)\""), "the layout was checked at \(Browser.viewportWidth) px")
             #expect(dom.contains("data-layout=\"fits\""),
@@ -118,11 +119,19 @@ struct WebViewTests {
         try await withCluster(liveness: 100_000, prepare: { $0.coordinatorArguments = ["--http", http] }) { cluster in
             try cluster.waitForAgreement()
             let directory = cluster.runDirectory
-            let last = try Self.registerFleet(at: cluster.commandEndpoint)
+            var last = try Self.registerFleet(at: cluster.commandEndpoint)
             try cluster.waitUntil(timeout: 120, what: "the web follower to apply the fleet's registrations") {
                 (try HTTPScrape.metrics(http)["camsync_web_follower_sequence"] ?? 0) >= Double(last)
             }
             if ProcessInfo.processInfo.environment["CAMSYNC_WEB_MEASURE"] != nil { try Self.measureLoad(http: http, directory: directory) }
+            // One display leaves its device (it gets a row of its own) and one device leaves the cluster
+            // (listed dead; its display detaches).
+            let detached = SimulatedNode.id(Self.claiming + 1) + "-display", gone = SimulatedNode.id(Self.claiming + 3)
+            last = try Self.send([(.detachDisplay(display: NodeID(detached)), detached), (.unregisterNode(NodeID(gone)), gone)], to: cluster.commandEndpoint)
+            try cluster.waitUntil(timeout: 60, what: "the web follower to apply the detach and the departure") {
+                (try HTTPScrape.metrics(http)["camsync_web_follower_sequence"] ?? 0) >= Double(last)
+            }
+            try Self.expectDetailsMatchTheWholeView(http, devices: [SimulatedNode.id(Self.claiming + 1), detached, gone, SimulatedNode.id(4)])
             let sequence = try cluster.coordinatorState().sequence
             let state = try cluster.coordinatorState().state
             let devices = Self.fleet + 2, displays = Self.fleet + 1
@@ -139,18 +148,25 @@ struct WebViewTests {
             #expect(try HTTPScrape.get("http://\(http)/device.json?id=nobody").status == 404)
             #expect(try HTTPScrape.get("http://\(http)/device.json").status == 400)
 
+            try Self.expectDetailsMatchTheWholeView(http, devices: ["ipad-1", SimulatedNode.id(0), SimulatedNode.id(42), SimulatedNode.id(Self.fleet - 1)])
+
             // The totals, and a search that finds one device.
             let found = try Browser(url: "http://\(http)/?until=\(sequence)&check-layout#search=\(SimulatedNode.id(42))",
                                     directory: directory, profile: "search")
             defer { found.reap() }
             let foundDOM = try found.dom(timeout: 90)
-            for (total, value) in [("devices", devices), ("displays", displays), ("attachedDisplays", displays), ("alive", devices + displays),
-                                   ("dead", 0), ("sessionsRunning", Self.claiming), ("camerasHeld", Self.claiming)] {
+            for (total, value) in [("devices", devices), ("displays", displays), ("attachedDisplays", displays - 2), ("alive", devices + displays - 1),
+                                   ("dead", 1), ("sessionsRunning", Self.claiming), ("camerasHeld", Self.claiming)] {
                 #expect(foundDOM.contains("data-total=\"\(total)\" data-value=\"\(value)\""), "total \(total) = \(value)")
             }
             #expect(foundDOM.contains("data-matches=\"1\" data-shown=\"1\""), "one row matches \(SimulatedNode.id(42))")
             #expect(foundDOM.contains("class=\"device-row\" data-id=\"\(SimulatedNode.id(42))\""), "the row found")
             #expect(foundDOM.contains("data-layout=\"fits\""), "the page fits \(Browser.viewportWidth) px")
+            let index = try runCommand("/usr/bin/curl", ["-sN", "--max-time", "3", "http://\(http)/events"], includeStandardError: false, timeout: 15).output
+            #expect(index.contains("{\"alive\":true,\"id\":\"\(detached)\",\"kind\":\"display\",\"status\":\"detached\"}"), "the detached display's row")
+            #expect(index.contains("{\"alive\":false,\"id\":\"\(gone)\",\"kind\":\"device\",\"status\":\"dead\"}"), "the departed device's row")
+            #expect(index.contains("{\"alive\":true,\"id\":\"\(gone)-display\",\"kind\":\"display\",\"status\":\"detached\"}"), "its display, detached")
+            #expect(index.contains("{\"alive\":true,\"id\":\"\(SimulatedNode.id(Self.claiming + 1))\",\"kind\":\"device\",\"status\":\"idle\"}"), "its device has no display now")
 
             // A device selected by URL: its screen, its display, its app's window and the camera it holds.
             let device = SimulatedNode.id(7)
@@ -172,7 +188,7 @@ struct WebViewTests {
             let many = try Browser(url: "http://\(http)/?until=\(sequence)#search=sim-", directory: directory, profile: "many")
             defer { many.reap() }
             let manyDOM = try many.dom(timeout: 90)
-            #expect(manyDOM.contains("data-matches=\"\(Self.fleet)\" data-shown=\"100\""), "every simulated device matches, 100 drawn")
+            #expect(manyDOM.contains("data-matches=\"\(Self.fleet + 2)\" data-shown=\"100\""), "every simulated device and the two detached displays match, 100 drawn")
             #expect(Self.count("class=\"device-row\"", in: manyDOM) == 100, "the list is capped")
         }
     }
@@ -180,9 +196,6 @@ struct WebViewTests {
     /// Registers `fleet` simulated devices, a display attached to each, and makes the first `claiming`
     /// hold their camera, pipelined through one DEALER. Returns the last acknowledged sequence.
     static func registerFleet(at endpoint: String) throws -> UInt64 {
-        let context = try ZMQContext()
-        let dealer = try ProtocolDealer(context: context, endpoint: endpoint)
-        defer { dealer.close() }
         var requests: [(Command, String)] = []
         for i in 0..<fleet {
             let id = SimulatedNode.id(i)
@@ -195,6 +208,14 @@ struct WebViewTests {
             let id = SimulatedNode.id(i)
             requests += SimulatedNode.claim(id).map { ($0, id) }
         }
+        return try send(requests, to: endpoint)
+    }
+
+    /// Sends `requests` (command, sender) through one DEALER; returns the last acknowledged sequence.
+    static func send(_ requests: [(Command, String)], to endpoint: String) throws -> UInt64 {
+        let context = try ZMQContext()
+        let dealer = try ProtocolDealer(context: context, endpoint: endpoint)
+        defer { dealer.close() }
         return try dealer.pipeline(requests)
     }
 
@@ -228,6 +249,31 @@ struct WebViewTests {
             let result = try runCommand("/usr/bin/node", ["--experimental-websocket", script, "http://\(http)/", "5"],
                                         includeStandardError: false, timeout: 300)
             print("web load: tools/web-load.mjs:\n\(result.output)")
+        }
+    }
+
+    /// What the follower kept per node (`/device.json`, rebuilt only where batches touched) is what a
+    /// whole view built afresh from its replica says (`/state.json`), for each of `devices`' groups.
+    static func expectDetailsMatchTheWholeView(_ http: String, devices: [String]) throws {
+        func object(_ path: String) throws -> [String: Any] {
+            let body = try HTTPScrape.get("http://\(http)\(path)").body
+            return try #require(try JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any], "\(path): \(body.prefix(200))")
+        }
+        let whole = try #require(try object("/state.json")["view"] as? [String: Any])
+        let screens = try #require(whole["screens"] as? [[String: Any]])
+        let cameras = try #require(whole["cameras"] as? [[String: Any]])
+        for device in devices {
+            let detail = try object("/device.json?id=\(device)")
+            #expect(detail["sequence"] as? Int == whole["sequence"] as? Int, "no batch between the two answers")
+            let byID = { (a: [String: Any], b: [String: Any]) in (a["id"] as? String ?? "") < (b["id"] as? String ?? "") }
+            let shown = try #require(detail["screens"] as? [[String: Any]]).sorted(by: byID)
+            let group = Set(shown.compactMap { $0["id"] as? String })
+            #expect(group.contains(device), "\(device)'s detail shows it")
+            let expected = screens.filter { group.contains($0["id"] as? String ?? "") }
+            #expect(NSArray(array: shown).isEqual(to: expected), "\(device)'s screens: \(shown) against \(expected)")
+            let expectedCameras = cameras.filter { group.contains($0["host"] as? String ?? "") }
+            #expect(NSArray(array: try #require(detail["cameras"] as? [[String: Any]]).sorted(by: byID)).isEqual(to: expectedCameras),
+                    "\(device)'s camera systems")
         }
     }
 
