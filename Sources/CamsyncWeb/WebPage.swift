@@ -363,8 +363,12 @@ const totalNames = [["devices", "devices"], ["displays", "displays"], ["attached
   ["dead", "dead"], ["appsRunning", "apps running"], ["sessionsRunning", "cameras in use"], ["sessionsWaiting", "sessions waiting"],
   ["camerasHeld", "camera systems held"], ["cameraSystems", "camera systems"], ["pipWindows", "PiP windows"],
   ["audioActive", "audio sessions"], ["microphonesHeld", "microphones held"]];
+let drawnTotals = "";
 function drawTotals() {
   if (!totals) return;
+  const text = JSON.stringify(totals);
+  if (text === drawnTotals) return;   // most batches change no total
+  drawnTotals = text;
   document.getElementById("totals").replaceChildren(...totalNames.map(([key, words]) =>
     el("span", { class: "total", "data-total": key, "data-value": String(totals[key]) }, el("b", {}, totals[key].toLocaleString("en")), ` ${words}`)));
 }
