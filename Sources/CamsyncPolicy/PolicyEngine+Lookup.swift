@@ -2,6 +2,12 @@ extension PolicyEngine {
     /// The running apps of `device` (`Scene.isRunning`), in id order, from the engine's index: in
     /// proportion to what runs, not to what is installed.
     public func runningApps(of device: NodeID) -> [AppID] { index.runningApps(of: device) }
+
+    /// The displays attached to `device`, in id order, from the engine's index.
+    public func attachedDisplays(of device: NodeID) -> [NodeID] { index.attachedDisplays(device: device) }
+
+    /// The camera systems `node` hosts, in id order, from the engine's index.
+    public func cameraSystems(hostedBy node: NodeID) -> [CameraSystemID] { index.systems(hostedBy: node) }
 }
 
 /// Validating look-ups shared by the command handlers. They throw before any mutation.

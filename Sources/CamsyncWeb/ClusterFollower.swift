@@ -143,6 +143,8 @@ struct FollowState {
     var ledgerStartsAt: UInt64 = 0
     /// The commands since the ledger's start, for the history slider.
     var history = CommandHistory(settings: PolicySettings())
+    /// A snapshot was adopted: the web view rebuilds every node at the next publication.
+    var rebuildView = true
 
     mutating func adopt(_ snapshot: CoordinatorClient.Snapshot, replayed: LogReplay?, feed: WebFeed) {
         replica.ledger = replayed?.ledger ?? DecisionLedger()
@@ -152,6 +154,7 @@ struct FollowState {
         let outcome = replica.receiveSnapshot(sequence: snapshot.sequence, term: snapshot.term, state: snapshot.state,
                                               settings: snapshot.settings)
         wantsSnapshot = false
+        rebuildView = true
         let covered = replica.coveredBySnapshot.compactMap { pendingEntries[$0.sequence] }
         handle(outcome, alsoShowing: covered, feed: feed)
     }
@@ -190,10 +193,12 @@ struct FollowState {
             }
             let entries = covered + batches.compactMap { pendingEntries[$0.sequence] }
             pendingEntries = pendingEntries.filter { $0.key > replica.sequence }
-            gauges.update(replica.state, sequence: replica.sequence)
-            feed.publish(WebView(replica.state, sequence: replica.sequence, term: replica.term), entries: entries,
-                         replay: LogReplay(engine: replica.engine, ledger: replica.ledger ?? DecisionLedger(),
-                                           sequence: replica.sequence, startedAt: ledgerStartsAt, history: history))
+            let named = rebuildView ? nil : batches.reduce(into: Set<NodeID>()) { $0.formUnion(NamedNodes.of($1.command, $1.events)) }
+            rebuildView = false
+            let figures = feed.publish(replica.engine, sequence: replica.sequence, term: replica.term, nodes: named, entries: entries,
+                                       replay: LogReplay(engine: replica.engine, ledger: replica.ledger ?? DecisionLedger(),
+                                                         sequence: replica.sequence, startedAt: ledgerStartsAt, history: history))
+            gauges.update(figures.totals, sessions: figures.sessions, sequence: replica.sequence)
         }
     }
 }

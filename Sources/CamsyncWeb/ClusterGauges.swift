@@ -1,7 +1,7 @@
 import CamsyncPolicy
 import Metrics
 
-/// Gauges read off the cluster state as the coordinator's web follower applies each batch: nodes
+/// Gauges read off the web view's totals as the coordinator's web follower applies each batch: nodes
 /// alive, cameras held, sessions by state and reason. Computed outside the coordinator's loop.
 struct ClusterGauges {
     private let nodesAlive = Gauge(label: "camsync_nodes_alive")
@@ -16,18 +16,13 @@ struct ClusterGauges {
         var reason: String
     }
 
-    mutating func update(_ state: ClusterState, sequence: UInt64) {
-        let alive = state.nodes.values.filter(\.alive).count
-        nodesAlive.record(alive)
-        nodesDead.record(state.nodes.count - alive)
-        camerasHeld.record(state.cameraSystems.values.filter { $0.holder != nil }.count)
+    /// From the web view's totals, kept per node as batches touch them (not a pass over the cluster).
+    mutating func update(_ totals: FleetTotals, sessions counts: [SessionSeries: Int], sequence: UInt64) {
+        nodesAlive.record(totals.alive)
+        nodesDead.record(totals.dead)
+        camerasHeld.record(totals.camerasHeld)
         self.sequence.record(Double(sequence))
-        var counts: [SessionSeries: Int] = [:]
-        for app in state.apps.values {
-            guard let session = app.session else { continue }
-            counts[Self.series(session.state), default: 0] += 1
-        }
-        sessionSeries.formUnion(counts.keys)
+        sessionSeries.formUnion(counts.filter { $0.value > 0 }.keys)
         for series in sessionSeries {
             Gauge(label: "camsync_sessions", dimensions: [("state", series.state), ("reason", series.reason)])
                 .record(counts[series] ?? 0)

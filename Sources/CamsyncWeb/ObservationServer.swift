@@ -8,7 +8,7 @@ public import Prometheus
 public import ServiceLifecycle
 
 /// A daemon's read-only HTTP side (`--http`): `/metrics` in the Prometheus text format, and on the
-/// coordinator the live web view (`/`, `/events` as server-sent events, `/state.json`). It takes no
+/// coordinator the live web view (`/`, `/events` as server-sent events, `/device.json`, `/state.json`). It takes no
 /// actions and shares no socket with the command and event endpoints; anything else is 404.
 public final class ObservationServer: Sendable {
     public let address: HTTPAddress
@@ -79,11 +79,18 @@ public final class ObservationServer: Sendable {
             guard let json = feed.whyJSON(app: app) else { return Self.error(.notFound, "no app \(app) in the cluster") }
             return Self.json(json)
         }
+        router.get("device.json") { request, _ -> Response in
+            guard let id = request.uri.queryParameters.get("id"), !id.isEmpty else {
+                return Self.error(.badRequest, "give the device as ?id=NODE, e.g. ?id=ipad-1")
+            }
+            guard let json = feed.deviceJSON(id) else { return Self.error(.notFound, "no node \(id) in the cluster") }
+            return Self.json(json)
+        }
         router.get("history.json") { request, _ -> Response in
             guard let text = request.uri.queryParameters.get("sequence"), let sequence = UInt64(text) else {
                 return Self.error(.badRequest, "give the sequence as ?sequence=N, a whole number")
             }
-            guard let json = feed.historyJSON(sequence: sequence) else {
+            guard let json = feed.historyJSON(sequence: sequence, device: request.uri.queryParameters.get("device")) else {
                 return Self.error(.notFound, "sequence \(sequence) is not in the history this web view holds")
             }
             return Self.json(json)

@@ -3,18 +3,23 @@ import CamsyncPolicy
 import Foundation
 import Metrics
 
-/// The web view's state and its subscribers. The follower `publish`es a new view per applied batch;
-/// each page connection (`/events`) gets the whole view first, then per batch only the screens and
-/// camera systems that changed, plus the batch's timeline entry. Every message carries the feed's
-/// `version`; a page that sees a gap (its buffer overflowed, below) reconnects and starts from a
-/// whole view again. Buffers are bounded: a slow browser loses messages, never slows the follower.
+/// The web view's state and its subscribers. The follower `publish`es after each applied batch the
+/// nodes it named; the feed rebuilds only those (`FleetModel`). Each page connection (`/events`)
+/// gets the totals and the whole device index first (`whole`), then per batch the totals, the index
+/// rows that changed and the devices whose screens or cameras changed (`touched`: the page fetches
+/// `/device.json` again when it shows one of them), plus the batch's timeline entry — never the
+/// whole index or every device's detail again. Every message carries the feed's `version`; a page
+/// that sees a gap (its buffer overflowed, below) reconnects and starts from a whole view again.
+/// Buffers are bounded: a slow browser loses messages, never slows the follower.
 final class WebFeed: @unchecked Sendable {
     /// Messages kept per connection before the oldest are dropped.
     static let bufferLimit = 256
     static let timelineLimit = 200
 
     private let lock = NSLock()
-    private var view = WebView(sequence: 0, term: 0, screens: [], cameras: [])
+    private var fleet = FleetModel()
+    private var sequence: UInt64 = 0
+    private var term: UInt64 = 0
     private var timeline: [TimelineEntry] = []
     private var version: UInt64 = 0
     private var following = false
@@ -40,10 +45,14 @@ final class WebFeed: @unchecked Sendable {
         var events: [String]
     }
 
+    /// The page's start: the totals and the whole index, no device's detail.
     private struct Whole: Encodable {
         var version: UInt64
         var following: Bool
-        var view: WebView
+        var sequence: UInt64
+        var term: UInt64
+        var totals: FleetTotals
+        var devices: [DeviceEntry]
         var timeline: [TimelineEntry]
         var highAvailability: HighAvailabilityView?
     }
@@ -53,33 +62,54 @@ final class WebFeed: @unchecked Sendable {
         var following: Bool
         var sequence: UInt64
         var term: UInt64
-        var screens: [ScreenView]
-        var removedScreens: [String]
-        var cameras: [CameraView]
-        var removedCameras: [String]
+        var totals: FleetTotals
+        var devices: [DeviceEntry]
+        var removedDevices: [String]
+        var touched: [String]
         var timeline: [TimelineEntry]
     }
 
-    /// A new view after `entries` were applied (empty after a snapshot).
-    func publish(_ next: WebView, entries: [TimelineEntry], replay: LogReplay? = nil) {
+    /// `/state.json`: the whole cluster for scripts (every screen and camera system), with the totals.
+    private struct State: Encodable {
+        var version: UInt64
+        var following: Bool
+        var view: WebView
+        var totals: FleetTotals
+        var timeline: [TimelineEntry]
+        var highAvailability: HighAvailabilityView?
+    }
+
+    /// `engine` after `entries` were applied, the batches naming `nodes` (nil: a snapshot was adopted,
+    /// everything is rebuilt and every page starts again from a whole view). Returns the totals and
+    /// the sessions by state, for the gauges.
+    @discardableResult
+    func publish(_ engine: PolicyEngine, sequence: UInt64, term: UInt64, nodes: Set<NodeID>?, entries: [TimelineEntry],
+                 replay: LogReplay? = nil) -> (totals: FleetTotals, sessions: [ClusterGauges.SessionSeries: Int]) {
         lock.lock()
         defer { lock.unlock() }
         if let replay { self.replay = replay }
         version += 1
-        let previousScreens = Dictionary(uniqueKeysWithValues: view.screens.map { ($0.id, $0) })
-        let previousCameras = Dictionary(uniqueKeysWithValues: view.cameras.map { ($0.id, $0) })
-        let change = Change(
-            version: version, following: following, sequence: next.sequence, term: next.term,
-            screens: next.screens.filter { previousScreens[$0.id] != $0 },
-            removedScreens: Set(previousScreens.keys).subtracting(next.screens.map(\.id)).sorted(),
-            cameras: next.cameras.filter { previousCameras[$0.id] != $0 },
-            removedCameras: Set(previousCameras.keys).subtracting(next.cameras.map(\.id)).sorted(),
-            timeline: entries)
-        view = next
+        self.sequence = sequence
+        self.term = term
         timeline.append(contentsOf: entries)
         if timeline.count > Self.timelineLimit { timeline.removeFirst(timeline.count - Self.timelineLimit) }
-        let message = Self.event("change", change)
+        let message: String
+        if let nodes {
+            let change = fleet.update(engine, nodes: nodes)
+            message = Self.event("change", Change(
+                version: version, following: following, sequence: sequence, term: term, totals: fleet.totals,
+                devices: change.entries, removedDevices: change.removed, touched: change.touched, timeline: entries))
+        } else {
+            fleet.rebuild(engine)
+            message = Self.event("whole", whole())
+        }
         for continuation in subscribers.values { continuation.yield(message) }
+        return (fleet.totals, fleet.sessions)
+    }
+
+    private func whole() -> Whole {
+        Whole(version: version, following: following, sequence: sequence, term: term, totals: fleet.totals,
+              devices: fleet.index, timeline: timeline, highAvailability: highAvailability)
     }
 
     /// A new HA panel (`ha` event; not versioned: each one is whole, and a page may miss one).
@@ -99,7 +129,7 @@ final class WebFeed: @unchecked Sendable {
         guard following != value else { return }
         following = value
         version += 1
-        let message = Self.event("whole", Whole(version: version, following: following, view: view, timeline: timeline, highAvailability: highAvailability))
+        let message = Self.event("whole", whole())
         for continuation in subscribers.values { continuation.yield(message) }
     }
 
@@ -108,7 +138,7 @@ final class WebFeed: @unchecked Sendable {
         let (stream, continuation) = AsyncStream<String>.makeStream(bufferingPolicy: .bufferingNewest(Self.bufferLimit))
         let id = UUID()
         lock.lock()
-        continuation.yield(Self.event("whole", Whole(version: version, following: following, view: view, timeline: timeline, highAvailability: highAvailability)))
+        continuation.yield(Self.event("whole", whole()))
         subscribers[id] = continuation
         pageStreams.record(subscribers.count)
         lock.unlock()
@@ -122,11 +152,25 @@ final class WebFeed: @unchecked Sendable {
         return stream
     }
 
-    /// The whole view as JSON (`/state.json`, for scripts and tests).
+    /// The whole cluster as JSON (`/state.json`, for scripts and tests), built on demand from the replica.
     func wholeJSON() -> String {
         lock.lock()
         defer { lock.unlock() }
-        return Self.json(Whole(version: version, following: following, view: view, timeline: timeline, highAvailability: highAvailability))
+        let view = replay.map { WebView($0.engine.state, sequence: sequence, term: term) }
+            ?? WebView(sequence: sequence, term: term, screens: [], cameras: [])
+        return Self.json(State(version: version, following: following, view: view, totals: fleet.totals, timeline: timeline,
+                               highAvailability: highAvailability))
+    }
+
+    /// One device's screens and camera systems (`/device.json?id=ID`: a device with its attached
+    /// displays; a display attached to a device gives its device's): nil for an unknown id.
+    func deviceJSON(_ id: String) -> String? {
+        lock.lock()
+        defer { lock.unlock() }
+        guard var view = fleet.detail(id) else { return nil }
+        view.sequence = sequence
+        view.term = term
+        return Self.json(view)
     }
 
     /// `ctl why` for one app as JSON (`/why.json?app=NODE/APP`): nil when the follower has no such app.
@@ -138,8 +182,9 @@ final class WebFeed: @unchecked Sendable {
     }
 
     /// The cluster at a past `sequence`, replayed from the log (`/history.json?sequence=N`, the page's
-    /// history slider): nil when the follower's history does not reach it.
-    func historyJSON(sequence: UInt64) -> String? {
+    /// history slider), only the device `device` shows (`&device=ID`) when given: nil when the
+    /// follower's history does not reach it.
+    func historyJSON(sequence: UInt64, device: String? = nil) -> String? {
         lock.lock()
         let replay = self.replay
         lock.unlock()
@@ -149,7 +194,12 @@ final class WebFeed: @unchecked Sendable {
             var first: UInt64
             var last: UInt64
         }
-        return Self.json(Past(view: WebView(state, sequence: sequence, term: 0), first: replay.history.baseSequence,
+        let view = WebView(state, sequence: sequence, term: 0)
+        let group = device.map { id -> Set<String> in
+            let owner = state.nodes[NodeID(id)]?.attachedTo ?? NodeID(id)
+            return Set(([owner] + state.attachedDisplays(device: owner)).map(\.rawValue))
+        }
+        return Self.json(Past(view: group.map { view.only($0) } ?? view, first: replay.history.baseSequence,
                               last: replay.history.lastSequence))
     }
 

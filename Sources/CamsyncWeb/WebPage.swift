@@ -1,7 +1,13 @@
 /// The live web view: plain HTML, CSS and JavaScript shipped inside the binary (no build step,
-/// nothing fetched from elsewhere). It opens `/events` (server-sent events), draws the whole view
-/// once, then applies each change as batches arrive; on a gap in `version` it reconnects and starts
-/// from a whole view again. Stable hooks for tests: `body[data-sequence]`, `.screen[data-id]`,
+/// nothing fetched from elsewhere). It opens `/events` (server-sent events): the totals and the
+/// device index once, then each change's totals, changed index rows and touched devices; on a gap in
+/// `version` it reconnects and starts from a whole view again. It shows one device at a time (the
+/// first listed, or `#device=ID`, or a click in the list), fetched from `/device.json` and again
+/// whenever a change touches it; the list is filtered in the page and draws at most `rowLimit` rows
+/// (`#search=WORDS` fills the search box at load). Stable hooks for tests: `body[data-sequence]`,
+/// `body[data-device]` (the device shown), `#totals .total[data-total][data-value]`,
+/// `#devices[data-matches][data-shown]`, `.device-row[data-id][data-alive][data-status]`,
+/// `#detail[data-id][data-sequence]`, `body[data-drawn-ms]` (when the first device was drawn), `.screen[data-id]`,
 /// `.window[data-app][data-frame]`, `.pip[data-app][data-frame][data-state]`, `.camera[data-id] .holder`,
 /// `.window .graph[data-cameras][data-outputs][data-arkit]` (C11–C14), `.waiting[data-reason]`,
 /// `.audio-session[data-app][data-state]`, `.microphone[data-device][data-holder]`, `#timeline li[data-sequence]`,
@@ -17,15 +23,30 @@ enum WebPage {
 <meta charset="utf-8">
 <title>camsync — live</title>
 <style>
-  :root { --scale: 0.22; font-family: "DejaVu Sans", system-ui, sans-serif; font-size: 13px; color: #1d1d1f; }
+  :root { --scale: 0.21; font-family: "DejaVu Sans", system-ui, sans-serif; font-size: 13px; color: #1d1d1f; }
   body { margin: 0; background: #f2f2f7; }
   header { padding: 8px 16px; background: #1d1d1f; color: #fff; display: flex; gap: 16px; align-items: baseline; }
   header h1 { font-size: 16px; margin: 0; }
   header .status.lost { color: #ff453a; }
-  main { display: grid; grid-template-columns: minmax(0, 1fr) 340px; gap: 12px; padding: 12px; }
-  main > section, aside { min-width: 0; }
+  main { display: grid; grid-template-columns: 200px minmax(0, 1fr) 300px; gap: 12px; padding: 0 12px 12px; }
+  main > section, main > nav, aside { min-width: 0; }
+  #totals { display: flex; flex-wrap: wrap; gap: 4px 14px; padding: 8px 12px; font-size: 12px; color: #333; }
+  #totals .total b { font-size: 14px; color: #1d1d1f; }
+  #totals .total[data-total="dead"][data-value]:not([data-value="0"]) b { color: #ff453a; }
+  nav { background: #fff; border-radius: 10px; padding: 8px; display: flex; flex-direction: column; gap: 6px; align-self: start; }
+  nav input { box-sizing: border-box; width: 100%; font: inherit; padding: 4px 6px; }
+  #matches { font-size: 11px; color: #666; }
+  #devices { list-style: none; margin: 0; padding: 0; max-height: 600px; overflow-y: auto; overflow-x: hidden; }
+  .device-row { padding: 3px 4px; border-bottom: 1px solid #eee; cursor: pointer; font-size: 12px; overflow-wrap: anywhere; }
+  .device-row:hover { background: #f2f2f7; }
+  .device-row[aria-selected="true"] { background: #dbe9ff; }
+  .device-row .word { float: right; font-size: 10px; color: #555; }
+  .device-row[data-alive="false"] { color: #8e8e93; }
+  .device-row[data-alive="false"] .word { color: #ff453a; }
+  .device-row .displays { display: block; font-size: 10px; color: #666; }
+  #detail > .caption { font-size: 13px; font-weight: bold; margin: 0 0 6px; }
   #screens { display: flex; flex-wrap: wrap; gap: 16px; align-items: flex-start; }
-  .group { display: flex; gap: 10px; align-items: flex-start; padding: 8px; background: #fff; border-radius: 10px; }
+  .group { display: flex; flex-wrap: wrap; max-width: 100%; box-sizing: border-box; gap: 10px; align-items: flex-start; padding: 8px; background: #fff; border-radius: 10px; }
   .screen-box { display: flex; flex-direction: column; gap: 4px; }
   .screen-box .caption { font-size: 12px; color: #555; }
   .screen { position: relative; background: #30343b; border: 3px solid #111; border-radius: 10px; overflow: hidden; }
@@ -60,7 +81,7 @@ enum WebPage {
   .camera .holder { font-weight: bold; }
   .camera ul { margin: 4px 0 0; padding-left: 18px; }
   .waiting { color: #b25000; }
-  #timeline { background: #fff; border-radius: 10px; padding: 8px 10px; max-height: 420px; overflow-y: auto; overflow-x: hidden; }
+  #timeline { background: #fff; border-radius: 10px; padding: 8px 10px; max-height: 340px; overflow-y: auto; overflow-x: hidden; }
   #timeline li { overflow-wrap: anywhere; }
   #timeline ol { margin: 0; padding-left: 0; list-style: none; }
   #timeline li { border-bottom: 1px solid #eee; padding: 3px 0; font-size: 11px; }
@@ -83,19 +104,24 @@ enum WebPage {
 <header><h1>camsync</h1><span id="sequence">sequence 0</span><span class="status" id="status">connecting…</span>
   <span class="history"><label for="history">history</label><input type="range" id="history" min="0" max="0" value="0">
   <span id="history-label">live</span><button id="live" hidden>back to live</button></span></header>
+<div id="totals"></div>
 <main>
-  <section><div id="screens"></div></section>
+  <nav><input type="search" id="search" placeholder="search: id, display, status" aria-label="search devices">
+    <div id="matches"></div><ol id="devices"></ol></nav>
+  <section id="detail"><div class="caption"></div><div id="screens"></div></section>
   <aside>
     <div id="ha" hidden><h2>High availability</h2><div class="headline"></div><div class="coordinators"></div><div class="etcd"></div></div>
     <div id="why" hidden><h2>Why <button id="why-close" title="close">×</button></h2><div class="body"></div></div>
-    <div><h2>Camera systems</h2><div id="cameras"></div></div>
+    <div><h2>Camera systems of this device</h2><div id="cameras"></div></div>
     <div id="timeline"><h2>Timeline</h2><ol></ol></div>
   </aside>
 </main>
 <script>
 "use strict";
-const screens = new Map();   // id → ScreenView
-const cameras = new Map();   // id → CameraView
+const devices = new Map();   // id → DeviceEntry (the whole index)
+let totals = null;
+let detail = null;           // the shown device's screens and cameras (/device.json)
+let selected = null;         // the index id shown
 let version = null, source = null;
 const scale = () => parseFloat(getComputedStyle(document.documentElement).getPropertyValue("--scale"));
 
@@ -171,7 +197,7 @@ function drawScreen(v) {
 function drawScreens() {
   const root = document.getElementById("screens");
   root.replaceChildren();
-  const all = (past ? past.screens : [...screens.values()]).slice().sort((a, b) => a.id.localeCompare(b.id));
+  const all = (past ? past.screens : detail ? detail.screens : []).slice().sort((a, b) => a.id.localeCompare(b.id));
   const placed = new Set();
   for (const device of all.filter(v => v.kind === "device")) {
     const group = el("div", { class: "group", "data-device": device.id }, drawScreen(device));
@@ -186,7 +212,7 @@ function drawScreens() {
 
 function drawCameras() {
   const root = document.getElementById("cameras");
-  root.replaceChildren(...(past ? past.cameras : [...cameras.values()]).slice().sort((a, b) => a.id.localeCompare(b.id)).map(c =>
+  root.replaceChildren(...(past ? past.cameras : detail ? detail.cameras : []).slice().sort((a, b) => a.id.localeCompare(b.id)).map(c =>
     el("div", { class: "camera" + (c.holder ? " held" : "") + (c.available ? "" : " unavailable"), "data-id": c.id, "data-host": c.host },
       el("h3", {}, `${c.id} (${c.cameras.join(", ")})`),
       el("div", {}, "holder: ", el("span", { class: "holder" }, c.holder || "—"), `  · token #${c.token}`),
@@ -272,7 +298,7 @@ function showLive() {
 }
 async function showPast(sequence) {
   if (sequence >= liveSequence) { showLive(); return; }
-  const response = await fetch("history.json?sequence=" + sequence);
+  const response = await fetch("history.json?sequence=" + sequence + (selected ? "&device=" + encodeURIComponent(selected) : ""));
   const r = await response.json();
   if (!response.ok) { document.getElementById("history-label").textContent = r.error; return; }
   past = r.view;
@@ -287,15 +313,115 @@ slider.addEventListener("input", () => showPast(Number(slider.value)));
 document.getElementById("live").addEventListener("click", showLive);
 const askedHistory = new URLSearchParams(location.search).has("history") ? Number(new URLSearchParams(location.search).get("history")) : null;
 
+// The device index: rows are devices and displays attached to none (an attached display is listed
+// on its device's row). The search keeps the rows whose id, displays or status word contain every
+// word typed; at most `rowLimit` rows are drawn (the count says how many match), so 10,000 devices
+// never make 10,000 rows.
+const rowLimit = 100;
+const byName = new Intl.Collator("en", { numeric: true });
+let sortedRows = null;       // index rows in id order, recomputed when rows come or go
+let listQueued = false;
+const hashParams = () => new URLSearchParams(location.hash.slice(1));
+const search = document.getElementById("search");
+search.value = hashParams().get("search") || "";
+const ownerOf = id => { const e = devices.get(id); return e && e.attachedTo ? e.attachedTo : id; };
+function rows() {
+  if (!sortedRows) sortedRows = [...devices.values()].filter(e => e.kind === "device" || !e.attachedTo)
+    .sort((a, b) => byName.compare(a.id, b.id));
+  return sortedRows;
+}
+const rowText = e => [e.id, ...(e.displays || []), e.status, e.alive ? "alive" : ""].join(" ").toLowerCase();
+function drawList() {
+  listQueued = false;
+  const words = search.value.toLowerCase().split(/\s+/).filter(w => w);
+  const all = rows(), shown = [];
+  let matches = 0;
+  for (const e of all) {
+    if (words.length) { const text = rowText(e); if (!words.every(w => text.includes(w))) continue; }
+    matches += 1;
+    if (shown.length < rowLimit) shown.push(e);
+  }
+  const list = document.getElementById("devices");
+  list.dataset.matches = String(matches);
+  list.dataset.shown = String(shown.length);
+  document.getElementById("matches").textContent = (words.length ? `${matches} of ${all.length} match` : `${all.length} devices`)
+    + (matches > shown.length ? ` · first ${shown.length} shown` : "");
+  list.replaceChildren(...shown.map(e => el("li", { class: "device-row", "data-id": e.id, "data-kind": e.kind, "data-alive": String(e.alive),
+      "data-status": e.status, "aria-selected": String(e.id === ownerOf(selected || "")) },
+    el("span", { class: "word" }, e.status), e.id,
+    e.displays ? el("span", { class: "displays" }, "+ " + e.displays.join(", ")) : "")));
+}
+// Changes come as fast as batches: the list is drawn again at most every 200 ms.
+function queueList() { if (!listQueued) { listQueued = true; setTimeout(drawList, 200); } }
+search.addEventListener("input", drawList);
+document.getElementById("devices").addEventListener("click", e => {
+  const row = e.target.closest(".device-row");
+  if (row) location.hash = "device=" + encodeURIComponent(row.dataset.id);
+});
+
+const totalNames = [["devices", "devices"], ["displays", "displays"], ["attachedDisplays", "attached"], ["alive", "alive"],
+  ["dead", "dead"], ["appsRunning", "apps running"], ["sessionsRunning", "cameras in use"], ["sessionsWaiting", "sessions waiting"],
+  ["camerasHeld", "camera systems held"], ["cameraSystems", "camera systems"], ["pipWindows", "PiP windows"],
+  ["audioActive", "audio sessions"], ["microphonesHeld", "microphones held"]];
+let drawnTotals = "";
+function drawTotals() {
+  if (!totals) return;
+  const text = JSON.stringify(totals);
+  if (text === drawnTotals) return;   // most batches change no total
+  drawnTotals = text;
+  document.getElementById("totals").replaceChildren(...totalNames.map(([key, words]) =>
+    el("span", { class: "total", "data-total": key, "data-value": String(totals[key]) }, el("b", {}, totals[key].toLocaleString("en")), ` ${words}`)));
+}
+
+// The device shown: `#device=ID`, else the first row. Fetched whole, and again when a change touches it.
+let detailBusy = false, detailAgain = false;
+function select() {
+  const asked = hashParams().get("device");
+  const id = asked || selected || (rows()[0] || {}).id || null;
+  if (id === selected && detail) return;
+  selected = id;
+  if (selected) document.body.dataset.device = selected; else delete document.body.dataset.device;
+  detail = null;
+  queueList();
+  if (past !== null) showPast(Number(slider.value)); else loadDetail();
+}
+async function loadDetail() {
+  if (!selected) return;
+  if (detailBusy) { detailAgain = true; return; }
+  detailBusy = true;
+  const id = selected, box = document.getElementById("detail");
+  try {
+    const response = await fetch("device.json?id=" + encodeURIComponent(id));
+    const r = await response.json();
+    if (id === selected) {
+      detail = response.ok ? r : { screens: [], cameras: [] };
+      box.dataset.id = id;
+      box.dataset.sequence = String(r.sequence || 0);
+      box.querySelector(".caption").textContent = response.ok ? `${id}` : r.error;
+      if (past === null) { drawScreens(); drawCameras(); setTimeout(checkLayout, 0); }
+      // The load's figure (docs/PERFORMANCE.md): ms from navigation to totals, list and device drawn.
+      if (!document.body.dataset.drawnMs) document.body.dataset.drawnMs = String(Math.round(performance.now()));
+    }
+  } catch (e) {
+    box.querySelector(".caption").textContent = String(e);
+  } finally {
+    detailBusy = false;
+    if (detailAgain) { detailAgain = false; loadDetail(); }
+  }
+}
+window.addEventListener("hashchange", () => { search.value = hashParams().get("search") || search.value; select(); });
+
 function whole(message) {
   version = message.version;
-  screens.clear(); cameras.clear();
-  for (const v of message.view.screens) screens.set(v.id, v);
-  for (const c of message.view.cameras) cameras.set(c.id, c);
+  devices.clear();
+  for (const e of message.devices) devices.set(e.id, e);
+  sortedRows = null;
+  totals = message.totals;
   document.querySelector("#timeline ol").replaceChildren();
   addTimeline(message.timeline);
-  drawScreens(); drawCameras(); drawHA(message.highAvailability);
-  setSequence(message.view.sequence, message.following);
+  drawTotals(); drawList(); drawHA(message.highAvailability);
+  setSequence(message.sequence, message.following);
+  if (selected && detail) loadDetail(); else select();
   if (askedHistory !== null && past === null) showPast(askedHistory);
   if (whyApp) showWhy(whyApp);
 }
@@ -303,15 +429,25 @@ function whole(message) {
 function change(message) {
   if (version === null || message.version !== version + 1) { reconnect(); return; }
   version = message.version;
-  for (const id of message.removedScreens) screens.delete(id);
-  for (const v of message.screens) screens.set(v.id, v);
-  for (const id of message.removedCameras) cameras.delete(id);
-  for (const c of message.cameras) cameras.set(c.id, c);
-  if (message.screens.length || message.removedScreens.length) drawScreens();
-  if (message.cameras.length || message.removedCameras.length) drawCameras();
+  for (const id of message.removedDevices) devices.delete(id);
+  // The sorted rows are kept when only rows' contents changed (a few per batch); rows that come,
+  // go or change attachment sort them again.
+  for (const e of message.devices) {
+    const old = devices.get(e.id);
+    if (!old || old.attachedTo !== e.attachedTo || message.devices.length > 50) sortedRows = null;
+    else if (sortedRows) { const i = sortedRows.indexOf(old); if (i >= 0) sortedRows[i] = e; }
+    devices.set(e.id, e);
+  }
+  if (message.removedDevices.length) sortedRows = null;
+  if (message.devices.length || message.removedDevices.length) queueList();
+  totals = message.totals;
+  drawTotals();
   addTimeline(message.timeline);
   setSequence(message.sequence, message.following);
-  if (whyApp) showWhy(whyApp);
+  const touched = new Set(message.touched);
+  if (!selected) select();
+  else if (touched.has(ownerOf(selected))) loadDetail();
+  if (whyApp && touched.has(ownerOf(whyApp.split("/")[0]))) showWhy(whyApp);
 }
 
 // The why panel (`ctl why`): click an app's window, PiP or audio session; it follows live while open.

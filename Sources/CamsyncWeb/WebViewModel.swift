@@ -1,6 +1,6 @@
 import CamsyncPolicy
 
-/// What the web page draws, computed from the cluster state: every screen (each device and each
+/// What the web page draws of devices, computed from the cluster state: screens (each device and each
 /// display) with its windows at their frames, PiP windows, and camera systems with their holder,
 /// token, pressure and the sessions waiting for them. The model has no screen sizes, so screens are
 /// drawn at nominal sizes in points: an iPad 1366×1024, a display 1920×1080 (docs/OPERATIONS.md).
@@ -84,16 +84,30 @@ struct WaitingSession: Codable, Equatable, Sendable {
 }
 
 extension WebView {
+    /// The whole cluster: O(nodes + apps), each screen built from the running apps that can show on it.
     init(_ state: ClusterState, sequence: UInt64, term: UInt64) {
         self.sequence = sequence
         self.term = term
-        let apps = state.apps.values.sorted { $0.id < $1.id }
-        screens = state.nodes.values.sorted { $0.id < $1.id }.map { node in
-            ScreenView(node, apps: apps, state: state)
-        }
-        cameras = state.cameraSystems.values.sorted { $0.id < $1.id }.map { system in
-            CameraView(system, apps: apps)
-        }
+        var running: [NodeID: [AppRecord]] = [:]
+        for app in state.apps.values where app.scene.isRunning { running[app.id.device, default: []].append(app) }
+        for key in Array(running.keys) { running[key]?.sort { $0.id < $1.id } }
+        let apps = { (node: NodeID) in Self.apps(showingOn: node, state: state) { running[$0] ?? [] } }
+        screens = state.nodes.values.sorted { $0.id < $1.id }.map { ScreenView($0, apps: apps($0.id), state: state) }
+        cameras = state.cameraSystems.values.sorted { $0.id < $1.id }.map { CameraView($0, apps: apps($0.id.host)) }
+    }
+
+    /// The running apps, in id order, that can show on `node` or use its cameras: a device's own, and
+    /// for a display those of the device it is attached to (L3, C10: an app shows on its device and the
+    /// displays attached to it, and uses their cameras).
+    static func apps(showingOn node: NodeID, state: ClusterState, running: (NodeID) -> [AppRecord]) -> [AppRecord] {
+        guard let device = state.nodes[node]?.attachedTo else { return running(node) }
+        return (running(node) + running(device)).sorted { $0.id < $1.id }
+    }
+
+    /// Only the screens and camera systems of `group` (a device and its displays).
+    func only(_ group: Set<String>) -> WebView {
+        WebView(sequence: sequence, term: term, screens: screens.filter { group.contains($0.id) },
+                cameras: cameras.filter { group.contains($0.host) })
     }
 }
 
@@ -149,7 +163,8 @@ extension ScreenView {
             .map(\.element.window)
         self.pip = pip
         audio = apps.filter { $0.id.device == screen }.compactMap(AudioView.init)
-        microphone = node.kind == .device ? state.microphoneHolder(device: node.id)?.bundleID : nil
+        microphone = node.kind == .device
+            ? state.microphoneHolder(device: node.id, deviceApps: apps.filter { $0.id.device == screen }.map(\.id))?.bundleID : nil
     }
 }
 
