@@ -181,7 +181,10 @@ public struct ReplicaSync: Sendable {
             switch engine.decide(batch.command, at: batch.time) {
             case .success(let decisions) where decisions.map(\.event) == batch.events:
                 sequence = batch.sequence
-                if group != nil { groupSequence = batch.sequence }
+                if let group {
+                    groupSequence = batch.sequence
+                    if batch.command.movesNodes { engine.keepOnly(group: group) }
+                }
                 term = batch.term
                 ledger?.record(sequence: batch.sequence, command: batch.command, decisions: decisions)
             case .success:

@@ -15,6 +15,15 @@ extension ClusterState {
 }
 
 extension Command {
+    /// Whether the command can move nodes between groups (or out of the cluster): registrations,
+    /// attaches, detaches, deaths, unregistrations.
+    public var movesNodes: Bool {
+        switch self {
+        case .registerNode, .unregisterNode, .declareNodeDead, .attachDisplay, .detachDisplay: true
+        default: false
+        }
+    }
+
     /// The groups this command's batch goes to, sorted: the group of its subject before the command
     /// (`groupBefore`, nil when it had none) and after it (`state`), and the groups after it of every
     /// node its `events` join, rejoin, remove, attach or detach, with the device a display left or
@@ -71,6 +80,14 @@ extension PolicyEngine {
             for (id, app) in state.apps where id.device == device { part.apps[id] = app }
         }
         return part
+    }
+
+    /// Drops what is no longer in `group` (a display detached or moved away, a node gone): what a
+    /// replica of the group keeps after a command that moves nodes between groups.
+    public mutating func keepOnly(group: NodeID) {
+        let part = state(ofGroup: group)
+        guard part != state else { return }
+        self = PolicyEngine(settings: settings, state: part)
     }
 
     /// A follower of one group continues the coordinator's logical clock from the batch's `ordinal`

@@ -295,7 +295,7 @@ final class Observation {
         case .attached(_, let to): to?.rawValue ?? "none"
         case .alertShown(_, let shown): shown ? "shown" : "not shown"
         case .multitasking(_, let yes): yes ? "multitasking" : "not multitasking"
-        case .replicasAgree: "equal states at the coordinator's sequence"
+        case .replicasAgree: "each replica equal to the coordinator's state (a group's replica to its group's part) at its last batch"
         }
     }
 
@@ -400,8 +400,11 @@ final class Observation {
             var problems: [String] = []
             for id in access.reachableNodes {
                 let status = try access.status(id, after: UInt64.max - 1)
-                if !status.synced || status.sequence != coordinator.sequence {
-                    problems.append("\(id) at sequence \(status.sequence) (synced \(status.synced)), coordinator at \(coordinator.sequence)")
+                if !status.caughtUp(with: coordinator) {
+                    problems.append(status.group.isEmpty
+                        ? "\(id) at sequence \(status.sequence) (synced \(status.synced)), coordinator at \(coordinator.sequence)"
+                        : "\(id) at group \(status.group)'s batch \(status.groupSequence) (synced \(status.synced)), "
+                          + "the coordinator's at \(coordinator.groupSequences[NodeID(status.group)])")
                 } else if try !status.replicaAgrees(with: coordinator.state) {
                     problems.append("\(id)'s replica differs from the coordinator's state at sequence \(coordinator.sequence)")
                 }

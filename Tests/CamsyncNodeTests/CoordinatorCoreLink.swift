@@ -1,3 +1,4 @@
+import CamsyncPolicy
 import CamsyncCoordinator
 import CamsyncWire
 @testable import CamsyncNode
@@ -37,7 +38,7 @@ struct CoordinatorCoreLink {
             for answer in answers {
                 time += 1
                 switch answer {
-                case .publish(let topic, let publication):
+                case .publish(let topic, let publication) where Self.subscribed(session, to: topic):
                     queue += session.receivePublication([Array(topic.utf8), publication.bytes], now: NodeSessionHarness.at(time))
                 case .reply(let routingID, let envelope) where routingID == route:
                     queue += session.receiveReply([envelope.serializedBytes()], now: NodeSessionHarness.at(time))
@@ -48,5 +49,32 @@ struct CoordinatorCoreLink {
             all += queue
         }
         return all
+    }
+
+    /// Whether the session's SUB would hear `topic` (PUB/SUB matches subscriptions as prefixes).
+    static func subscribed(_ session: NodeSession, to topic: String) -> Bool {
+        session.subscriptions.contains { Array(topic.utf8).starts(with: Array($0.utf8)) }
+    }
+
+    /// An admin's command through the core (another node's, as far as the session is concerned); its
+    /// publications reach the session unless `lost`, and whatever the session answers goes on.
+    @discardableResult
+    mutating func admin(_ command: Command, _ session: inout NodeSession, at ms: Int64, lost: Bool = false) -> [NodeAction] {
+        let frame = InboundFrame(frames: [Array("admin".utf8), Envelope.request(command, sender: "admin", requestID: UInt64(ms)).serializedBytes()])
+        return deliver(core.runTurn(at: Self.at(ms)) { $0.receive(frame, at: Self.at(ms)) }, to: &session, at: ms, lost: lost)
+    }
+
+    /// Time passes at the core (heartbeats, group bookmarks); what it publishes reaches the session.
+    @discardableResult
+    mutating func tick(_ session: inout NodeSession, at ms: Int64) -> [NodeAction] {
+        deliver(core.runTurn(at: Self.at(ms)) { $0.tick(at: Self.at(ms)) }, to: &session, at: ms, lost: false)
+    }
+
+    private mutating func deliver(_ answers: [CoordinatorAction], to session: inout NodeSession, at ms: Int64, lost: Bool) -> [NodeAction] {
+        var actions: [NodeAction] = []
+        for case .publish(let topic, let publication) in answers where !lost && Self.subscribed(session, to: topic) {
+            actions += session.receivePublication([Array(topic.utf8), publication.bytes], now: NodeSessionHarness.at(ms))
+        }
+        return exchange(&session, actions, at: ms + 1)
     }
 }

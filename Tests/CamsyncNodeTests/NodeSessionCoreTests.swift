@@ -1,3 +1,4 @@
+import CamsyncCoordinator
 import CamsyncPolicy
 import CamsyncWire
 import Testing
@@ -48,5 +49,64 @@ import Testing
         let again = link.exchange(&session, [.send(try #require(forwarded.sent.first))], at: 2000)
         #expect(link.core.sequence == before + 1)
         #expect(again.metrics.isEmpty && session.replica.sequence == before + 1)
+    }
+
+    static let ipad2 = NodeRegistration(node: "ipad-2", attributes: .device(H.device))
+
+    @Test("device groups: the node keeps its group's part; another device's batches neither reach nor change it")
+    func keepsItsGroupOnly() throws {
+        var link = CoordinatorCoreLink()
+        var session = NodeSession(settings: H.settings(), now: H.at(0))
+        _ = link.exchange(&session, session.start(now: H.at(0)), at: 0)
+        #expect(session.replica.group == H.node && session.subscriptions == [EventTopic.group(H.node), EventTopic.heartbeat])
+        link.admin(.registerNode(Self.ipad2), &session, at: 100)
+        link.admin(.openFullScreen(AppID(device: "ipad-2", bundleID: "com.example.call"), trigger: .user), &session, at: 200)
+        #expect(link.core.state.nodes["ipad-2"] != nil)
+        #expect(session.replica.state.nodes["ipad-2"] == nil, "another device's group is not held")
+        #expect(session.replica.state.equalsGroupPart(link.core.engine.state(ofGroup: H.node)))
+        #expect(session.replica.groupSequence == link.core.groupSequences[H.node])
+    }
+
+    @Test("device groups: a lost batch of the group is replayed from the coordinator's memory, its last one too (the bookmark)")
+    func lostGroupBatchesAreReplayed() throws {
+        var link = CoordinatorCoreLink()
+        var session = NodeSession(settings: H.settings(), now: H.at(0))
+        _ = link.exchange(&session, session.start(now: H.at(0)), at: 0)
+        let lost = link.admin(.openFullScreen(H.app, trigger: .user), &session, at: 100, lost: true)
+        #expect(lost.isEmpty && session.replica.state.apps[H.app]?.scene.isRunning != true)
+        link.admin(.registerNode(Self.ipad2), &session, at: 150)
+        // The group's next batch names the lost one as its previous: a replay of the group fills the gap.
+        let next = link.admin(.sendToBackground(H.app, cause: .homeGesture), &session, at: 200)
+        #expect(next.replayRequests.count == 1, "one replay of the group")
+        #expect(session.replica.groupSequence == link.core.groupSequences[H.node])
+        #expect(session.replica.state.equalsGroupPart(link.core.engine.state(ofGroup: H.node)))
+
+        // The group's last batch lost, and nothing after it: the next bookmark shows it.
+        link.admin(.openFullScreen(H.app, trigger: .user), &session, at: 300, lost: true)
+        #expect(session.replica.groupSequence < link.core.groupSequences[H.node])
+        let bookmarked = link.tick(&session, at: 2_000)
+        #expect(bookmarked.replayRequests.count == 1, "the bookmark names a later batch than the replica holds")
+        #expect(session.replica.groupSequence == link.core.groupSequences[H.node])
+        #expect(session.replica.state.equalsGroupPart(link.core.engine.state(ofGroup: H.node)))
+    }
+
+    @Test("device groups: a node may read its own group only; another's snapshot or replay is refused")
+    func readsItsOwnGroupOnly() throws {
+        var link = CoordinatorCoreLink()
+        var session = NodeSession(settings: H.settings(), now: H.at(0))
+        _ = link.exchange(&session, session.start(now: H.at(0)), at: 0)
+        link.admin(.registerNode(Self.ipad2), &session, at: 100)
+        var snapshot = Envelope.snapshotRequest(sender: H.node.rawValue, requestID: 900)
+        snapshot.body = .snapshotRequest(.with { $0.group = "ipad-2" })
+        var replay = Camsync_V1_ReplayRequest()
+        replay.group = "ipad-2"
+        for request in [snapshot, Envelope(sender: H.node.rawValue, requestID: 901, body: .replayRequest(replay))] {
+            let frame = InboundFrame(frames: [link.route, request.serializedBytes()])
+            let answers = link.core.runTurn(at: CoordinatorCoreLink.at(200)) { $0.receive(frame, at: CoordinatorCoreLink.at(200)) }
+            let reply = answers.compactMap { if case .reply(_, let envelope) = $0 { envelope } else { nil } }.first
+            guard case .error(let error)? = reply?.body else { Issue.record("not refused: \(String(describing: reply))"); continue }
+            #expect(error.code == .forbidden && error.message.contains("its own device group"))
+            #expect(answers.contains(.count(.readRefused)))
+        }
     }
 }

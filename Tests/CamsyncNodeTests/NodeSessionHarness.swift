@@ -193,6 +193,7 @@ extension Array where Element == NodeAction {
     var requests: [Envelope] { sent.filter { !$0.isNodeHeartbeat } }
     var registrations: [NodeRegistration] { sent.compactMap(\.registration) }
     var snapshotRequests: [Envelope] { sent.filter(\.isSnapshotRequest) }
+    var replayRequests: [Envelope] { sent.filter { if case .replayRequest? = $0.body { true } else { false } } }
     /// `.reconnect` actions: whether each one reopens the SUB socket too.
     var reconnects: [Bool] {
         compactMap { if case .reconnect(_, _, let subscriber) = $0 { subscriber } else { nil } }

@@ -121,6 +121,7 @@ class Client:
         self.drop = 0             # how many of the next batches to ignore (check c)
         self.dropped = {}         # sequence -> bytes of the batches deliberately ignored
         self.gap = None           # (last applied, sequence received) when a gap was noticed
+        self.bookmarks_seen = 0     # device groups' bookmarks heard (one per group per heartbeat)
         self.left_about_me = []   # sequences of node_left / declare_node_dead about this node
         self.replies = {}         # request id -> Envelope (any of our sockets)
         self.foreign_replies = []  # replies on the real DEALER with a request id it never used
@@ -295,6 +296,13 @@ class Client:
             if hb.liveness:
                 self.liveness = hb.liveness
             self.last_heartbeat = hb
+            return
+        if kind == "group_bookmark":
+            # A device group's last batch, on that group's topic (docs/PROTOCOL.md "Device groups").
+            bookmark = env.group_bookmark
+            if topic != b"ev." + bookmark.group.encode() + b"\0":
+                raise CheckFailed(f"the bookmark of group {bookmark.group!r} on topic {topic!r}")
+            self.bookmarks_seen += 1
             return
         if kind != "event_batch":
             raise CheckFailed(f"unexpected PUB body {kind} on topic {topic!r}")

@@ -140,6 +140,8 @@ struct HighAvailabilityTests {
             let stop = Locked(false)
             let streams = Self.devices.map(ClaimStream.init)
             let workers = try streams.map { stream in try JoinableThread { stream.run(cluster, until: stop) } }
+            // A failed wait below throws: the streams stop (each within one claim's timeout) before the cluster goes.
+            defer { stop.withLock { $0 = true } }
             // Claims flow for a while, then the leader dies mid-stream; claims go on through the failover.
             try cluster.waitUntil(timeout: 20, what: "claims acknowledged before the kill") {
                 streams.allSatisfy { $0.acks.withLock { $0.count } >= 8 }

@@ -42,7 +42,12 @@ struct LeaderSuspicionTests {
             let subscriber = try EventSubscriber(context: context, endpoint: coordinator.localEvents ?? coordinator.events,
                                                  topics: ["ev."])
             defer { subscriber.close() }
-            while try subscriber.next(timeoutMilliseconds: 300) != nil {}
+            // What it published so far goes: until 300 ms pass without a batch (the leader's group
+            // bookmarks keep coming every heartbeat interval, so silence itself never comes).
+            var lastBatch = Date()
+            while Date().timeIntervalSince(lastBatch) < 0.3 {
+                if case .eventBatch? = try subscriber.next(timeoutMilliseconds: 100)?.envelope.body { lastBatch = Date() }
+            }
 
             cluster.signalCoordinator(named: oldLeader, SIGSTOP)
             var resumed = false
@@ -88,10 +93,13 @@ struct LeaderSuspicionTests {
                 Issue.record("no answer")
             }
             var published: [UInt64] = []
+            var bookmarks: [String] = []
             while let (_, envelope) = try subscriber.next(timeoutMilliseconds: 1_000) {
                 if case .eventBatch(let batch)? = envelope.body { published.append(batch.sequence) }
+                if case .groupBookmark(let bookmark)? = envelope.body { bookmarks.append(bookmark.group) }
             }
             #expect(published.isEmpty, "the deposed leader published batches after its revocation: \(published)")
+            #expect(bookmarks.isEmpty, "the deposed leader published group bookmarks after its revocation: \(bookmarks)")
             let log = try await HA.etcdLog(cluster)
             #expect(!log.contains { $0.requestID == 777_001 }, "the command sent to the deposed leader is not in the log")
 

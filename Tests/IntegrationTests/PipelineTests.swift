@@ -106,6 +106,7 @@ struct PipelineTests {
             let streams = Self.streams(12)
             let endpoint = LocalCluster.localCommands(leader)
             let workers = try streams.map { stream in try JoinableThread { stream.run(endpoint: endpoint, window: 16, until: stop) } }
+            defer { stop.withLock { $0 = true } }   // a failed wait below throws: the streams still stop
             try cluster.waitUntil(timeout: 90, what: "1,000 acks") { Self.acks(streams).count >= 1_000 }
             stop.withLock { $0 = true }
             workers.forEach { $0.join() }
@@ -141,6 +142,7 @@ struct PipelineTests {
             let streams = Self.streams(12)
             let endpoint = LocalCluster.localCommands(leader)
             let workers = try streams.map { stream in try JoinableThread { stream.run(endpoint: endpoint, window: 16, until: stop) } }
+            defer { stop.withLock { $0 = true } }   // a failed wait below throws: the streams still stop
             try cluster.waitUntil(timeout: 90, what: "500 acks") { Self.acks(streams).count >= 500 }
             // etcd takes the leadership away while turns are in flight.
             try await cluster.withEtcdClient { client in

@@ -1,3 +1,4 @@
+import CamsyncBench
 import CamsyncProcessLab
 import CamsyncPolicy
 import CamsyncTestSupport

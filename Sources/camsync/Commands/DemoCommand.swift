@@ -228,7 +228,7 @@ struct DemoCommand: ParsableCommand {
     private func waitForAgreement(_ cluster: LocalCluster) throws {
         try cluster.waitUntil(timeout: 10, what: "every replica to catch up") {
             let (coordinator, nodes) = try cluster.replicas()
-            return nodes.values.allSatisfy { $0.synced && $0.sequence == coordinator.sequence }
+            return nodes.values.allSatisfy { $0.caughtUp(with: coordinator) }
         }
     }
 
