@@ -9,7 +9,7 @@ extension NodeSession {
         status.registered = registered
         status.synced = replica.phase == .synced
         status.sequence = replica.sequence
-        status.term = replica.term
+        status.term = knownTerm   // the leader it follows: a group replica applies batches of its group only
         status.coordinatorReachable = isCoordinatorReachable
         status.replica = Camsync_V1_ClusterState(replica.state)
         status.partialReplica = replica.group != nil
@@ -24,7 +24,7 @@ extension NodeSession {
             wire.token = holder.token.value
             return wire
         }
-        return Envelope(sender: id.rawValue, requestID: requestID, term: replica.term, body: .nodeStatus(status))
+        return Envelope(sender: id.rawValue, requestID: requestID, term: knownTerm, body: .nodeStatus(status))
     }
 }
 
