@@ -62,7 +62,8 @@ public enum CoordinatorRecovery {
     /// The core at `snapshot` (or empty).
     static func start(settings: CoordinatorSettings, term: UInt64, snapshot: JournalSnapshot?) throws -> CoordinatorCore {
         guard let snapshot else { return CoordinatorCore(settings: settings, term: term) }
-        let (state, groupSequences) = try WireCodec.decodeSnapshotState(snapshot.state)
+        var (state, groupSequences) = try WireCodec.decodeSnapshotState(snapshot.state)
+        if settings.plantedBug == .forgetGroupSequences { groupSequences = GroupSequences() }
         return CoordinatorCore(settings: settings, state: state, sequence: snapshot.sequence, term: term,
                                groupSequences: groupSequences)
     }

@@ -11,4 +11,7 @@ public enum PlantedBug: String, Sendable, Equatable, CaseIterable {
     /// A standby that wins the election leads at once, without reading the log after its own
     /// sequence first (K6: a win catches up before it leads).
     case leadWithoutCatchingUp = "lead-without-catch-up"
+    /// A coordinator started from a snapshot forgets the device groups' last sequences the snapshot
+    /// keeps: the next batch of a group untouched since names no previous batch.
+    case forgetGroupSequences = "forget-group-sequences"
 }

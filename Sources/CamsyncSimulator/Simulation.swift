@@ -210,6 +210,7 @@ public final class Simulation {
             log = journal.entries
             snapshot = journal.snapshot
         }
+        groupChainChecks(log)
         let replicas = nodes.filter { $0.session != nil }.map {
             ReplicaState(node: $0.config.id, state: $0.session!.replica.state, sequence: $0.session!.replica.sequence,
                          group: $0.session!.replica.group, groupSequence: $0.session!.replica.groupSequence)
@@ -225,6 +226,25 @@ public final class Simulation {
         return SimulationResult(options: options, traceHash: trace.hash, traceLines: trace.lines, report: report,
                                 oracleViolations: violations, simulatedMilliseconds: nowMilliseconds, events: trace.events,
                                 operations: operations, acknowledged: acks.count, faults: faults)
+    }
+
+    /// Every batch names, for each device group it goes to, the group's previous batch in the log
+    /// (docs/PROTOCOL.md "Device groups"): a wrong pointer would make a follower of the group miss a
+    /// batch or wait for one that never comes.
+    private func groupChainChecks(_ log: [JournalEntry]) {
+        var last: [String: UInt64] = [:]
+        for entry in log {
+            guard let batch = try? Camsync_V1_EventBatch(serializedBytes: entry.batch) else {
+                violation("the log's batch \(entry.sequence) does not decode")
+                continue
+            }
+            for group in batch.groups {
+                if let previous = last[group.group], group.sequence != previous {
+                    violation("batch \(batch.sequence) names \(group.sequence) as group \(group.group)'s previous batch; the log's is \(previous)")
+                }
+                last[group.group] = batch.sequence
+            }
+        }
     }
 
     func violation(_ message: String) {

@@ -77,4 +77,20 @@ struct SimulationTests {
         }
         #expect(caughtAt != nil, "\(bug.rawValue) went unnoticed over \(within) seeds")
     }
+
+    /// A coordinator restarted from its snapshot that forgets the device groups' last sequences names
+    /// a wrong previous batch for a group untouched since the snapshot; the group-chain oracle sees it
+    /// in the log (measured: caught at embedded seeds 2 and 7 of 1–10).
+    @Test("forget-group-sequences is caught by the group chain within 10 embedded seeds")
+    func forgottenGroupSequencesAreCaught() throws {
+        for seed in UInt64(1)...10 {
+            let result = try Self.run(SimulationOptions(seed: seed, mode: .embedded, plantedBug: .forgetGroupSequences))
+            if !result.passed {
+                #expect(result.oracleViolations.contains { $0.contains("as group") && $0.contains("previous batch") },
+                        "caught by the group chain: \(result.oracleViolations.prefix(2))")
+                return
+            }
+        }
+        Issue.record("forget-group-sequences went unnoticed over embedded seeds 1–10")
+    }
 }
