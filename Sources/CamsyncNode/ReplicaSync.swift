@@ -192,6 +192,11 @@ public struct ReplicaSync: Sendable {
                 return .needSnapshot(reason: "replica diverged at sequence \(batch.sequence): events differ")
             case .failure(let rejection):
                 resync()
+                if let group, batch.command.movesNodes {
+                    // A node moving into the group that this part of the state does not hold yet (an
+                    // attach from elsewhere): not a divergence, the group's snapshot brings it.
+                    return .needSnapshot(reason: "batch \(batch.sequence) moves a node this replica of group \(group) does not hold: the group's snapshot")
+                }
                 return .needSnapshot(reason: "replica refused sequence \(batch.sequence): \(rejection)")
             }
         }

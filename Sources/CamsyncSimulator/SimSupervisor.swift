@@ -166,15 +166,18 @@ extension Simulation {
     func electionChanged() {
         let leader = store.leader
         for c in coordinators.indices where coordinators[c].running {
-            guard let at = network.deliveries(from: .store, to: .coordinator(c), at: now, rng: &rng).first else { continue }
-            if let leader {
+            let at = network.deliveries(from: .store, to: .coordinator(c), at: now, rng: &rng).first
+            if let at, let leader {
                 var address = leader.address
                 address.term = UInt64(leader.createRevision)
                 post(c, .leaderObserved(address, lease: leader.lease), at: at)
             }
-            if coordinators[c].supervisor.campaigning {
+            // A campaign is a call on a TCP stream: a lossy network delays its answer (a retransmission)
+            // but does not lose it; only a partition breaks it (`storeLost`). Dropping it left a
+            // campaigner holding the leader key without knowing it had won (seed 74).
+            if coordinators[c].supervisor.campaigning, let answer = at ?? (network.connected(.coordinator(c), .store) ? now + 200_000 : nil) {
                 scheduler.schedule(.supervisor(c, generation: coordinators[c].generation,
-                                               candidacy: coordinators[c].supervisor.candidacy, .campaigned), at: at)
+                                               candidacy: coordinators[c].supervisor.candidacy, .campaigned), at: answer)
             }
         }
     }
