@@ -27,7 +27,7 @@ enum ClaimRoundTrips {
         let context = try ZMQContext(ioThreads: 1)
         let setup = try ProtocolDealer(context: context, endpoint: commandEndpoint)
         let dealer = try ProtocolDealer(context: context, endpoint: commandEndpoint)
-        let subscriber = try BatchSubscriber(context: context, endpoint: eventEndpoint, topics: [EventTopic.group(NodeID(measured))])
+        let subscriber = try BatchSubscriber(context: context, endpoint: eventEndpoint, topics: [EventTopic.node(NodeID(measured))])
         defer { setup.close(); dealer.close(); subscriber.close() }
         try waitUntilServing(setup)
         if registered == nil {

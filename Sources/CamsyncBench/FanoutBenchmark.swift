@@ -208,7 +208,7 @@ public enum SubscriberProcess {
         var sockets: [ZMQSocket] = []
         for _ in 0..<count {
             let sub = try ZMQSocket(context, .sub)
-            try sub.set([.linger(milliseconds: 0), .receiveHighWaterMark(100_000), .subscribe(Array("ev.".utf8)),
+            try sub.set([.linger(milliseconds: 0), .receiveHighWaterMark(100_000), .subscribe(Array(EventTopic.everyBatch.utf8)),
                          .subscribe(Array("hb".utf8))])
             try sub.connect(events)
             poller.register(sub, for: .readable)

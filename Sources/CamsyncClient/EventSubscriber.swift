@@ -8,7 +8,7 @@ public final class EventSubscriber {
 
     /// `topics`: prefixes to subscribe to; the default is everything (`ev.` and `hb`). `endpoint` may be
     /// a comma-separated list (every coordinator of an HA cluster: only the leader publishes).
-    public init(context: ZMQContext, endpoint: String, topics: [String] = ["ev.", "hb"], curve: ClientCurve? = nil) throws {
+    public init(context: ZMQContext, endpoint: String, topics: [String] = [EventTopic.everyBatch, EventTopic.heartbeat], curve: ClientCurve? = nil) throws {
         socket = try ZMQSocket(context, .sub)
         try socket.set([.linger(milliseconds: 0), .receiveHighWaterMark(1_000_000), .maxMessageSize(256 << 20)])
         if let curve {

@@ -12,11 +12,19 @@ extension CoordinatorCore {
     }
 
     /// The group a snapshot or replay request may read: `named` (empty: the whole state), or the
-    /// sender's own group (`mine`). An admin reads anything; a node reads its own group only
-    /// (and, until every client follows one group, the whole state).
+    /// sender's own group (`mine`). An admin reads anything; a node reads its own group only, and
+    /// under CURVE never the whole state (least privilege, docs/PROTOCOL.md "Authorisation"; in lab
+    /// mode nothing proves who asks).
     func readableGroup(_ named: String, mine: Bool, sender: String, isAdmin: Bool) -> Result<NodeID?, ReadRefusal> {
         if mine { return .success(state.group(of: NodeID(sender))) }
-        guard !named.isEmpty else { return .success(nil) }
+        guard !named.isEmpty else {
+            guard isAdmin || settings.security == nil else {
+                return .failure(ReadRefusal(message: Self.bounded(
+                    "node '\(sender)' may read its own device group (\(state.group(of: NodeID(sender)))) only, not the whole "
+                    + "state: ask with only_my_group (a snapshot) or group (a replay)")))
+            }
+            return .success(nil)
+        }
         let group = NodeID(named)
         guard isAdmin || group == state.group(of: NodeID(sender)) else {
             return .failure(ReadRefusal(message: Self.bounded(
@@ -77,15 +85,24 @@ extension CoordinatorCore {
         return try? Camsync_V1_EventBatch(serializedBytes: encoded)
     }
 
-    /// Every group's bookmark, published with the heartbeat: the sequence of its last batch, on its topic.
+    /// A batch's publications: once on the feed of every node of the groups it touches (and of the
+    /// nodes it removes), once on `all` for the watchers of everything.
+    func publications(_ publication: Publication, groups: [NodeID], events: [Event] = []) -> [CoordinatorAction] {
+        engine.recipients(ofGroups: groups, events: events).map { .publish(topic: EventTopic.node($0), publication) }
+            + [.publish(topic: EventTopic.everyBatch, publication)]
+    }
+
+    /// Every group's bookmark, published with the heartbeat: the sequence of its last batch, encoded
+    /// once per group and sent on the feed of each of its nodes.
     func groupBookmarks() -> [CoordinatorAction] {
-        groupSequences.all.compactMap { group, last in
-            guard engine.state.nodes[group] != nil else { return nil }   // unregistered: nobody follows it
+        groupSequences.all.flatMap { group, last -> [CoordinatorAction] in
+            let members = engine.members(ofGroup: group)   // none: unregistered, nobody follows it
+            guard !members.isEmpty else { return [] }
             var bookmark = Camsync_V1_GroupBookmark()
             bookmark.group = group.rawValue
             bookmark.sequence = last
-            return .publish(topic: EventTopic.group(group), Publication(
-                Envelope(sender: Envelope.coordinatorSender, term: term, body: .groupBookmark(bookmark))))
+            let publication = Publication(Envelope(sender: Envelope.coordinatorSender, term: term, body: .groupBookmark(bookmark)))
+            return members.map { .publish(topic: EventTopic.node($0), publication) }
         }
     }
 }

@@ -149,11 +149,11 @@ extension CoordinatorCore {
                 let groups = command.groups(before: groupBefore, events: events, after: state)
                 batch.groups = groupSequences.advance(groups, to: sequence)
                 batch.ordinal = ordinalBefore
-                // Encoded later, once, by whoever makes the turn durable (`TurnEntries`); each group's
-                // topic carries the same bytes.
+                // Encoded later, once, by whoever makes the turn durable (`TurnEntries`); every feed
+                // carries the same bytes.
                 turn.accepted.append(batch)
                 let publication = Publication(batch: batch, gatheredAt: turn.accepted.count - 1)
-                for group in groups { actions.append(.publish(topic: EventTopic.group(group), publication)) }
+                actions += publications(publication, groups: groups, events: events)
                 for milliseconds in claims.observe(command, events: events, at: engineTime) {
                     actions.append(.count(.claimGranted(milliseconds: milliseconds)))
                 }

@@ -71,7 +71,7 @@ final class CoordinatorLoop {
             zap = nil
         }
         router = try ZMQSocket(context, .router)
-        let events = try ZMQSocket(context, .pub)
+        let events = try ZMQSocket(context, .xpub)
         wake = try ZMQSocket(context, .pair)
         for socket in [router, events] {
             try socket.set([.linger(milliseconds: 1000), .maxMessageSize(settings.maxMessageSize)])
@@ -91,7 +91,7 @@ final class CoordinatorLoop {
                             .heartbeatInterval(milliseconds: Int(settings.heartbeatIntervalMilliseconds)),
                             .heartbeatTimeout(milliseconds: Int(settings.livenessTimeoutMilliseconds))])
         }
-        try events.set([.sendHighWaterMark(100_000)])
+        try events.set([.sendHighWaterMark(100_000), .xpubManual(true)])
         if link != nil {
             let pulse = try ZMQSocket(context, .sub)
             try pulse.set([.linger(milliseconds: 0), .reconnectInterval(milliseconds: 20), .maxMessageSize(settings.maxMessageSize),
@@ -112,7 +112,11 @@ final class CoordinatorLoop {
         for endpoint in EndpointList.entries(in: settings.eventEndpoint) { try events.bind(endpoint) }
         try wake.bind(wakeEndpoint)
         endpoints = .init(command: try router.lastEndpoint, event: try events.lastEndpoint)
-        publisher = try EventPublisher(socket: events)
+        publisher = try EventPublisher(socket: events, gate: SubscriptionGate(security: settings.security)) {
+            [logger, metrics] key, why in
+            metrics.record(.readRefused)
+            logger.warning("subscription refused", metadata: ["key": "\(key ?? "none")", "why": "\(why)"])
+        }
         poller.register(router, for: .readable)
         poller.register(wake, for: .readable)
         if let leaderPulse { poller.register(leaderPulse, for: .readable) }

@@ -3,7 +3,7 @@ import Metrics
 
 /// The shell's export of `CoordinatorMetric`s through swift-metrics (any backend the process bootstraps
 /// sees them). The counts themselves live in the core's `CoordinatorCounters`.
-struct CoordinatorMetrics {
+struct CoordinatorMetrics: Sendable {
     private let acceptedCounter = Counter(label: "camsync_commands_accepted_total")
     private let retriesCounter = Counter(label: "camsync_command_retries_total")
     private let deadCounter = Counter(label: "camsync_nodes_declared_dead_total")

@@ -90,6 +90,9 @@ public struct CoordinatorSecurity: Sendable, Equatable {
     /// The node a public key is bound to (the first in id order if a key is bound to several).
     public func node(forKey key: String) -> String? { nodesByKey[key]?.first }
 
+    /// Every node a public key is bound to (none: not a node's key).
+    public func nodes(forKey key: String) -> [String] { nodesByKey[key] ?? [] }
+
     private static func invert(_ keys: [String: String], _ retiring: [String: String]) -> [String: [String]] {
         var nodes: [String: [String]] = [:]
         for (node, key) in keys.sorted(by: { $0.key < $1.key }) { nodes[key, default: []].append(node) }

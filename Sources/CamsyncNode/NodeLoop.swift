@@ -126,8 +126,8 @@ final class NodeLoop {
 
     // MARK: Actions
 
-    /// Keeps the SUB socket's subscriptions what the session follows (its device group's topic, which
-    /// changes when the group does, and the heartbeats).
+    /// Keeps the SUB socket's subscriptions what the session follows (its own feed, or every batch
+    /// when the coordinator keeps it a full replica, and the heartbeats).
     func followSubscriptions() {
         NodeSockets.follow(session.subscriptions, on: subscriber, subscribed: &subscribed)
     }

@@ -41,12 +41,11 @@ extension NodeSession {
         case replaying(held: [PublishedBatch])
     }
 
-    /// The PUB topics to follow: the device group's (until a snapshot names the group, the node's own
-    /// id's: a device's group, or a lone display's), or every group's when the coordinator answered
-    /// with the whole state; and the heartbeats.
+    /// The event topics to follow: the node's own feed (its device group's batches and bookmarks,
+    /// whichever group it is in), or every batch when the coordinator answered with the whole state;
+    /// and the heartbeats.
     public var subscriptions: [String] {
-        let events = replica.group.map(EventTopic.group) ?? (wholeState ? EventTopic.everyGroup : EventTopic.group(id))
-        return [events, EventTopic.heartbeat]
+        [wholeState ? EventTopic.everyBatch : EventTopic.node(id), EventTopic.heartbeat]
     }
 
     public var registered: Bool {

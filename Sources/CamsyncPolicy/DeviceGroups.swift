@@ -65,6 +65,17 @@ extension PolicyEngine {
         return [group] + index.attachedDisplays(device: group)
     }
 
+    /// The nodes a batch of `groups` goes to (each on its own feed, `EventTopic.node`): every node of
+    /// each group as the state is now, and the nodes its `events` remove (a node declared dead hears
+    /// it, should it be alive). Sorted, each once: a display that moved between two of the groups is
+    /// in one of them now and hears the batch once.
+    public func recipients(ofGroups groups: [NodeID], events: [Event] = []) -> [NodeID] {
+        var nodes: Set<NodeID> = []
+        for group in groups { nodes.formUnion(members(ofGroup: group)) }
+        for case .nodeLeft(let node, _) in events { nodes.insert(node) }
+        return nodes.sorted()
+    }
+
     /// The part of the state a follower of `group` keeps: the group's nodes, their apps and the camera
     /// systems they host, their recording alerts, and the logical clock.
     public func state(ofGroup group: NodeID) -> ClusterState {

@@ -229,7 +229,7 @@ extension Simulation {
         case .publish(let topic, let publication):
             let bytes = publication.bytes
             let topicBytes = Array(topic.utf8)
-            // PUB/SUB filters by prefix: a node hears the topics it subscribes to (its device group's, heartbeats).
+            // PUB/SUB filters by prefix: a node hears the topics it subscribes to (its own feed, heartbeats).
             for n in nodes.indices where nodes[n].running
                 && nodes[n].session?.subscriptions.contains(where: { topicBytes.starts(with: Array($0.utf8)) }) == true {
                 for at in network.deliveries(from: .coordinator(c), to: .node(n), at: now, rng: &rng) {
@@ -243,8 +243,10 @@ extension Simulation {
                     }
                 }
             }
-            // A new leader's first publications may repeat the old leader's tail (K7): judged when made.
-            if case .eventBatch(let batch)? = publication.envelope.body, batch.term == coordinators[c].core?.term {
+            // A new leader's first publications may repeat the old leader's tail (K7): judged when made,
+            // once per batch (on `all`; its copies on the nodes' feeds are the same bytes).
+            if topic == EventTopic.everyBatch, case .eventBatch(let batch)? = publication.envelope.body,
+               batch.term == coordinators[c].core?.term {
                 checkInvariants(c, after: batch.sequence)
                 if batch.originNode.isEmpty, case .declareNodeDead(let node)? = try? Command(wire: batch.command) {
                     checkDeclaration(by: c, of: node)

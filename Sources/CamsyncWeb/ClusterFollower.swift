@@ -76,7 +76,7 @@ final class ClusterFollower: @unchecked Sendable {
         while !stopped.isSet {
             do {
                 if subscriber == nil {
-                    subscriber = try EventSubscriber(context: context, endpoint: target.eventEndpoint, topics: ["ev.", "hb"], curve: curve)
+                    subscriber = try EventSubscriber(context: context, endpoint: target.eventEndpoint, topics: [EventTopic.everyBatch, EventTopic.heartbeat], curve: curve)
                 }
                 let silent = Date().timeIntervalSince(lastHeard) * 1000 > Double(Self.silenceMilliseconds)
                 // A standby publishes nothing: when silent, ask anyway (at most once a silence period),

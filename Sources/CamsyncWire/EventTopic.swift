@@ -1,16 +1,18 @@
 public import CamsyncPolicy
 
-/// PUB topics (the first frame of every published message, docs/PROTOCOL.md "Topics"): each batch
-/// goes out once on the topic of every device group it touches (`EventBatch.groups`); coordinator
-/// heartbeats on `hb`. A full replica subscribes to `ev.` and `hb` and drops a batch whose sequence
-/// it holds already (one that touches two groups arrives twice); a follower of one group subscribes
-/// to that group's topic and `hb`.
+/// Event socket topics (the first frame of every published message, docs/PROTOCOL.md "Topics").
+/// Each batch goes out once on the feed of every node of every device group it touches
+/// (`EventBatch.groups`), and once on `all` for the watchers of everything; coordinator heartbeats
+/// on `hb`. A node subscribes to its own feed and `hb`, and under CURVE its key may read nothing
+/// else (the coordinator's XPUB admits subscriptions per key); admins may read every topic.
 public enum EventTopic {
     public static let heartbeat = "hb"
-    /// The prefix of every group's topic: what a full replica subscribes to.
-    public static let everyGroup = "ev."
+    /// Every batch, once: what a full replica (an admin watcher, the web view) subscribes to.
+    public static let everyBatch = "all"
 
-    /// A device group's topic: `ev.`, the group's id, and a zero byte (node ids hold none), so that
-    /// no group's topic is the prefix of another's (`ev.ipad-1` and `ev.ipad-10`).
-    public static func group(_ group: NodeID) -> String { "ev.\(group.rawValue)\u{0}" }
+    /// A node's feed: the batches of the device group it is in (whichever group that is: a display
+    /// that moves to another device keeps its feed) and that group's bookmarks. `ev.`, the node's
+    /// id, and a zero byte (node ids hold none), so that no node's feed is the prefix of another's
+    /// (`ev.ipad-1` and `ev.ipad-10`).
+    public static func node(_ node: NodeID) -> String { "ev.\(node.rawValue)\u{0}" }
 }

@@ -27,6 +27,10 @@ public enum SocketOption: Sendable, Hashable {
     case subscribe([UInt8])
     /// SUB: undo one `subscribe` with the same prefix.
     case unsubscribe([UInt8])
+    /// XPUB: subscriptions are not applied by libzmq but received as messages; the application
+    /// applies each with `subscribe`/`unsubscribe`, which act on the connection whose subscription
+    /// message it received last (per-connection admission, e.g. by the message's "User-Id").
+    case xpubManual(Bool)
     /// Initial reconnect interval; -1 = do not reconnect.
     case reconnectInterval(milliseconds: Int)
     /// Upper bound of the exponential reconnect back-off (0 = only `reconnectInterval`).
@@ -65,6 +69,7 @@ public enum SocketOption: Sendable, Hashable {
         case .immediate: "IMMEDIATE"
         case .subscribe: "SUBSCRIBE"
         case .unsubscribe: "UNSUBSCRIBE"
+        case .xpubManual: "XPUB_MANUAL"
         case .reconnectInterval: "RECONNECT_IVL"
         case .reconnectIntervalMax: "RECONNECT_IVL_MAX"
         case .heartbeatInterval: "HEARTBEAT_IVL"
@@ -96,6 +101,7 @@ public enum SocketOption: Sendable, Hashable {
         case .maxMessageSize(let n): .int64(ZMQ_MAXMSGSIZE, n)
         case .routerMandatory(let on): .int(ZMQ_ROUTER_MANDATORY, on ? 1 : 0)
         case .routerHandover(let on): .int(ZMQ_ROUTER_HANDOVER, on ? 1 : 0)
+        case .xpubManual(let on): .int(ZMQ_XPUB_MANUAL, on ? 1 : 0)
         case .routingID(let id): .bytes(ZMQ_ROUTING_ID, id)
         case .immediate(let on): .int(ZMQ_IMMEDIATE, on ? 1 : 0)
         case .subscribe(let prefix): .bytes(ZMQ_SUBSCRIBE, prefix)
@@ -125,7 +131,7 @@ extension SocketOption: CustomStringConvertible, CustomDebugStringConvertible, C
              .heartbeatTTL(let v), .heartbeatTimeout(let v), .receiveTimeout(let v), .sendTimeout(let v):
             "\(name)=\(v)"
         case .maxMessageSize(let v): "\(name)=\(v)"
-        case .routerMandatory(let b), .routerHandover(let b), .immediate(let b), .curveServer(let b):
+        case .routerMandatory(let b), .routerHandover(let b), .immediate(let b), .curveServer(let b), .xpubManual(let b):
             "\(name)=\(b)"
         case .routingID(let bytes), .subscribe(let bytes), .unsubscribe(let bytes):
             "\(name)=\(bytes)"

@@ -3,14 +3,15 @@ import CamsyncWire
 import Testing
 @testable import CamsyncCoordinator
 
-/// Device groups in the coordinator: every batch goes out on the topic of each group it touches,
-/// naming each group's previous batch; the groups' last sequences survive a restart from a snapshot
+/// Device groups in the coordinator: every batch goes out on the feed of each node of each group it
+/// touches and once on `all`, naming each group's previous batch; the groups' last sequences survive a restart from a snapshot
 /// and the journal (docs/PROTOCOL.md "Device groups").
 @Suite struct CoordinatorGroupTests {
     typealias R = CoordinatorReceiveTests
     static let display = DisplayAttributes(name: "TV", attachedTo: nil, cameras: [CameraSpec(name: "cam", position: .external)])
 
-    /// One admin command as a whole turn; its batch and the topics it went out on.
+    /// One admin command as a whole turn; its batch and the nodes' feeds it went out on (it also goes
+    /// out once on `all`, checked here).
     static func run(_ core: inout CoordinatorCore, _ command: Command, id: UInt64) -> (batch: Camsync_V1_EventBatch?, topics: [String], actions: [CoordinatorAction]) {
         let actions = core.receiveTurn(R.frame(.request(command, sender: "admin", requestID: id), route: Array("admin".utf8)),
                                        at: R.at(Int64(id)))
@@ -18,11 +19,12 @@ import Testing
         var topics: [String] = []
         for case .publish(let topic, let publication) in actions {
             guard case .eventBatch(let published)? = publication.envelope.body else { continue }
-            #expect(batch == nil || batch == published, "every group's topic carries the same batch")
+            #expect(batch == nil || batch == published, "every feed carries the same batch")
             batch = published
             topics.append(topic)
         }
-        return (batch, topics, actions)
+        #expect(topics.filter { $0 == EventTopic.everyBatch }.count == (batch == nil ? 0 : 1), "every batch once on 'all'")
+        return (batch, topics.filter { $0 != EventTopic.everyBatch }, actions)
     }
 
     static func groups(_ batch: Camsync_V1_EventBatch?) -> [String: UInt64] {
@@ -35,21 +37,23 @@ import Testing
         return .registerNode(NodeRegistration(node: id, attributes: .display(attributes)))
     }
 
-    @Test("each batch names its groups' previous batches and goes out once per group, on terminated topics")
+    @Test("each batch names its groups' previous batches and goes out once on the feed of each node of its groups, on terminated topics")
     func batchesNameTheirGroups() {
         var core = R.core()
         var run = Self.run(&core, CoordinatorCoreTests.register("ipad-1"), id: 1)
         #expect(run.topics == ["ev.ipad-1\u{0}"] && Self.groups(run.batch) == ["ipad-1": 0])
         run = Self.run(&core, CoordinatorCoreTests.register("ipad-10"), id: 2)
         #expect(run.topics == ["ev.ipad-10\u{0}"] && Self.groups(run.batch) == ["ipad-10": 0])
-        #expect(!run.topics[0].hasPrefix(EventTopic.group("ipad-1")), "one device's topic is not the prefix of another's")
+        #expect(!run.topics[0].hasPrefix(EventTopic.node("ipad-1")), "one device's topic is not the prefix of another's")
         run = Self.run(&core, Self.displayRegistration("tv", attachedTo: "ipad-1"), id: 3)
         #expect(Set(run.topics) == ["ev.ipad-1\u{0}", "ev.tv\u{0}"])
         #expect(Self.groups(run.batch) == ["ipad-1": 1, "tv": 0])
         run = Self.run(&core, .attachDisplay(display: "tv", device: "ipad-10"), id: 4)
         #expect(Self.groups(run.batch) == ["ipad-1": 3, "ipad-10": 2], "the group it left and the one it joined")
+        #expect(run.topics == ["ev.ipad-1\u{0}", "ev.ipad-10\u{0}", "ev.tv\u{0}"], "each node of both groups, the display once")
         run = Self.run(&core, .installApp(device: "ipad-10", AppSpec(bundleID: "com.example.video")), id: 5)
-        #expect(run.topics == ["ev.ipad-10\u{0}"] && Self.groups(run.batch) == ["ipad-10": 4])
+        #expect(run.topics == ["ev.ipad-10\u{0}", "ev.tv\u{0}"] && Self.groups(run.batch) == ["ipad-10": 4],
+                "the display attached to ipad-10 hears its group on its own feed")
         #expect(core.groupSequences["ipad-1"] == 4 && core.groupSequences["ipad-10"] == 5 && core.groupSequences["tv"] == 3)
     }
 

@@ -56,7 +56,7 @@ struct CoordinatorLeadershipTests {
         var batches: [Camsync_V1_EventBatch] = []
         for index in 1...count {
             let node = NodeID("ipad-\(index)")
-            for case .publish(_, let publication) in leader.receiveTurn(R.frame(R.register(node, requestID: UInt64(100 + index)),
+            for case .publish(EventTopic.everyBatch, let publication) in leader.receiveTurn(R.frame(R.register(node, requestID: UInt64(100 + index)),
                                                                                 route: Array(node.rawValue.utf8)), at: R.at(Int64(index))) {
                 if case .eventBatch(let batch)? = publication.envelope.body { batches.append(batch) }
             }
@@ -309,7 +309,7 @@ struct CoordinatorLeadershipTests {
         var old = R.core()
         var batches: [Camsync_V1_EventBatch] = []
         for action in Self.run(&old, Self.cameraStory(), from: 1) {
-            if case .publish(_, let publication) = action, case .eventBatch(let batch)? = publication.envelope.body { batches.append(batch) }
+            if case .publish(EventTopic.everyBatch, let publication) = action, case .eventBatch(let batch)? = publication.envelope.body { batches.append(batch) }
         }
         let before = try #require(old.state.cameraSystems.values.first?.lastToken)
         #expect(before.value > 0, "the story granted the camera")

@@ -33,7 +33,7 @@ struct CoordinatorPipelineTests {
     }
 
     static func published(_ actions: [CoordinatorAction]) -> [UInt64] {
-        actions.compactMap { if case .publish(_, let publication) = $0, case .eventBatch(let batch)? = publication.envelope.body { batch.sequence } else { nil } }
+        actions.compactMap { if case .publish(EventTopic.everyBatch, let publication) = $0, case .eventBatch(let batch)? = publication.envelope.body { batch.sequence } else { nil } }
     }
 
     @Test("turns go to the log without waiting; each names the turn it follows while that one is in flight")
@@ -83,7 +83,7 @@ struct CoordinatorPipelineTests {
         #expect(original.entries.map(\.node) == [first.rawValue])
         #expect(copied.entries.map(\.node) == [first.rawValue, second.rawValue])
         let released = copy.turnCommitted(copied.id, at: R.at(4))
-        let publications = released.compactMap { if case .publish(_, let publication) = $0 { publication } else { nil } }
+        let publications = released.compactMap { if case .publish(EventTopic.everyBatch, let publication) = $0 { publication } else { nil } }
         #expect(Self.published(released) == [1, 2])
         for (publication, entry) in zip(publications, copied.entries) {
             #expect(publication.bytes == Envelope.encodedEventBatch(entry.batch, term: publication.envelope.term))
@@ -210,7 +210,7 @@ struct CoordinatorPipelineTests {
         var published: [Camsync_V1_EventBatch] = []
         for index in 1...3 {
             let commit = try #require(Self.registerTurn(&core, index, requestID: UInt64(index), at: Int64(index)))
-            for case .publish(_, let publication) in core.turnCommitted(commit.id, at: R.at(Int64(index))) {
+            for case .publish(EventTopic.everyBatch, let publication) in core.turnCommitted(commit.id, at: R.at(Int64(index))) {
                 if case .eventBatch(let batch)? = publication.envelope.body { published.append(batch) }
             }
         }

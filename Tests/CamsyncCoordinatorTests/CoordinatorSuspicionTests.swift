@@ -119,7 +119,8 @@ struct CoordinatorSuspicionTests {
             if !Self.publications(actions, topic: CoordinatorCore.pulseTopic).isEmpty { pulses.append(t) }
         }
         #expect(pulses == [60, 110, 160, 210, 260, 310])
-        #expect(!CoordinatorCore.pulseTopic.hasPrefix("ev.") && !CoordinatorCore.pulseTopic.hasPrefix("hb"))
+        #expect(!CoordinatorCore.pulseTopic.hasPrefix("ev.") && !CoordinatorCore.pulseTopic.hasPrefix("hb")
+                && !CoordinatorCore.pulseTopic.hasPrefix(EventTopic.everyBatch))
     }
 
     @Test("a leader paused longer than the window steps down and resigns before it answers or commits")
@@ -143,7 +144,7 @@ struct CoordinatorSuspicionTests {
         _ = core.heardPulse(Self.pulse(lastSequence: 3), at: R.at(5))
         let actions = L.lead(&core, term: 50) + core.endTurn(at: R.at(10))
         let sequences = actions.compactMap { action -> UInt64? in
-            if case .publish(let topic, let publication) = action, topic.hasPrefix("ev."),
+            if case .publish(let topic, let publication) = action, topic == EventTopic.everyBatch,
                case .eventBatch(let batch)? = publication.envelope.body { batch.sequence } else { nil }
         }
         #expect(sequences == [4, 5])
@@ -158,7 +159,7 @@ struct CoordinatorSuspicionTests {
         _ = core.observe(.leaderObserved(nil, lease: 0), at: R.at(6))
         let actions = L.lead(&core, term: 50) + core.endTurn(at: R.at(10))
         let sequences = actions.compactMap { action -> UInt64? in
-            if case .publish(let topic, let publication) = action, topic.hasPrefix("ev."),
+            if case .publish(let topic, let publication) = action, topic == EventTopic.everyBatch,
                case .eventBatch(let batch)? = publication.envelope.body { batch.sequence } else { nil }
         }
         #expect(sequences == [98, 99, 100])

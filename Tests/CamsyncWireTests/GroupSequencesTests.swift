@@ -23,9 +23,13 @@ import Testing
         #expect(throws: WireMappingError.self) { try GroupSequences(wire: wire) }
     }
 
-    @Test("no group's topic is the prefix of another's", arguments: [("ipad-1", "ipad-10"), ("a", "ab"), ("tv", "tv.2")])
+    @Test("no node's feed is the prefix of another's, nor of every batch's topic", arguments: [("ipad-1", "ipad-10"), ("a", "ab"), ("tv", "tv.2"), ("all", "al")])
     func topicsArePrefixFree(_ pair: (NodeID, NodeID)) {
-        #expect(!EventTopic.group(pair.1).hasPrefix(EventTopic.group(pair.0)))
-        #expect(EventTopic.group(pair.0).hasPrefix(EventTopic.everyGroup), "a full replica's subscription takes every group")
+        #expect(!EventTopic.node(pair.1).hasPrefix(EventTopic.node(pair.0)))
+        #expect(!EventTopic.node(pair.0).hasPrefix(EventTopic.node(pair.1)))
+        for node in [pair.0, pair.1] {
+            #expect(!EventTopic.everyBatch.hasPrefix(EventTopic.node(node)) && !EventTopic.node(node).hasPrefix(EventTopic.everyBatch))
+            #expect(!EventTopic.node(node).hasPrefix(EventTopic.heartbeat))
+        }
     }
 }

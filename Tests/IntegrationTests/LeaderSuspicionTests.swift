@@ -40,7 +40,7 @@ struct LeaderSuspicionTests {
             let context = try ZMQContext(ioThreads: 1)
             // Everything the old leader publishes from now on (its batches; nodes subscribe to `ev.`).
             let subscriber = try EventSubscriber(context: context, endpoint: coordinator.localEvents ?? coordinator.events,
-                                                 topics: ["ev."])
+                                                 topics: [EventTopic.everyBatch])
             defer { subscriber.close() }
             // What it published so far goes: until 300 ms pass without a batch (the leader's group
             // bookmarks keep coming every heartbeat interval, so silence itself never comes).

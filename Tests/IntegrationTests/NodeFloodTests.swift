@@ -54,7 +54,7 @@ struct NodeFloodTests {
         let published = Locked(0)
         let flooding = Locked(true)
         let batches = (1...2_000).map { sequence in
-            [Array(EventTopic.group("ipad-1").utf8), Envelope.eventBatch(Camsync_V1_EventBatch(
+            [Array(EventTopic.node("ipad-1").utf8), Envelope.eventBatch(Camsync_V1_EventBatch(
                 sequence: UInt64(sequence), term: 1, time: Instant(milliseconds: 1_800_000_000_000), originNode: nil,
                 originRequestID: 0, command: .goHome(device: "ipad-1"), events: [])).serializedBytes()]
         }

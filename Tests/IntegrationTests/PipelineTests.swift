@@ -74,7 +74,7 @@ struct PipelineTests {
     /// follows is published before the SUB has joined.
     static func collectBatches(_ endpoint: String, until stop: Locked<Bool>, into batches: Locked<[Camsync_V1_EventBatch]>) throws -> JoinableThread {
         let context = try ZMQContext(ioThreads: 1)
-        let subscriber = try EventSubscriber(context: context, endpoint: endpoint, topics: ["ev.", "hb"])
+        let subscriber = try EventSubscriber(context: context, endpoint: endpoint, topics: [EventTopic.everyBatch, EventTopic.heartbeat])
         let live = Locked(false)
         let thread = try JoinableThread {
             defer { subscriber.close() }

@@ -1,4 +1,5 @@
 import CamsyncProcessLab
+import CamsyncWire
 import CamsyncPolicy
 import CamsyncTestSupport
 import Foundation
@@ -34,7 +35,7 @@ struct WatchFailoverTests {
                 }
             }
             // What the coordinators publish, repeats included (drained at the end: the SUB queues it).
-            let raw = try cluster.eventSubscriber(topics: ["ev.", "hb"])
+            let raw = try cluster.eventSubscriber(topics: [EventTopic.everyBatch, EventTopic.heartbeat])
             var terms: Set<UInt64> = []
             defer { raw.close() }
             var published: [UInt64] = []

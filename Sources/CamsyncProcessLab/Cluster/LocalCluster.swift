@@ -441,7 +441,7 @@ public final class LocalCluster: @unchecked Sendable {
         try ControlClient(context: context, endpoint: controlEndpoint(node), node: node)
     }
 
-    public func eventSubscriber(topics: [String] = ["ev.", "hb"]) throws -> EventSubscriber {
+    public func eventSubscriber(topics: [String] = [EventTopic.everyBatch, EventTopic.heartbeat]) throws -> EventSubscriber {
         try EventSubscriber(context: context, endpoint: localEventEndpoint, topics: topics, curve: adminCurve)
     }
 

@@ -8,7 +8,7 @@ internal import SwiftProtobuf
 public let maxIdentifierBytes = 255
 
 /// A node id from a required string field: non-empty, at most `maxIdentifierBytes`, without a zero
-/// byte (it ends a device group's topic, `EventTopic.group`).
+/// byte (it ends a device group's topic, `EventTopic.node`).
 func nodeID(_ raw: String, _ field: @autoclosure () -> String) throws(WireMappingError) -> NodeID {
     let id = try nonEmpty(raw, field())
     if id.utf8.contains(0) { throw WireMappingError(field(), .inconsistent("holds a zero byte")) }

@@ -39,7 +39,7 @@ struct CtlWatchCommand: ParsableCommand {
     func run() throws {
         let resolved = try cluster.resolve()
         let group = device.map { NodeID($0) }
-        let topics = group.map { [EventTopic.group($0), EventTopic.heartbeat] } ?? [EventTopic.everyGroup, EventTopic.heartbeat]
+        let topics = group.map { [EventTopic.node($0), EventTopic.heartbeat] } ?? [EventTopic.everyBatch, EventTopic.heartbeat]
         let subscriber = try EventSubscriber(context: ZMQContext(), endpoint: resolved.eventEndpoint, topics: topics,
                                              curve: resolved.curve)
         defer { subscriber.close() }

@@ -1,0 +1,105 @@
+import CamsyncPolicy
+import CamsyncWire
+import Testing
+@testable import CamsyncCoordinator
+
+/// Least privilege for reads (docs/PROTOCOL.md "Authorisation"): under CURVE a node's key reads its
+/// own device group's snapshot and replay, and subscribes to its own feed and `hb`; anything else
+/// is refused with FORBIDDEN and counted. An admin's key reads everything.
+@Suite struct CoordinatorReadTests {
+    typealias R = CoordinatorReceiveTests
+    static let security = CoordinatorSecurity(secretKey: "s", nodeKeys: ["ipad-1": "KEY1", "ipad-2": "KEY2"],
+                                              adminKeys: ["ADMIN"])
+
+    enum Read: Sendable, CustomStringConvertible {
+        case snapshot(group: String, mine: Bool)
+        case replay(group: String)
+
+        var description: String {
+            switch self {
+            case .snapshot(let group, let mine): mine ? "snapshot of my group" : "snapshot of '\(group)'"
+            case .replay(let group): "replay of '\(group)'"
+            }
+        }
+
+        func envelope(sender: String) -> Envelope {
+            switch self {
+            case .snapshot(let group, let mine):
+                var request = Camsync_V1_SnapshotRequest()
+                request.group = group
+                request.onlyMyGroup = mine
+                return Envelope(sender: sender, requestID: 9, term: 0, body: .snapshotRequest(request))
+            case .replay(let group):
+                var request = Camsync_V1_ReplayRequest()
+                request.group = group
+                return Envelope(sender: sender, requestID: 9, term: 0, body: .replayRequest(request))
+            }
+        }
+    }
+
+    /// A CURVE coordinator with ipad-1 and ipad-2 registered, each by its own key.
+    static func cluster() -> CoordinatorCore {
+        var core = R.core(security: security)
+        for (node, key) in [("ipad-1", "KEY1"), ("ipad-2", "KEY2")] {
+            _ = core.receiveTurn(R.frame(R.register(NodeID(node)), route: Array(node.utf8), userID: key), at: R.at(1))
+            for case .commit(let commit) in core.endTurn(at: R.at(1)) { _ = core.turnCommitted(commit.id, at: R.at(1)) }
+        }
+        return core
+    }
+
+    @Test("who may read which group", arguments: [
+        ("ipad-1", "KEY1", Read.snapshot(group: "", mine: true), true),
+        ("ipad-1", "KEY1", Read.snapshot(group: "ipad-1", mine: false), true),
+        ("ipad-1", "KEY1", Read.replay(group: "ipad-1"), true),
+        ("ipad-1", "KEY1", Read.snapshot(group: "ipad-2", mine: false), false),
+        ("ipad-1", "KEY1", Read.replay(group: "ipad-2"), false),
+        ("ipad-1", "KEY1", Read.snapshot(group: "", mine: false), false),   // the whole state
+        ("ipad-1", "KEY1", Read.replay(group: ""), false),                  // every batch
+        ("admin", "ADMIN", Read.snapshot(group: "", mine: false), true),
+        ("admin", "ADMIN", Read.snapshot(group: "ipad-2", mine: false), true),
+        ("admin", "ADMIN", Read.replay(group: ""), true),
+    ] as [(String, String, Read, Bool)])
+    func reads(sender: String, key: String, read: Read, served: Bool) {
+        var core = Self.cluster()
+        let actions = core.receiveTurn(R.frame(read.envelope(sender: sender), route: Array(sender.utf8), userID: key), at: R.at(2))
+            + core.endTurn(at: R.at(2))
+        let replies = R.replies(actions)
+        #expect(replies.count == 1)
+        if served {
+            #expect(!replies.contains { if case .error? = $0.body { true } else { false } }, "\(replies)")
+            #expect(!actions.contains(.count(.readRefused)))
+        } else {
+            guard case .error(let error)? = replies.first?.body else { Issue.record("not refused: \(replies)"); return }
+            #expect(error.code == .forbidden && error.message.contains("its own device group"))
+            #expect(actions.contains(.count(.readRefused)))
+        }
+    }
+
+    @Test("the event socket's gate: a node's key subscribes to its own feed and hb only; admins and lab mode to anything",
+          arguments: [
+        ("KEY1", EventTopic.node("ipad-1"), true),
+        ("KEY1", EventTopic.heartbeat, true),
+        ("KEY1", EventTopic.node("ipad-2"), false),
+        ("KEY1", EventTopic.everyBatch, false),
+        ("KEY1", "ev.", false),                        // a prefix of every feed
+        ("KEY1", "", false),                           // everything
+        ("KEY1", "ev.ipad-1", false),                  // unterminated: ipad-10's feed too
+        ("KEY1", CoordinatorCore.pulseTopic, false),
+        ("ADMIN", "", true),
+        ("ADMIN", EventTopic.node("ipad-2"), true),
+        ("COORDINATOR", CoordinatorCore.pulseTopic, true),   // a standby's key (admitted by ZAP, bound to no node)
+    ] as [(String, String, Bool)])
+    func subscriptions(key: String, topic: String, admitted: Bool) {
+        let verdict = SubscriptionGate(security: Self.security).verdict(topic: Array(topic.utf8), key: key)
+        #expect((verdict == .admit) == admitted, "\(verdict)")
+        #expect(SubscriptionGate(security: nil).verdict(topic: Array(topic.utf8), key: nil) == .admit, "lab mode checks nothing")
+    }
+
+    @Test("a key bound to two nodes (the file lists it twice) reads both feeds; a connection without a key reads nothing under CURVE")
+    func sharedAndMissingKeys() {
+        let gate = SubscriptionGate(security: CoordinatorSecurity(secretKey: "s", nodeKeys: ["tv-1": "K", "tv-2": "K"], adminKeys: []))
+        #expect(gate.verdict(topic: Array(EventTopic.node("tv-1").utf8), key: "K") == .admit)
+        #expect(gate.verdict(topic: Array(EventTopic.node("tv-2").utf8), key: "K") == .admit)
+        #expect(gate.verdict(topic: Array(EventTopic.heartbeat.utf8), key: nil) != .admit)
+    }
+}
