@@ -52,8 +52,14 @@ extension NodeSession {
         case .groupBookmark(let bookmark)?:
             // A group's last batch, every interval: a lost last batch of an idle group shows here.
             noteTerm(envelope.term)
-            if let group = replica.group, bookmark.group == group.rawValue, replica.phase == .synced,
-               bookmark.sequence > replica.groupSequence, !replayRequested {
+            guard let group = replica.group, replica.phase == .synced else { break }
+            if bookmark.group != group.rawValue {
+                // The feed carries the bookmarks of the group the node is in: it was moved by a batch it never heard.
+                log(.info, "the feed's bookmark is of another group: moved without hearing it; the group's snapshot", [
+                    "held": "\(group)", "bookmark": "\(bookmark.group)"])
+                replica.resync()
+                requestSnapshot()
+            } else if bookmark.sequence > replica.groupSequence, !replayRequested {
                 requestReplay("behind the group: have \(replica.groupSequence), its last batch is \(bookmark.sequence)")
             }
         default:

@@ -90,6 +90,12 @@ public struct ReplicaSync: Sendable {
             buffered.append(batch)
             return .nothing
         case .synced:
+            if let group, batch.groups[group] == nil, batch.sequence > sequence {
+                // Everything on a node's feed is of the group the node is in: one that does not name
+                // this replica's group means the node was moved by a batch it never heard.
+                resync()
+                return .needSnapshot(reason: "batch \(batch.sequence) on this node's feed is not of group \(group): moved to another group")
+            }
             guard isNew(batch) else { return .nothing }
             guard follows(batch) else {
                 let expected = group.map { "the batch after \(groupSequence) in group \($0)" } ?? "sequence \(sequence + 1)"
@@ -132,7 +138,7 @@ public struct ReplicaSync: Sendable {
                                          settings: PolicySettings, group: NodeID? = nil,
                                          groupSequence: UInt64 = 0) -> Outcome {
         let previous = self.sequence
-        // Each sequence once: a batch that touches two device groups arrives on both topics.
+        // Each sequence once: a new leader publishes again the batches its predecessor may not have (K7).
         var heard = Set<UInt64>()
         buffered.removeAll { !heard.insert($0.sequence).inserted }
         if let group { buffered.removeAll { $0.groups[group] == nil } }

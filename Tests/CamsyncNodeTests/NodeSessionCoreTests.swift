@@ -90,6 +90,24 @@ import Testing
         #expect(session.replica.state.equalsGroupPart(link.core.engine.state(ofGroup: H.node)))
     }
 
+    @Test("device groups: a display moved by a batch it never heard takes its new group's snapshot when its feed brings that group's bookmark")
+    func movedWithoutHearingIt() throws {
+        var link = CoordinatorCoreLink()
+        let tv = NodeRegistration(node: "tv", attributes: .display(DisplayAttributes(name: "TV", attachedTo: H.node, cameras: [])))
+        var display = NodeSession(settings: H.settings(tv), now: H.at(0))
+        _ = link.exchange(&display, display.start(now: H.at(0)), at: 0)
+        link.admin(.registerNode(NodeRegistration(node: H.node, attributes: .device(H.device))), &display, at: 100)
+        #expect(link.core.state.nodes["tv"]?.attachedTo == H.node, "the display attached itself once its device was there")
+        #expect(display.replica.group == H.node)
+        link.admin(.detachDisplay(display: "tv"), &display, at: 200, lost: true)
+        #expect(display.replica.group == H.node, "the detach never reached it")
+        let bookmarked = link.tick(&display, at: 2_000)
+        #expect(bookmarked.contains { if case .send(let envelope) = $0, case .snapshotRequest? = envelope.body { true } else { false } })
+        #expect(display.replica.group == "tv", "its own group now, from its snapshot")
+        #expect(display.replica.state.equalsGroupPart(link.core.engine.state(ofGroup: "tv")))
+        #expect(display.replica.state.nodes[H.node] == nil, "nothing of the old group is kept")
+    }
+
     @Test("device groups: a node may read its own group only; another's snapshot or replay is refused")
     func readsItsOwnGroupOnly() throws {
         var link = CoordinatorCoreLink()
