@@ -92,10 +92,10 @@ extension CoordinatorCore {
             + [.publish(topic: EventTopic.everyBatch, publication)]
     }
 
-    /// Every group's bookmark, published with the heartbeat: the sequence of its last batch, encoded
-    /// once per group and sent on the feed of each of its nodes.
-    func groupBookmarks() -> [CoordinatorAction] {
-        groupSequences.all.flatMap { group, last -> [CoordinatorAction] in
+    /// The bookmarks due at this heartbeat (`BookmarkSchedule`): the sequence of each group's last
+    /// batch, encoded once per group and sent on the feed of each of its nodes.
+    mutating func groupBookmarks() -> [CoordinatorAction] {
+        bookmarks.due(groupSequences).flatMap { group, last -> [CoordinatorAction] in
             let members = engine.members(ofGroup: group)   // none: unregistered, nobody follows it
             guard !members.isEmpty else { return [] }
             var bookmark = Camsync_V1_GroupBookmark()

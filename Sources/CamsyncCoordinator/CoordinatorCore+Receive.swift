@@ -148,6 +148,7 @@ extension CoordinatorCore {
                     originRequestID: requestID, wireCommand: wireCommand, events: events)
                 let groups = command.groups(before: groupBefore, events: events, after: state)
                 batch.groups = groupSequences.advance(groups, to: sequence)
+                bookmarks.batchPublished(to: groups)
                 batch.ordinal = ordinalBefore
                 // Encoded later, once, by whoever makes the turn durable (`TurnEntries`); every feed
                 // carries the same bytes.

@@ -94,6 +94,7 @@ extension CoordinatorCore {
     /// rejoin; `ctl watch` and the other printing followers skip a sequence they have shown.
     mutating func republish() -> [CoordinatorAction] {
         guard case .highAvailability(let state) = mode else { return [] }
+        bookmarks.everyGroupNextTime()   // and every group's position, at the first heartbeat
         let after = state.leaderPublishedThrough > 0 ? state.leaderPublishedThrough : sequence - min(sequence, 64)
         return recentBatches.after(after, through: sequence).flatMap { encoded -> [CoordinatorAction] in
             guard let batch = try? Camsync_V1_EventBatch(serializedBytes: encoded) else { return [] }

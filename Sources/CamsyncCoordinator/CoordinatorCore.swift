@@ -42,6 +42,8 @@ public struct CoordinatorCore: Sendable {
     /// The sequence of each device group's last batch: stamped on every batch (`EventBatch.groups`)
     /// and kept in snapshots (docs/PROTOCOL.md "Device groups").
     public internal(set) var groupSequences = GroupSequences()
+    /// Which groups' bookmarks go out at the next heartbeat.
+    var bookmarks = BookmarkSchedule()
     /// The state's snapshot message at its sequence and term (without liveness and counters).
     var snapshotCache: Camsync_V1_Snapshot?
     /// Connections refused for holding another node's route, dropped once their refusal has left.

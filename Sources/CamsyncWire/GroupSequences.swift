@@ -15,6 +15,12 @@ public struct GroupSequences: Sendable, Equatable {
     /// Every group with a batch, and the sequence of its last one, in group order.
     public var all: [(group: NodeID, sequence: UInt64)] { last.sorted { $0.key < $1.key }.map { ($0.key, $0.value) } }
 
+    /// Calls `body` with every group with a batch and its last one's sequence, in no particular order
+    /// (without sorting them, as `all` does).
+    public func forEach(_ body: (NodeID, UInt64) -> Void) {
+        for (group, sequence) in last { body(group, sequence) }
+    }
+
     /// A batch with `sequence` goes to `groups`: returns each group with the sequence of its
     /// previous batch (what `EventBatch.groups` holds), and moves them to `sequence`.
     public mutating func advance(_ groups: [NodeID], to sequence: UInt64) -> [Camsync_V1_GroupSequence] {
