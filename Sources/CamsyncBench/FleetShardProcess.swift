@@ -53,7 +53,8 @@ public enum FleetShardProcess {
                            heartbeatMilliseconds: Int64, liveness: Int64, id: Int) throws -> Never {
         let nodes = 2 * devices
         NodeFleetShard.allowOpenFiles(4 * nodes + 256)
-        let context = try ZMQContext(ioThreads: 1, maxSockets: 2 * nodes + 64)
+        // Two sockets a node, and as many again closed by reconnects and not reaped yet.
+        let context = try ZMQContext(ioThreads: 1, maxSockets: 4 * nodes + 256)
         let push = try ZMQSocket(context, .push)
         try push.set([.linger(milliseconds: 1000), .sendHighWaterMark(1_000_000)])
         try push.connect(report)
