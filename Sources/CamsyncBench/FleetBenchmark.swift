@@ -169,7 +169,8 @@ public enum FleetBenchmark {
                 BenchRow(benchmark: "fleet", scenario: "\(name): command → ack (the same commands) (load \(StandbyRebuild.format(load)))",
                          latency: loaded.ack),
                 BenchRow(benchmark: "fleet", scenario: String(format: "%@: %.2f batch copies per batch (%d copies received by the "
-                    + "nodes' SUBs / %d batches) (load %@)", name, point.copiesPerBatch!, busy.batchCopies, loaded.acked,
+                    + "nodes' SUBs / %d batches), %.0f B a copy (topic + envelope) (load %@)", name, point.copiesPerBatch!,
+                    busy.batchCopies, loaded.acked, Double(busy.batchBytes) / Double(max(1, busy.batchCopies)),
                     StandbyRebuild.format(load))),
                 BenchRow(benchmark: "fleet", scenario: String(format: "%@, commands: leader %.1f %% of a core; a node %.0f µs CPU/s, "
                     + "%.0f kB (load %@)", name, busy.leaderCPU / busy.seconds * 100, point.nodeCPU!, point.nodeKilobytes!,
@@ -202,11 +203,12 @@ public enum FleetBenchmark {
         var shardsCPU: Double
         var heartbeats: Int
         var batchCopies: Int
+        var batchBytes: Int
     }
 
     static func window(_ shards: FleetShards, coordinator: CoordinatorProcess, _ body: () throws -> Void) throws -> Window {
         try shards.freshStatuses()
-        let (heartbeats, copies) = (shards.heartbeatsSent, shards.batchCopies)
+        let (heartbeats, copies, bytes) = (shards.heartbeatsSent, shards.batchCopies, shards.batchBytes)
         let (leader, nodes) = (BenchSystem.processCPUSeconds(pid: coordinator.pid) ?? 0, shards.cpuSeconds)
         let start = Clock.monotonicNanoseconds()
         try body()
@@ -214,7 +216,8 @@ public enum FleetBenchmark {
         let (leaderAfter, nodesAfter) = (BenchSystem.processCPUSeconds(pid: coordinator.pid) ?? 0, shards.cpuSeconds)
         try shards.freshStatuses()
         return Window(seconds: seconds, leaderCPU: leaderAfter - leader, shardsCPU: nodesAfter - nodes,
-                      heartbeats: shards.heartbeatsSent - heartbeats, batchCopies: shards.batchCopies - copies)
+                      heartbeats: shards.heartbeatsSent - heartbeats, batchCopies: shards.batchCopies - copies,
+                      batchBytes: shards.batchBytes - bytes)
     }
 
     /// Takes the shards' reports for `seconds`.

@@ -6,12 +6,12 @@ import Glibc
 #endif
 
 /// What a fleet shard process tells the bench process (one text frame on a PUSH):
-/// `status <shard> <joined> <batch copies> <heartbeats sent> <registrations> <base RSS kB>` every
+/// `status <shard> <joined> <batch copies> <their bytes> <heartbeats sent> <registrations> <base RSS kB>` every
 /// 100 ms (counts since the shard started), and `applied <device> <sequence> <ns>` when both nodes of
 /// a device's group (the device and its display) have applied its batches up to `sequence` (ns:
 /// CLOCK_MONOTONIC, shared by the processes of one machine, when the later of the two did).
 public enum FleetShardReport: Equatable, Sendable {
-    case status(shard: Int, joined: Int, batchCopies: Int, heartbeatsSent: Int, registrations: Int, baseRSSKilobytes: Int)
+    case status(shard: Int, joined: Int, batchCopies: Int, batchBytes: Int, heartbeatsSent: Int, registrations: Int, baseRSSKilobytes: Int)
     case applied(device: Int, sequence: UInt64, at: UInt64)
 
     public init?(_ bytes: [UInt8]) {
@@ -19,9 +19,9 @@ public enum FleetShardReport: Equatable, Sendable {
         switch parts.first {
         case "status":
             let numbers = parts.dropFirst().compactMap { Int($0) }
-            guard parts.count == 7, numbers.count == 6 else { return nil }
-            self = .status(shard: numbers[0], joined: numbers[1], batchCopies: numbers[2], heartbeatsSent: numbers[3],
-                           registrations: numbers[4], baseRSSKilobytes: numbers[5])
+            guard parts.count == 8, numbers.count == 7 else { return nil }
+            self = .status(shard: numbers[0], joined: numbers[1], batchCopies: numbers[2], batchBytes: numbers[3],
+                           heartbeatsSent: numbers[4], registrations: numbers[5], baseRSSKilobytes: numbers[6])
         case "applied":
             guard parts.count == 4, let device = Int(parts[1]), let sequence = UInt64(parts[2]), let at = UInt64(parts[3]) else { return nil }
             self = .applied(device: device, sequence: sequence, at: at)
@@ -32,8 +32,8 @@ public enum FleetShardReport: Equatable, Sendable {
 
     public var bytes: [UInt8] {
         switch self {
-        case .status(let shard, let joined, let copies, let heartbeats, let registrations, let base):
-            Array("status \(shard) \(joined) \(copies) \(heartbeats) \(registrations) \(base)".utf8)
+        case .status(let shard, let joined, let copies, let bytes, let heartbeats, let registrations, let base):
+            Array("status \(shard) \(joined) \(copies) \(bytes) \(heartbeats) \(registrations) \(base)".utf8)
         case .applied(let device, let sequence, let at):
             Array("applied \(device) \(sequence) \(at)".utf8)
         }
@@ -87,7 +87,7 @@ public enum FleetShardProcess {
             let now = Clock.monotonicNanoseconds()
             if now >= nextStatus {
                 nextStatus = now + 100_000_000
-                _ = try push.send([FleetShardReport.status(shard: id, joined: joined, batchCopies: shard.batchCopies,
+                _ = try push.send([FleetShardReport.status(shard: id, joined: joined, batchCopies: shard.batchCopies, batchBytes: shard.batchBytes,
                                                            heartbeatsSent: shard.heartbeatsSent, registrations: shard.registrations,
                                                            baseRSSKilobytes: base).bytes], dontWait: true)
             }

@@ -17,7 +17,8 @@ final class FleetShards {
     let reports: ZMQSocket
     private var children: [ManagedProcess] = []
     private var statusesReceived: [Int: Int] = [:]
-    private var status: [Int: (joined: Int, batchCopies: Int, heartbeatsSent: Int, registrations: Int, baseRSSKilobytes: Int)] = [:]
+    private var status: [Int: (joined: Int, batchCopies: Int, batchBytes: Int, heartbeatsSent: Int, registrations: Int,
+                               baseRSSKilobytes: Int)] = [:]
 
     var nodes: Int { 2 * devices }
     var processes: Int { children.count }
@@ -51,8 +52,8 @@ final class FleetShards {
     func take(onApplied: (_ device: Int, _ sequence: UInt64, _ at: UInt64) -> Void = { _, _, _ in }) throws {
         while let message = try reports.receive(dontWait: true) {
             switch FleetShardReport(message.frames[0]) {
-            case .status(let shard, let joined, let copies, let heartbeats, let registrations, let base)?:
-                status[shard] = (joined, copies, heartbeats, registrations, base)
+            case .status(let shard, let joined, let copies, let bytes, let heartbeats, let registrations, let base)?:
+                status[shard] = (joined, copies, bytes, heartbeats, registrations, base)
                 statusesReceived[shard, default: 0] += 1
             case .applied(let device, let sequence, let at)?:
                 onApplied(device, sequence, at)
@@ -76,6 +77,7 @@ final class FleetShards {
     /// The sums of the shards' last statuses.
     var joined: Int { status.values.map(\.joined).reduce(0, +) }
     var batchCopies: Int { status.values.map(\.batchCopies).reduce(0, +) }
+    var batchBytes: Int { status.values.map(\.batchBytes).reduce(0, +) }
     var heartbeatsSent: Int { status.values.map(\.heartbeatsSent).reduce(0, +) }
     var registrations: Int { status.values.map(\.registrations).reduce(0, +) }
 

@@ -49,6 +49,8 @@ final class NodeFleetShard: @unchecked Sendable {
     /// Since the start: event batches the nodes' SUBs received (each one copy the leader sent), and
     /// heartbeats the nodes sent.
     private(set) var batchCopies = 0
+    /// The bytes of those copies as received: topic and envelope frames.
+    private(set) var batchBytes = 0
     private(set) var heartbeatsSent = 0
     /// Called when a node's group replica applied batches up to a new group sequence:
     /// (device number, whether the node is the display, the sequence of the group's last batch applied).
@@ -205,6 +207,7 @@ final class NodeFleetShard: @unchecked Sendable {
             }
             if message.frames.count == 2, ProtobufWire.lengthDelimited(Self.eventBatchField, in: message.frames[1]) != nil {
                 batchCopies += 1
+                batchBytes += message.frames[0].count + message.frames[1].count
             }
             let before = members[index].session.replica.groupSequence
             try execute(members[index].session.receivePublication(message.frames, now: now), for: index)
