@@ -16,13 +16,17 @@ struct BenchCommand: ParsableCommand {
             rates and RSS next to a raw ZeroMQ floor measured in the same run, then checks the \
             targets of docs/PERFORMANCE.md ("Targets").
 
+            fleet runs thousands of real node sessions in `camsync bench fleet-shard` child processes \
+            (1,000 devices and their displays each) against one coordinator.
+
             The ha-* benchmarks run HA coordinators (--etcd) on a 3-member loopback etcd cluster of \
             their own (Debian etcd-server; skipped with a note when etcd is not installed).
 
             Examples:
-              camsync bench                          (everything, about 5–6 minutes)
+              camsync bench                          (everything, about 12 minutes)
               camsync bench --quick latency fanout
               camsync bench --quick ha-latency ha-failover ha-throughput
+              camsync bench fleet --fleet-nodes 7000   (a leader with up to 7,000 nodes)
               camsync bench --json-file bench.json
 
             """,
