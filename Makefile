@@ -203,7 +203,7 @@ etcd-proto-check: plugin grpc-plugin
 	if diff -r $$tmp/swift $(ETCD_PROTO_OUT) >/dev/null; then echo "etcd-proto-check: generated etcd client is up to date"; \
 	else diff -r $$tmp/swift $(ETCD_PROTO_OUT) | head -40; echo "etcd-proto-check: committed etcd client differs; run 'make etcd-swift'"; exit 1; fi
 
-# The whole benchmark suite in release (< 10 min on 2 cores): `make bench BENCH_ARGS="--quick latency"`.
+# The whole benchmark suite in release (about 12 min on 2 cores; `fleet` about 3 of them): `make bench BENCH_ARGS="--quick latency"`.
 BENCH_ARGS ?=
 BENCH_JSON ?= .build/bench-report.json
 bench: deps

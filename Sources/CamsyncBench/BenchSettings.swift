@@ -19,6 +19,9 @@ public struct BenchSettings: Sendable {
     public var memoryAppsPerNode: Int
     /// `ha-latency`: coordinators on etcd (3; 1 is a leader without standbys, to tell their share of a claim).
     public var haCoordinators: Int
+    /// `fleet`: the largest fleet's nodes (devices and their displays; 9,000: the leader holds two
+    /// descriptors a node, under a per-process limit of 20,000 here).
+    public var fleetNodes: Int
     /// Where the HA benchmarks' etcd members keep their data: the temporary directory (on disk, so
     /// that etcd's fsyncs cost what they cost); tests pass tmpfs (`EtcdCluster.scratchParent`).
     public var etcdDataParent = FileManager.default.temporaryDirectory.path
@@ -26,7 +29,7 @@ public struct BenchSettings: Sendable {
 
     public init(executable: String, workDirectory: String, quick: Bool = false, coordinatorPrefix: [String] = [],
                 nodes: Int = 50, subscribers: Int = 500, subscriberProcesses: Int = 4, recoveryCommands: Int? = nil,
-                memoryNodes: Int = 1000, memoryAppsPerNode: Int = 10, haCoordinators: Int = 3,
+                memoryNodes: Int = 1000, memoryAppsPerNode: Int = 10, haCoordinators: Int = 3, fleetNodes: Int = 9000,
                 progress: @escaping @Sendable (String) -> Void = { _ in }) {
         self.executable = executable
         self.workDirectory = workDirectory
@@ -39,6 +42,7 @@ public struct BenchSettings: Sendable {
         self.memoryNodes = memoryNodes
         self.memoryAppsPerNode = memoryAppsPerNode
         self.haCoordinators = haCoordinators
+        self.fleetNodes = fleetNodes
         self.progress = progress
     }
 
@@ -61,4 +65,6 @@ public enum BenchmarkName: String, CaseIterable, Sendable {
     case haLatency = "ha-latency", haFailover = "ha-failover", haThroughput = "ha-throughput"
     /// Cost against state size: apps on a device, nodes, a standby's rebuild, a replay-all restart.
     case scale
+    /// Many real nodes on one leader: joining, copies per batch, delivery to a group, heartbeats' cost.
+    case fleet
 }

@@ -40,6 +40,7 @@ public enum BenchSuite {
         case .haFailover: try HAFailoverBenchmark.run(settings)
         case .haThroughput: try HAThroughputBenchmark.run(settings)
         case .scale: try ScaleBenchmark.run(settings)
+        case .fleet: try FleetBenchmark.run(settings)
         }
     }
 }

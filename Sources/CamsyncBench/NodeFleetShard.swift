@@ -12,7 +12,10 @@ import Glibc
 /// protocol logic `camsync node` runs) with its own DEALER and SUB opened as `camsync node` opens
 /// them (`NodeSockets`), so the coordinators see N real subscribers and N real command connections.
 /// What the benchmark reads: when each node followed a new leader, and how many registrations and
-/// snapshot requests the nodes sent (SPEC K7: a leader change causes none).
+/// snapshot requests the nodes sent (SPEC K7: a leader change causes none); for `fleet`, how many
+/// nodes joined, each advance of a node's group replica (`groupAdvanced`), and the batch copies
+/// and heartbeats the nodes received and sent. With `displays`, each device number starts two nodes:
+/// the device and its display, which attaches itself to it (one device group of two).
 final class NodeFleetShard: @unchecked Sendable {
     private struct Member {
         var session: NodeSession
@@ -21,21 +24,37 @@ final class NodeFleetShard: @unchecked Sendable {
         var deadline: Int64
         /// The topics `subscriber` is subscribed to (the session's device group, and heartbeats).
         var subscribed: [String]
+        /// The device number it was started for, and whether it is that device's display.
+        var number: Int
+        var isDisplay: Bool
     }
 
     private let context: ZMQContext
     private var members: [Member] = []
-    private var poller = Poller()
-    /// Poller index → (member, is the SUB).
-    private var owners: [(member: Int, subscriber: Bool)] = []
-    /// Members whose sockets were replaced since the poller was built: their poller entries are stale
-    /// until `rebuildPoller()`, which runs once per pass, not once per reconnect (a failover moves
-    /// every node at once: rebuilding per node made following O(nodes²)).
+    /// The members' sockets, keyed `2 × member + (1 for the SUB)`.
+    private let readiness = SocketReadiness()
+    /// Members whose sockets were replaced since the last pass: their new sockets are watched at the
+    /// next pass, once per pass, not once per reconnect (a failover moves every node at once).
     private var changed: Set<Int> = []
+    /// Members whose sockets were used since they were last read to the end: their `events` are
+    /// looked at in the next pass (libzmq signals a socket's descriptor only on a change).
+    private var recheck: Set<Int> = []
+    /// The earliest of the members' deadlines (monotonic ms), and when they were last looked at.
+    private var earliestDeadline = Int64.max
+    private var lastTimerScan: Int64 = 0
     /// Counted since the last `resetCounts()`.
     private(set) var registrations = 0
     private(set) var snapshotRequests = 0
     private(set) var replayRequests = 0
+    /// Since the start: event batches the nodes' SUBs received (each one copy the leader sent), and
+    /// heartbeats the nodes sent.
+    private(set) var batchCopies = 0
+    /// The bytes of those copies as received: topic and envelope frames.
+    private(set) var batchBytes = 0
+    private(set) var heartbeatsSent = 0
+    /// Called when a node's group replica applied batches up to a new group sequence:
+    /// (device number, whether the node is the display, the sequence of the group's last batch applied).
+    var groupAdvanced: ((Int, Bool, UInt64) -> Void)?
     /// When (monotonic ns) each node first followed another coordinator than `leaving`.
     private(set) var followedAt: [UInt64?] = []
     private var leaving: String?
@@ -45,41 +64,50 @@ final class NodeFleetShard: @unchecked Sendable {
     private let heartbeatMilliseconds: Int64
     private let liveness: Int64
     private let apps: Int
+    private let displays: Bool
 
     /// An empty fleet; `add` starts nodes.
     init(context: ZMQContext, commandEndpoints: [String], eventEndpoints: [String], heartbeatMilliseconds: Int64,
-         liveness: Int64 = 3, apps: Int = 3) {
+         liveness: Int64 = 3, apps: Int = 3, displays: Bool = false) {
         self.context = context
         self.commandEndpoints = commandEndpoints
         self.eventEndpoints = eventEndpoints
         self.heartbeatMilliseconds = heartbeatMilliseconds
         self.liveness = liveness
         self.apps = apps
+        self.displays = displays
     }
 
-    /// Starts the nodes numbered `numbers` (`sim-NNNN`): each registers and asks for a snapshot, as
-    /// `camsync node` does at start.
+    /// Starts the nodes numbered `numbers` (`sim-NNNN`, and with `displays` each one's `simd-NNNN`):
+    /// each registers and asks for a snapshot, as `camsync node` does at start.
     func add(_ numbers: [Int]) throws {
         let now = Self.now()
         for number in numbers {
-            let index = members.count
-            let node = SimulatedNode.id(number)
-            let settings = NodeSettings(config: NodeConfig(registration: SimulatedNode.registration(node, apps: apps)),
-                                        coordinatorCommandEndpoint: commandEndpoints.joined(separator: ","),
-                                        coordinatorEventEndpoint: eventEndpoints.joined(separator: ","),
-                                        controlEndpoint: "", heartbeatIntervalMilliseconds: heartbeatMilliseconds,
-                                        liveness: liveness)
-            var session = NodeSession(settings: settings, now: now)
-            let dealer = try NodeSockets.dealer(context, settings, endpoint: session.followed.commandEndpoint,
-                                                serverKey: session.followedServerKey)
-            let subscriber = try NodeSockets.subscriber(context, settings, topics: session.subscriptions)
-            let actions = session.start(now: now)
-            members.append(Member(session: session, dealer: dealer, subscriber: subscriber, deadline: session.nextDeadline,
-                                  subscribed: session.subscriptions))
-            followedAt.append(nil)
-            try execute(actions, for: index)
+            let device = SimulatedNode.id(number)
+            try start(SimulatedNode.registration(device, apps: apps), number: number, now: now)
+            if displays {
+                try start(SimulatedNode.displayRegistration(SimulatedNode.displayID(number), attachedTo: device), number: number, now: now)
+            }
         }
-        rebuildPoller()
+    }
+
+    private func start(_ registration: NodeRegistration, number: Int, now: NodeTime) throws {
+        let index = members.count
+        let settings = NodeSettings(config: NodeConfig(registration: registration),
+                                    coordinatorCommandEndpoint: commandEndpoints.joined(separator: ","),
+                                    coordinatorEventEndpoint: eventEndpoints.joined(separator: ","),
+                                    controlEndpoint: "", heartbeatIntervalMilliseconds: heartbeatMilliseconds,
+                                    liveness: liveness)
+        var session = NodeSession(settings: settings, now: now)
+        let dealer = try NodeSockets.dealer(context, settings, endpoint: session.followed.commandEndpoint,
+                                            serverKey: session.followedServerKey)
+        let subscriber = try NodeSockets.subscriber(context, settings, topics: session.subscriptions)
+        let actions = session.start(now: now)
+        members.append(Member(session: session, dealer: dealer, subscriber: subscriber, deadline: session.nextDeadline,
+                              subscribed: session.subscriptions, number: number, isDisplay: registration.kind == .display))
+        followedAt.append(nil)
+        try watch(index)
+        try execute(actions, for: index)
     }
 
     var count: Int { members.count }
@@ -95,6 +123,14 @@ final class NodeFleetShard: @unchecked Sendable {
          Dictionary(grouping: members, by: \.session.followed.commandEndpoint).mapValues(\.count))
     }
 
+    /// Nodes registered and synced, displays also attached in their own replica (a fleet has joined).
+    var joined: Int {
+        members.count { member in
+            member.session.registered && member.session.replica.phase == .synced
+                && (!member.isDisplay || member.session.replica.state.nodes[member.session.id]?.attachedTo != nil)
+        }
+    }
+
     /// Every node follows `endpoint`.
     func allFollow(_ endpoint: String) -> Bool { members.allSatisfy { $0.session.followed.commandEndpoint == endpoint } }
 
@@ -107,32 +143,42 @@ final class NodeFleetShard: @unchecked Sendable {
         snapshotRequests = 0
     }
 
-    /// When the last pass over the sockets began (monotonic ns).
-    private var lastPass: UInt64 = 0
-    static let passNanoseconds: UInt64 = 1_000_000
-
-    /// Serves every node for up to `milliseconds`: what arrived, then the timers that are due.
+    /// Serves every node for up to `milliseconds`: what arrived (the sockets that signalled, and those
+    /// used since they were last read to the end), then the timers that are due.
     func pump(milliseconds: Int) throws {
-        let until = Clock.monotonicNanoseconds() + UInt64(max(0, milliseconds)) * 1_000_000
+        let until = Clock.monotonicMilliseconds() + Int64(max(0, milliseconds))
         repeat {
-            // One pass a millisecond at most: a poll looks at every socket of the shard, so a pass per
-            // message (20,000 batches/s reach 1,000 nodes) spent the benchmark's CPU in poll(2).
-            let sinceLast = Clock.monotonicNanoseconds() &- lastPass
-            if sinceLast < Self.passNanoseconds { usleep(UInt32((Self.passNanoseconds - sinceLast) / 1000)) }
-            lastPass = Clock.monotonicNanoseconds()
-            if !changed.isEmpty { rebuildPoller() }
-            let earliest = members.map(\.deadline).min() ?? Int64.max
-            let wait = max(0, min(Int64(milliseconds), earliest - Clock.monotonicMilliseconds()))
-            for ready in try poller.poll(timeoutMs: Int(wait)) {
-                let owner = owners[ready.index]
-                guard !changed.contains(owner.member) else { continue }   // its sockets were just replaced
-                try drain(owner.member, subscriber: owner.subscriber)
+            if !changed.isEmpty {
+                for index in changed { try watch(index) }
+                changed.removeAll(keepingCapacity: true)
             }
-            let now = Self.now()
-            for index in members.indices where members[index].deadline <= now.monotonic {
-                try execute(members[index].session.tick(now: now), for: index)
+            let now = Clock.monotonicMilliseconds()
+            let wait = recheck.isEmpty ? max(0, min(until, earliestDeadline) - now) : 0
+            for key in readiness.wait(timeoutMilliseconds: Int(wait)) {
+                let index = key >> 1
+                guard members.indices.contains(index), !changed.contains(index) else { continue }   // its sockets were just replaced
+                try drain(index, subscriber: key & 1 == 1)
             }
-        } while Clock.monotonicNanoseconds() < until
+            let rechecked = recheck
+            recheck.removeAll(keepingCapacity: true)
+            for index in rechecked where !changed.contains(index) {
+                if try members[index].dealer.events.contains(.readable) { try drain(index, subscriber: false) }
+                if !changed.contains(index), try members[index].subscriber.events.contains(.readable) { try drain(index, subscriber: true) }
+            }
+            try runTimers()
+        } while Clock.monotonicMilliseconds() < until
+    }
+
+    /// The members whose deadline passed, at most once a millisecond (deadlines are in milliseconds).
+    private func runTimers() throws {
+        let now = Self.now()
+        guard now.monotonic >= earliestDeadline, now.monotonic > lastTimerScan else { return }
+        lastTimerScan = now.monotonic
+        earliestDeadline = Int64.max
+        for index in members.indices {
+            if members[index].deadline <= now.monotonic { try execute(members[index].session.tick(now: now), for: index) }
+            earliestDeadline = min(earliestDeadline, members[index].deadline)
+        }
     }
 
     func close() {
@@ -145,14 +191,28 @@ final class NodeFleetShard: @unchecked Sendable {
 
     private func drain(_ index: Int, subscriber: Bool) throws {
         var taken = 0
-        while taken < 256 {
+        while true {
+            guard taken < 256 else {
+                recheck.insert(index)   // the rest at the next pass
+                return
+            }
             let socket = subscriber ? members[index].subscriber : members[index].dealer
             guard let message = try socket.receive(dontWait: true) else { return }
             taken += 1
             let now = Self.now()
-            let actions = subscriber ? members[index].session.receivePublication(message.frames, now: now)
-                                     : members[index].session.receiveReply(message.frames, now: now)
-            try execute(actions, for: index)
+            guard subscriber else {
+                try execute(members[index].session.receiveReply(message.frames, now: now), for: index)
+                if changed.contains(index) { return }   // the socket just read may be closed
+                continue
+            }
+            if message.frames.count == 2, ProtobufWire.lengthDelimited(Self.eventBatchField, in: message.frames[1]) != nil {
+                batchCopies += 1
+                batchBytes += message.frames[0].count + message.frames[1].count
+            }
+            let before = members[index].session.replica.groupSequence
+            try execute(members[index].session.receivePublication(message.frames, now: now), for: index)
+            let after = members[index].session.replica.groupSequence
+            if after > before, let groupAdvanced { groupAdvanced(members[index].number, members[index].isDisplay, after) }
             if changed.contains(index) { return }   // the socket just read may be closed
         }
     }
@@ -161,6 +221,7 @@ final class NodeFleetShard: @unchecked Sendable {
         for action in actions {
             switch action {
             case .send(let envelope):
+                if case .nodeHeartbeat? = envelope.body { heartbeatsSent += 1 }
                 _ = try? members[index].dealer.send([envelope.serializedBytes()], dontWait: true)
             case .reconnect(let endpoint, let serverKey, let reopenSubscriber):
                 members[index].dealer.close()
@@ -182,22 +243,21 @@ final class NodeFleetShard: @unchecked Sendable {
         NodeSockets.follow(members[index].session.subscriptions, on: members[index].subscriber,
                            subscribed: &members[index].subscribed)
         members[index].deadline = members[index].session.nextDeadline
+        earliestDeadline = min(earliestDeadline, members[index].deadline)
+        recheck.insert(index)
         if let leaving, followedAt[safe: index] == .some(nil), members[index].session.followed.commandEndpoint != leaving {
             followedAt[index] = Clock.monotonicNanoseconds()
         }
     }
 
-    private func rebuildPoller() {
-        poller = Poller()
-        owners = []
-        for (index, member) in members.enumerated() {
-            poller.register(member.dealer, for: .readable)
-            owners.append((index, false))
-            poller.register(member.subscriber, for: .readable)
-            owners.append((index, true))
-        }
-        changed.removeAll(keepingCapacity: true)
+    private func watch(_ index: Int) throws {
+        try readiness.watch(members[index].dealer, key: 2 * index)
+        try readiness.watch(members[index].subscriber, key: 2 * index + 1)
     }
+
+    /// `Envelope.event_batch` (docs/PROTOCOL.md): a publication holding it is a batch, not a bookmark
+    /// or a heartbeat.
+    static let eventBatchField: UInt64 = 30
 
     /// Each node holds two sockets and four connections (and libzmq an eventfd per socket): raise
     /// the soft limit on open files towards the hard one when it is lower than `needed`.

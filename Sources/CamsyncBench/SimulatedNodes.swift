@@ -22,6 +22,15 @@ public enum SimulatedNode {
             apps: specs)))
     }
 
+    /// The external display of device `index` (`simd-NNNN`): numbered as its device, so that a fleet's
+    /// device and display pairs are found from either id.
+    public static func displayID(_ index: Int) -> String { "simd-" + String(id(index).dropFirst("sim-".count)) }
+
+    /// A display whose configuration names `device` (SPEC §1): it attaches itself to it.
+    public static func displayRegistration(_ display: String, attachedTo device: String) -> NodeRegistration {
+        NodeRegistration(node: NodeID(display), attributes: .display(DisplayAttributes(name: "bench display", attachedTo: NodeID(device))))
+    }
+
     /// The commands that make app 0 hold the node's camera (claim done once in setup).
     public static func claim(_ node: String) -> [Command] {
         [.openFullScreen(app(node), trigger: .user),

@@ -36,6 +36,20 @@ public enum BenchSystem {
         return result
     }
 
+    /// CPU seconds (user + system) a process has used, its ended threads included (`/proc/PID/stat`).
+    public static func processCPUSeconds(pid: Int32) -> Double? {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let close = stat.lastIndex(of: ")") else { return nil }
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return nil }
+        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+
+    /// How many file descriptors a process holds open (`/proc/PID/fd`).
+    public static func openDescriptors(pid: Int32) -> Int? {
+        (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd"))?.count
+    }
+
     /// CPU use of a process between two `threadCPUSeconds` readings over `seconds` of wall time:
     /// the whole process and its busiest thread, as fractions of one core.
     public static func cpuShare(before: [Int32: Double], after: [Int32: Double], seconds: Double) -> (process: Double, busiestThread: Double) {

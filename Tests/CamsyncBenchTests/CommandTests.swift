@@ -52,6 +52,30 @@ import Testing
         let subs = try #require(try Camsync.parseAsRoot(["bench", "subscribers", "--events", "e", "--report", "r",
                                                          "--count", "125", "--id", "3"]) as? BenchSubscribersCommand)
         #expect(subs.count == 125 && subs.id == 3)
+        let shard = try #require(try Camsync.parseAsRoot(["bench", "fleet-shard", "--command", "c", "--events", "e", "--report", "r",
+                                                          "--first", "1000", "--devices", "1000", "--id", "1"]) as? BenchFleetShardCommand)
+        #expect(shard.first == 1000 && shard.devices == 1000 && shard.heartbeatMs == 500 && shard.liveness == 3)
+    }
+
+    @Test("fleet: the largest fleet's nodes, 9,000 unless told, at least a device and its display")
+    func fleetNodes() throws {
+        let run = try #require(try Camsync.parseAsRoot(["bench", "fleet", "--fleet-nodes", "7000"]) as? BenchRunCommand)
+        #expect(run.selected == [.fleet])
+        #expect(run.settings(executable: "/bin/true", workDirectory: "/tmp/x").fleetNodes == 7000)
+        #expect(try #require(try Camsync.parseAsRoot(["bench"]) as? BenchRunCommand).fleetNodes == 9000)
+        #expect(throws: (any Error).self) { try Camsync.parseAsRoot(["bench", "--fleet-nodes", "1"]) }
+    }
+
+    @Test("fleet shard reports round-trip; garbage is ignored")
+    func fleetReports() {
+        for report in [FleetShardReport.status(shard: 2, joined: 1998, batchCopies: 40, batchBytes: 7640, heartbeatsSent: 9000,
+                                               registrations: 2000, baseRSSKilobytes: 31000),
+                       .applied(device: 1234, sequence: 99, at: 123_456_789)] {
+            #expect(FleetShardReport(report.bytes) == report)
+        }
+        #expect(FleetShardReport(Array("status 1 2 3".utf8)) == nil)
+        #expect(FleetShardReport(Array("applied x 1 2".utf8)) == nil)
+        #expect(FleetShardReport(Array("hello".utf8)) == nil)
     }
 
     @Test("subscriber reports round-trip; garbage is ignored")
@@ -72,5 +96,11 @@ import Testing
         #expect(device.apps.count == 10 && device.cameras.count == 2)
         #expect(SimulatedNode.claim("sim-0001").count == 3)
         #expect(SimulatedNode.start("sim-0001") == .startSession(AppID(device: "sim-0001", bundleID: "com.bench.app0")))
+        #expect(SimulatedNode.displayID(7) == "simd-0007" && SimulatedNode.displayID(12345) == "simd-12345")
+        guard case .display(let display) = SimulatedNode.displayRegistration("simd-0007", attachedTo: "sim-0007").attributes else {
+            Issue.record("not a display")
+            return
+        }
+        #expect(display.attachedTo == NodeID("sim-0007"))
     }
 }

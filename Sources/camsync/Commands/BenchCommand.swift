@@ -16,17 +16,21 @@ struct BenchCommand: ParsableCommand {
             rates and RSS next to a raw ZeroMQ floor measured in the same run, then checks the \
             targets of docs/PERFORMANCE.md ("Targets").
 
+            fleet runs thousands of real node sessions in `camsync bench fleet-shard` child processes \
+            (1,000 devices and their displays each) against one coordinator.
+
             The ha-* benchmarks run HA coordinators (--etcd) on a 3-member loopback etcd cluster of \
             their own (Debian etcd-server; skipped with a note when etcd is not installed).
 
             Examples:
-              camsync bench                          (everything, about 5–6 minutes)
+              camsync bench                          (everything, about 12 minutes)
               camsync bench --quick latency fanout
               camsync bench --quick ha-latency ha-failover ha-throughput
+              camsync bench fleet --fleet-nodes 7000   (a leader with up to 7,000 nodes)
               camsync bench --json-file bench.json
 
             """,
-        subcommands: [BenchRunCommand.self, BenchEchoCommand.self, BenchSubscribersCommand.self],
+        subcommands: [BenchRunCommand.self, BenchEchoCommand.self, BenchSubscribersCommand.self, BenchFleetShardCommand.self],
         defaultSubcommand: BenchRunCommand.self)
 }
 
@@ -50,6 +54,8 @@ struct BenchRunCommand: ParsableCommand {
     @Option(help: "memory: apps per node.") var memoryApps = 10
     @Option(help: "ha-latency: coordinators on etcd, 1–5 (1: a leader without standbys or their log watches).")
     var haCoordinators = 3
+    @Option(help: "fleet: nodes of the largest fleet (devices and their displays; the leader holds 2 descriptors a node).")
+    var fleetNodes = 9000
     @Option(help: ArgumentHelp("Command the coordinator runs under, e.g. \"taskset -c 1\" to pin it to one core.",
                                valueName: "command"))
     var coordinatorPrefix: String?
@@ -66,6 +72,7 @@ struct BenchRunCommand: ParsableCommand {
         guard nodes > 0, subscribers > 0, subscriberProcesses > 0, memoryNodes > 0, memoryApps > 0 else {
             throw ValidationError("--nodes, --subscribers, --subscriber-processes, --memory-nodes and --memory-apps must be positive")
         }
+        guard fleetNodes >= 2 else { throw ValidationError("--fleet-nodes must be at least 2 (a device and its display)") }
         guard (1...5).contains(haCoordinators) else {
             throw ValidationError("--ha-coordinators must be between 1 and 5")
         }
@@ -82,7 +89,7 @@ struct BenchRunCommand: ParsableCommand {
             coordinatorPrefix: coordinatorPrefix.map { $0.split(separator: " ").map(String.init) } ?? [],
             nodes: nodes, subscribers: subscribers, subscriberProcesses: subscriberProcesses,
             recoveryCommands: recoveryCommands, memoryNodes: memoryNodes, memoryAppsPerNode: memoryApps,
-            haCoordinators: haCoordinators, progress: { line in
+            haCoordinators: haCoordinators, fleetNodes: fleetNodes, progress: { line in
                 guard !silent else { return }
                 FileHandle.standardError.write(Data(String(format: "[%6.1fs] %@\n", Date().timeIntervalSince(start), line).utf8))
             })
@@ -128,4 +135,23 @@ struct BenchSubscribersCommand: ParsableCommand {
     @Option(help: "This process's number in the reports.") var id: Int
 
     func run() throws { try SubscriberProcess.run(events: events, report: report, count: count, id: id) }
+}
+
+/// A fleet's nodes: devices and their displays as node sessions in one process (a child of `camsync bench fleet`).
+struct BenchFleetShardCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "fleet-shard", abstract: "Node sessions for the fleet benchmark (internal).", shouldDisplay: false)
+    @Option(help: "The coordinator's command endpoint.") var command: String
+    @Option(help: "The coordinator's event endpoint.") var events: String
+    @Option(help: "PULL endpoint of the bench process for reports.") var report: String
+    @Option(help: "The first device's number.") var first: Int
+    @Option(help: "Devices (each with its display).") var devices: Int
+    @Option(help: "Heartbeat interval.") var heartbeatMs: Int64 = 500
+    @Option(help: "Heartbeats missed before the coordinator counts as silent.") var liveness: Int64 = 3
+    @Option(help: "This process's number in the reports.") var id: Int
+
+    func run() throws {
+        try FleetShardProcess.run(command: command, events: events, report: report, first: first, devices: devices,
+                                  heartbeatMilliseconds: heartbeatMs, liveness: liveness, id: id)
+    }
 }

@@ -1,0 +1,255 @@
+import CamsyncProcessLab
+import CamsyncRuntime
+import CamsyncStats
+import Foundation
+import ZeroMQ
+
+/// `fleet`: one leader (a real `camsync coordinator`, journal off, heartbeat 500 ms × 3) and a fleet
+/// of real nodes: devices, each with a display that attaches itself to it, as node sessions in
+/// `camsync bench fleet-shard` processes (`FleetShards`: 1,000 devices a process, each node with
+/// its own DEALER and SUB). At each size (quick: 100 and 1,000 nodes; full: also 5,000 and
+/// `--fleet-nodes`, 9,000 by default: the leader holds two descriptors a node under a limit of
+/// 20,000; when the largest does not fit on the machine, a note says why), measured:
+/// - registration + sync: the shards' start → every node registered and synced, every display
+///   attached in its own replica;
+/// - heartbeats only (a window with no command): the leader's CPU and what one node heartbeat costs
+///   it (its CPU over the heartbeats the nodes sent), a node's CPU;
+/// - 0.5 commands per device per second (`FleetLoad`): command sent → the last node of its group
+///   applied its batch; the batch copies the nodes' SUBs received per batch (each one a copy the
+///   leader sent); the leader's CPU, a node's CPU and memory;
+/// - the floor, with the fleet joined: a raw DEALER/ROUTER echo of a request's size (`Floor`).
+/// Then the largest size again at a longer heartbeat interval, heartbeats only. Every row says the
+/// 1-minute load average when it was measured.
+public enum FleetBenchmark {
+    /// Commands per device per second (docs/OPERATIONS.md "Sizing": active use).
+    static let perDevice = 0.5
+    static let liveness: Int64 = 3
+
+    public static func run(_ settings: BenchSettings) throws -> BenchmarkResult {
+        var result = BenchmarkResult(name: "fleet")
+        let largest = max(2, settings.fleetNodes / 2 * 2)
+        // 5,000 (the fleet target's least) always; a larger --fleet-nodes is tried after it.
+        let sizes = Set(settings.pick([100, 1000, 5000, largest], quick: [100, 1000]).map { min($0, largest) }).sorted()
+        var points: [Point] = []
+        for nodes in sizes {
+            settings.progress("fleet: \(nodes) nodes, heartbeat 500 ms")
+            do {
+                let point = try measure(settings, nodes: nodes, heartbeatMilliseconds: 500, withLoad: true)
+                result.rows += point.rows
+                points.append(point)
+            } catch let error as FleetDoesNotFit where nodes == sizes.last && nodes > 1000 {
+                // The largest fleet is what is being found out: a smaller one that fits still measures the rest.
+                result.notes.append("\(nodes) nodes did not fit on this machine: \(error)")
+                settings.progress("fleet: \(nodes) nodes did not fit: \(error)")
+            }
+        }
+        guard let largest = points.last?.nodes else { throw BenchError("no fleet size could be measured") }
+        let longer: Int64 = settings.pick(5000, quick: 2000)
+        settings.progress("fleet: \(largest) nodes, heartbeat \(longer) ms, heartbeats only")
+        let slow = try measure(settings, nodes: largest, heartbeatMilliseconds: longer, withLoad: false)
+        result.rows += slow.rows
+        result.targets = targets(points)
+        result.notes += (points + [slow]).flatMap(\.notes)
+        result.notes.append("the coordinator runs with the journal off (the figures are the turn and the fan-out, not an fsync) and "
+            + "lab mode (no CURVE); the nodes are real NodeSessions (`camsync node`'s protocol logic) in `camsync bench fleet-shard` "
+            + "processes of 1,000 devices and their displays, one thread each, on the same 2 cores as the leader and the bench; "
+            + "commands are sent by the bench process as each device (stop/start of app 0's session, which holds its camera), "
+            + "\(perDevice) a device a second spread evenly; a node's CPU is the shard processes' CPU time over nodes and seconds, "
+            + "its memory their RSS less what they held before their first node")
+        return result
+    }
+
+    /// What one fleet size measured.
+    struct Point {
+        var nodes: Int
+        var rows: [BenchRow] = []
+        var notes: [String] = []
+        var joinSeconds = 0.0
+        var delivery: LatencySummary?
+        var floor: LatencySummary?
+        var copiesPerBatch: Double?
+        /// A node's CPU (µs per second) and memory (kB) under the command load.
+        var nodeCPU: Double?
+        var nodeKilobytes: Double?
+    }
+
+    static func measure(_ settings: BenchSettings, nodes: Int, heartbeatMilliseconds: Int64, withLoad: Bool) throws -> Point {
+        let label = "\(nodes)-\(heartbeatMilliseconds)"
+        let dir = try settings.directory("fleet-\(label)")
+        let devices = nodes / 2
+        var point = Point(nodes: nodes)
+        let coordinator = try CoordinatorProcess(executable: settings.executable, directory: dir,
+            options: .init(durability: "off", heartbeatMs: heartbeatMilliseconds, liveness: liveness, prefix: settings.coordinatorPrefix))
+        try coordinator.launch()
+        defer { coordinator.stop() }
+        let context = try ZMQContext(ioThreads: 1)
+        let setup = try ProtocolDealer(context: context, endpoint: coordinator.commandEndpoint)
+        defer { setup.close() }
+        try BenchWait.serving(setup, coordinator: coordinator)
+        let emptyDescriptors = BenchSystem.openDescriptors(pid: coordinator.pid) ?? 0
+        let emptyRSS = coordinator.rssMB ?? 0
+        let interval = heartbeatMilliseconds == 500 ? "" : ", heartbeat \(heartbeatMilliseconds) ms"
+        let name = "\(nodes) nodes\(interval)"
+
+        // Registration + sync.
+        var load = BenchSystem.loadAverage()
+        let joinStart = Clock.monotonicNanoseconds()
+        let shards = try FleetShards(settings, context: context, directory: dir, label: label, coordinator: coordinator,
+                                     devices: devices, heartbeatMilliseconds: heartbeatMilliseconds, liveness: liveness)
+        defer { shards.stop() }
+        let joinLimit = settings.pick(300.0, quick: 90.0)
+        var lastProgress = joinStart
+        while shards.joined < nodes {
+            let now = Clock.monotonicNanoseconds()
+            guard Double(now - joinStart) / 1e9 < joinLimit else {
+                throw FleetDoesNotFit("\(shards.joined) of \(nodes) nodes joined within \(Int(joinLimit)) s (logs in \(dir))")
+            }
+            // Registrations beyond one a node: nodes declared dead for silence while others join (the
+            // nodes' processes or the leader fall behind their heartbeats on these cores).
+            guard shards.registrations <= nodes + nodes / 10 else {
+                throw FleetDoesNotFit("\(shards.registrations - nodes) registrations beyond one a node after \(shards.joined) joined: "
+                    + "nodes declared dead for silence while joining (logs in \(dir))")
+            }
+            if now - lastProgress > 10_000_000_000 {
+                lastProgress = now
+                settings.progress("fleet: \(shards.joined)/\(nodes) nodes joined")
+            }
+            try shards.pump(milliseconds: 50)
+        }
+        point.joinSeconds = Double(Clock.monotonicNanoseconds() - joinStart) / 1e9
+        point.rows.append(BenchRow(benchmark: "fleet", scenario: "\(name) (\(devices) devices + \(devices) displays, \(shards.processes) "
+            + "shard processes): start → all registered and synced (load \(StandbyRebuild.format(load)))",
+            latency: LatencySummary(microseconds: [point.joinSeconds * 1e6])))
+        settings.progress(String(format: "fleet: %d nodes joined in %.1f s", nodes, point.joinSeconds))
+
+        if withLoad {
+            // Every device's app 0 holds its camera; its group's nodes apply the three batches.
+            try setup.pipeline((0..<devices).flatMap { d in SimulatedNode.claim(SimulatedNode.id(d)).map { ($0, SimulatedNode.id(d)) } })
+            try pump(shards, seconds: 1)
+        }
+
+        // Heartbeats only.
+        let idleSeconds = max(settings.pick(5.0, quick: 2.0), 3 * Double(heartbeatMilliseconds) / 1000)
+        load = BenchSystem.loadAverage()
+        let idle = try window(shards, coordinator: coordinator) { try pump(shards, seconds: idleSeconds) }
+        let heartbeatsPerSecond = Double(idle.heartbeats) / idle.seconds
+        let perHeartbeat = idle.leaderCPU / Double(max(1, idle.heartbeats)) * 1e6
+        let descriptors = BenchSystem.openDescriptors(pid: coordinator.pid) ?? 0
+        point.rows.append(BenchRow(benchmark: "fleet", scenario: String(format: "%@, heartbeats only: leader %.1f %% of a core, "
+            + "%.1f µs per node heartbeat; %.0f heartbeats/s; a node %.0f µs CPU/s; leader %d descriptors (%d empty) "
+            + "(load %@)", name, idle.leaderCPU / idle.seconds * 100, perHeartbeat, heartbeatsPerSecond,
+            idle.shardsCPU / idle.seconds / Double(nodes) * 1e6, descriptors, emptyDescriptors, StandbyRebuild.format(load)),
+            throughputPerSecond: heartbeatsPerSecond, rssMB: coordinator.rssMB))
+        point.notes.append(String(format: "%@: the leader's RSS %.1f MB with every node heartbeating (%.1f MB empty): %.1f kB a node; "
+            + "%.2f descriptors a node at the leader", name, coordinator.rssMB ?? 0, emptyRSS,
+            ((coordinator.rssMB ?? 0) - emptyRSS) * 1024 / Double(nodes), Double(descriptors - emptyDescriptors) / Double(nodes)))
+
+        if withLoad {
+            load = BenchSystem.loadAverage()
+            var outcome: FleetLoad.Outcome?
+            let busy = try window(shards, coordinator: coordinator) {
+                outcome = try FleetLoad.run(setup, shards: shards, perDevice: perDevice, seconds: settings.pick(10, quick: 4))
+            }
+            let loaded = outcome!
+            point.delivery = loaded.delivery
+            point.copiesPerBatch = Double(busy.batchCopies) / Double(max(1, loaded.acked))
+            point.nodeCPU = busy.shardsCPU / busy.seconds / Double(nodes) * 1e6
+            point.nodeKilobytes = shards.nodesRSSMegabytes * 1024 / Double(nodes)
+            // The floor, with the fleet joined and heartbeating.
+            let echo = try Floor.requestEcho(settings, directory: "fleet-floor-\(label)")
+            let floor = echo.summary
+            point.floor = floor
+            var floorRow = echo.row
+            floorRow.scenario = "\(name) joined: \(echo.row.scenario) (load \(StandbyRebuild.format(BenchSystem.loadAverage())))"
+            point.rows += [
+                floorRow,
+                BenchRow(benchmark: "fleet", scenario: String(format: "%@: command → the last node of its group applied it, "
+                    + "%.1f commands/s (load %@)", name, loaded.rate, StandbyRebuild.format(load)),
+                    latency: loaded.delivery, throughputPerSecond: loaded.rate, floorP50: floor.p50),
+                BenchRow(benchmark: "fleet", scenario: "\(name): command → ack (the same commands) (load \(StandbyRebuild.format(load)))",
+                         latency: loaded.ack),
+                BenchRow(benchmark: "fleet", scenario: String(format: "%@: %.2f batch copies per batch (%d copies received by the "
+                    + "nodes' SUBs / %d batches), %.0f B a copy (topic + envelope) (load %@)", name, point.copiesPerBatch!,
+                    busy.batchCopies, loaded.acked, Double(busy.batchBytes) / Double(max(1, busy.batchCopies)),
+                    StandbyRebuild.format(load))),
+                BenchRow(benchmark: "fleet", scenario: String(format: "%@, commands: leader %.1f %% of a core; a node %.0f µs CPU/s, "
+                    + "%.0f kB (load %@)", name, busy.leaderCPU / busy.seconds * 100, point.nodeCPU!, point.nodeKilobytes!,
+                    StandbyRebuild.format(load)), rssMB: coordinator.rssMB),
+            ]
+            if loaded.refused > 0 || loaded.undelivered > 0 {
+                point.notes.append("\(name): \(loaded.refused) commands refused, \(loaded.undelivered) acknowledged but not applied by "
+                    + "both nodes of their group within 10 s of the last send")
+            }
+        }
+        try shards.freshStatuses()
+        if shards.registrations > nodes {
+            point.notes.append("\(name): \(shards.registrations - nodes) registrations beyond the first of each node "
+                + "(nodes declared dead for silence, on a loaded machine)")
+        }
+        return point
+    }
+
+    /// A fleet too large for this machine: it did not join, or its nodes were declared dead while joining.
+    struct FleetDoesNotFit: Error, CustomStringConvertible {
+        var description: String
+        init(_ description: String) { self.description = description }
+    }
+
+    /// What a window of the fleet's life cost: the leader's and the shards' CPU seconds, and the
+    /// heartbeats and batch copies the shards counted.
+    struct Window {
+        var seconds: Double
+        var leaderCPU: Double
+        var shardsCPU: Double
+        var heartbeats: Int
+        var batchCopies: Int
+        var batchBytes: Int
+    }
+
+    static func window(_ shards: FleetShards, coordinator: CoordinatorProcess, _ body: () throws -> Void) throws -> Window {
+        try shards.freshStatuses()
+        let (heartbeats, copies, bytes) = (shards.heartbeatsSent, shards.batchCopies, shards.batchBytes)
+        let (leader, nodes) = (BenchSystem.processCPUSeconds(pid: coordinator.pid) ?? 0, shards.cpuSeconds)
+        let start = Clock.monotonicNanoseconds()
+        try body()
+        let seconds = Double(Clock.monotonicNanoseconds() - start) / 1e9
+        let (leaderAfter, nodesAfter) = (BenchSystem.processCPUSeconds(pid: coordinator.pid) ?? 0, shards.cpuSeconds)
+        try shards.freshStatuses()
+        return Window(seconds: seconds, leaderCPU: leaderAfter - leader, shardsCPU: nodesAfter - nodes,
+                      heartbeats: shards.heartbeatsSent - heartbeats, batchCopies: shards.batchCopies - copies,
+                      batchBytes: shards.batchBytes - bytes)
+    }
+
+    /// Takes the shards' reports for `seconds`.
+    static func pump(_ shards: FleetShards, seconds: Double) throws {
+        let until = Clock.monotonicNanoseconds() + UInt64(seconds * 1e9)
+        while Clock.monotonicNanoseconds() < until { try shards.pump(milliseconds: 50) }
+    }
+
+    static func targets(_ points: [Point]) -> [TargetCheck] {
+        var checks: [TargetCheck] = []
+        for point in points {
+            checks.append(TargetCheck(figure: "fleet, \(point.nodes) nodes: registration + sync of every node", measured: point.joinSeconds * 1e6,
+                                      .atMost, 60e6, unit: .microseconds, basis: "all registered and synced within 60 s"))
+            if let copies = point.copiesPerBatch {
+                checks.append(TargetCheck(figure: "fleet, \(point.nodes) nodes: copies the leader sends per batch", measured: copies,
+                                          .atMost, 2, unit: .ratio, basis: "the group's nodes (a device and its display) + 0 observers"))
+            }
+        }
+        if let largest = points.last, let delivery = largest.delivery, let floor = largest.floor {
+            checks.append(TargetCheck(figure: "fleet, \(largest.nodes) nodes: a batch reaches every node of its group, p99",
+                                      measured: delivery.p99, .atMost, 2 * floor.p99, unit: .microseconds,
+                                      basis: "2 × raw echo p99 \(ReportFormatter.duration(microseconds: floor.p99)), same run, fleet joined"))
+        }
+        if let first = points.first, let last = points.last, first.nodes != last.nodes,
+           let cpu0 = first.nodeCPU, let cpu1 = last.nodeCPU, let kb0 = first.nodeKilobytes, let kb1 = last.nodeKilobytes {
+            let span = "\(first.nodes) → \(last.nodes) nodes"
+            checks.append(TargetCheck(figure: "fleet: a node's CPU per second, \(span)", measured: cpu1 / max(cpu0, 1e-9), .atMost, 1.2,
+                                      unit: .ratio, basis: String(format: "%.0f µs/s at %d, %.0f µs/s at %d, %.1f commands per device per second",
+                                                                  cpu0, first.nodes, cpu1, last.nodes, perDevice)))
+            checks.append(TargetCheck(figure: "fleet: a node's memory, \(span)", measured: kb1 / max(kb0, 1e-9), .atMost, 1.2,
+                                      unit: .ratio, basis: String(format: "%.0f kB at %d, %.0f kB at %d", kb0, first.nodes, kb1, last.nodes)))
+        }
+        return checks
+    }
+}

@@ -1,0 +1,37 @@
+import CamsyncBench
+import CamsyncTestSupport
+import Foundation
+import Testing
+
+/// `fleet` in its quick form against a real coordinator and real node sessions in shard processes:
+/// 100 and 1,000 nodes (devices with their displays) join, take commands and heartbeat; every size
+/// has its rows and the target checks are there. The report is printed; timings are never asserted
+/// (this machine is shared).
+@Suite(.ownThreads, .clusterSlot, .serialized, .timeLimit(.minutes(10)))
+struct FleetBenchmarkTests {
+    @Test("fleet: joining, delivery to a group beside the echo floor, copies per batch, heartbeats' cost at 100 and 1,000 nodes")
+    func fleetRows() throws {
+        let result = try QuickBench.run(.fleet)
+        print(ReportFormatter.render(BenchReport(command: "camsync bench --quick fleet", quick: true, machine: BenchSystem.machine(),
+                                                 startedAt: "", results: [result])))
+        let rows = result.rows
+        for nodes in [100, 1000] {
+            #expect(rows.contains { $0.scenario.hasPrefix("\(nodes) nodes (\(nodes / 2) devices + \(nodes / 2) displays")
+                && ($0.latency?.count ?? 0) == 1 }, "\(nodes) joined")
+            #expect(rows.contains { $0.scenario.hasPrefix("\(nodes) nodes: command → the last node of its group applied it")
+                && ($0.latency?.count ?? 0) > 0 && $0.floorP50 != nil }, "\(nodes) delivery")
+            #expect(rows.contains { $0.benchmark == "floor" && $0.scenario.hasPrefix("\(nodes) nodes joined: raw DEALER/ROUTER echo") })
+            #expect(rows.contains { $0.scenario.hasPrefix("\(nodes) nodes, heartbeats only: leader")
+                && ($0.throughputPerSecond ?? 0) > 0 && $0.rssMB != nil }, "\(nodes) heartbeats")
+            #expect(rows.contains { $0.scenario.hasPrefix("\(nodes) nodes: ") && $0.scenario.contains(" batch copies per batch") })
+        }
+        #expect(rows.contains { $0.scenario.hasPrefix("1000 nodes, heartbeat 2000 ms, heartbeats only: leader") })
+        #expect(rows.allSatisfy { $0.scenario.contains("(load ") })
+        #expect(result.targets.map(\.figure) == [
+            "fleet, 100 nodes: registration + sync of every node", "fleet, 100 nodes: copies the leader sends per batch",
+            "fleet, 1000 nodes: registration + sync of every node", "fleet, 1000 nodes: copies the leader sends per batch",
+            "fleet, 1000 nodes: a batch reaches every node of its group, p99",
+            "fleet: a node's CPU per second, 100 → 1000 nodes", "fleet: a node's memory, 100 → 1000 nodes",
+        ])
+    }
+}
