@@ -157,7 +157,10 @@ static void attach_if_configured(display_agent *agent) {
         agent->attach_requested = 1;
         return;
     }
-    if (!v->device.known || !v->device.alive) return;
+    // A replica of one group does not hold the device it waits for (the device's registration
+    // reaches the display's group, but a snapshot may already cover it): ask, and the coordinator
+    // refuses an attach to a device that is not alive (asked again when the device next joins).
+    if (v->device.known ? !v->device.alive : !agent->group) return;
     agent->attach_requested = 1;
     Camsync__V1__Command__AttachDisplay attach = CAMSYNC__V1__COMMAND__ATTACH_DISPLAY__INIT;
     attach.display = agent->config->id;
@@ -264,14 +267,17 @@ static int apply_batch(display_agent *agent, const Camsync__V1__EventBatch *batc
 }
 
 // Feeds one batch in sync: applies the one after the group's last, drops old ones, replays after a
-// gap. `live`: it came on the feed just now (not from the buffer), so one of another group means
-// the coordinator moved this display (the batch that said so was lost).
+// gap. `live`: it came on the feed just now (not from the buffer), so one of another group after
+// the last sequence heard means the coordinator moved this display (the batch that said so was
+// lost). One from before it was published before the snapshot and is late: the feed and the
+// replies are separate sockets, with no order between them.
 static void receive_synced(display_agent *agent, const Camsync__V1__EventBatch *batch, int live) {
     switch (group_place(agent->group, held(agent), batch)) {
     case BATCH_OLD:
         return;
     case BATCH_NOT_OURS:
-        if (live) need_snapshot(agent, "a batch of another device group on this node's feed");
+        if (live && batch->sequence > agent->sequence)
+            need_snapshot(agent, "a batch of another device group on this node's feed");
         return;
     case BATCH_AFTER_GAP:
         agent_log(agent, "info", "gap: batch %llu does not follow %llu in group %s; replaying",
@@ -332,11 +338,14 @@ static void buffer(display_agent *agent, Camsync__V1__Envelope *envelope) {
 }
 
 // A group's last batch, every heartbeat interval on the node's feed: a lost last batch of an idle
-// group shows here. A bookmark of another group means the coordinator moved this display.
+// group shows here. A bookmark of another group whose last batch is after the last sequence heard
+// means the coordinator moved this display; one not after it may be late (published before the
+// snapshot that moved it), and says nothing.
 static void on_bookmark(display_agent *agent, const Camsync__V1__GroupBookmark *bookmark) {
     if (agent->phase != PHASE_SYNCED || !agent->group) return;
     if (!text_equal(bookmark->group, agent->group)) {
-        need_snapshot(agent, "a bookmark of another device group on this node's feed");
+        if (bookmark->sequence > agent->sequence)
+            need_snapshot(agent, "a bookmark of another device group on this node's feed");
     } else if (group_bookmark_ahead(agent->group, agent->group_sequence, bookmark)) {
         agent_log(agent, "info", "behind the group: have %llu, its last batch is %llu; replaying",
                   (unsigned long long)agent->group_sequence, (unsigned long long)bookmark->sequence);

@@ -356,16 +356,42 @@ static void test_a_move_takes_the_new_groups_snapshot(void) {
     EXPECT(agent.group_sequence == 27, "the held batch follows the snapshot");
     EXPECT(agent.view.self.attached_to == NULL, "detached in the view");
 
-    // A batch of another group on the node's own feed: the coordinator moved it (a lost batch said so).
+    // Late news of another group (published before the snapshot, on another socket): nothing asked.
     forget_sent();
+    publish_batch(26, 0, 1, (group_entry[]){{"ipad-1", 25}});
+    publish_bookmark("ipad-1", 25);
+    EXPECT(n_sent == 0 && agent.phase == PHASE_SYNCED, "another group's batch or bookmark from before the snapshot");
+    // A later batch of another group on the node's own feed: the coordinator moved it (a lost batch said so).
     publish_batch(30, 0, 1, (group_entry[]){{"ipad-1", 25}});
     snapshot = last_sent(CAMSYNC__V1__ENVELOPE__BODY_SNAPSHOT_REQUEST);
     EXPECT(snapshot && snapshot->snapshot_request->only_my_group, "another group's batch on its feed: its group's snapshot");
     answer_snapshot(30, "ipad-1", 30, "ipad-1");
     forget_sent();
-    publish_bookmark("display-1", 27);
+    publish_bookmark("display-1", 31);
     EXPECT(last_sent(CAMSYNC__V1__ENVELOPE__BODY_SNAPSHOT_REQUEST) != NULL,
-           "a bookmark of another group on its feed: its group's snapshot");
+           "a bookmark of another group, after what it heard, on its feed: its group's snapshot");
+    stop_agent();
+}
+
+// A display whose device is not in its group's snapshot (it registered first; the device's
+// registration is covered by the snapshot) asks to attach anyway: the coordinator knows.
+static void test_a_waiting_display_asks_to_attach(void) {
+    start_agent();
+    const Camsync__V1__Envelope *registration = last_sent(CAMSYNC__V1__ENVELOPE__BODY_COMMAND);
+    if (!registration) abort();
+    Camsync__V1__Ack ack = CAMSYNC__V1__ACK__INIT;
+    ack.sequence = 2;
+    Camsync__V1__Envelope reply = CAMSYNC__V1__ENVELOPE__INIT;
+    reply.body_case = CAMSYNC__V1__ENVELOPE__BODY_ACK;
+    reply.ack = &ack;
+    reply_to(registration, &reply);
+    EXPECT(agent.registered, "registered");
+    EXPECT(last_sent(CAMSYNC__V1__ENVELOPE__BODY_COMMAND) == registration, "no attach before the snapshot");
+    answer_snapshot(3, "display-1", 3, NULL);
+    const Camsync__V1__Envelope *attach = last_sent(CAMSYNC__V1__ENVELOPE__BODY_COMMAND);
+    EXPECT(attach && attach->command->kind_case == CAMSYNC__V1__COMMAND__KIND_ATTACH_DISPLAY &&
+               strcmp(attach->command->attach_display->device, "ipad-1") == 0,
+           "attach_display to the configured device, not in the group's snapshot");
     stop_agent();
 }
 
@@ -376,6 +402,7 @@ int main(void) {
     test_joining_asks_for_its_group();
     test_duplicates_gaps_and_bookmarks();
     test_a_move_takes_the_new_groups_snapshot();
+    test_a_waiting_display_asks_to_attach();
     if (failures) {
         fprintf(stderr, "group-following-test: %d failure(s)\n", failures);
         return 1;
