@@ -12,7 +12,7 @@ PROTOS := $(shell find proto -path proto/etcd -prune -o -name '*.proto' -print |
 SWIFT_OPTS := --swift_opt=Visibility=Public --swift_opt=FileNaming=PathToUnderscores --swift_opt=UseAccessLevelOnImports=true
 
 .PHONY: flake-hunt web-screenshot deps build test package-check spec-check perf-doc alerts-test run run-ha proto proto-check proto-c bench clean plugin multihost-test soak sim \
-  fuzz flood agent-asan leader-following-test trust-test fuzz-agent grpc-plugin etcd-proto etcd-swift etcd-proto-check
+  fuzz flood agent-asan leader-following-test trust-test group-following-test fuzz-agent grpc-plugin etcd-proto etcd-swift etcd-proto-check
 
 # The etcd v3 client (Sources/CamsyncEtcd): etcd's API protos, copied from Debian's
 # golang-etcd-server-dev (the same 3.4 release as etcd-server) into proto/etcd with the Go-only
@@ -40,7 +40,7 @@ build: deps
 
 # agent-asan first: DisplayAgentTests run one cluster with the sanitizer build of the agent.
 # leader-following-test: the C agent's leader-following rule against the shared table of cases.
-test: deps package-check spec-check alerts-test agent-asan leader-following-test trust-test
+test: deps package-check spec-check alerts-test agent-asan leader-following-test trust-test group-following-test
 	$(SWIFT) test
 
 # The Prometheus rules in deploy/prometheus: valid, and their unit tests pass (promtool from Debian's
@@ -158,6 +158,16 @@ $(AGENT_SCRATCH)/trust-test: $(TRUST_TEST_SOURCES) agent/src/trust.h agent/src/c
 	$(CLANG) $(AGENT_CFLAGS) -fsanitize=address,undefined $(TRUST_TEST_SOURCES) -lzmq -lprotobuf-c -o $@
 trust-test: $(AGENT_SCRATCH)/trust-test
 	$(AGENT_SCRATCH)/trust-test
+
+# Following one device group (docs/PROTOCOL.md "Following one group"): the rules in agent/src/group.c
+# and the session driven with frames and no sockets (duplicates, gaps and the group's replay,
+# bookmarks, a move to another group), under ASan + UBSan.
+GROUP_TEST_SOURCES := $(filter-out agent/src/main.c,$(AGENT_SOURCES)) agent/tests/group_following_test.c
+$(AGENT_SCRATCH)/group-following-test: $(GROUP_TEST_SOURCES) $(AGENT_HEADERS)
+	mkdir -p $(AGENT_SCRATCH)
+	$(CLANG) $(AGENT_CFLAGS) -fsanitize=address,undefined $(GROUP_TEST_SOURCES) $(AGENT_LIBS) -o $@
+group-following-test: $(AGENT_SCRATCH)/group-following-test
+	$(AGENT_SCRATCH)/group-following-test
 
 FUZZ_AGENT_SECONDS ?= 60
 fuzz-agent: deps

@@ -5,16 +5,27 @@ It uses pyzmq and classes that `protoc --python_out` generates into a temporary 
 time (nothing generated is committed), joins a running CURVE cluster as the device node `py-ipad`
 and checks, one line per check:
 
-  a. late join: subscribe, wait for any PUB message, register_node, snapshot_request, heartbeat at
-     the interval the snapshot announces; not declared dead for 3 x the liveness timeout;
-  b. follows batches: its own commands' EventBatch arrives with the ack's sequence, events decoded;
-  c. replay after a forced gap: dropped batches are detected by sequence and replayed
-     (replay_request), byte-identical to what the PUB socket carried, consecutive;
+  a. late join: subscribe to its own feed (`ev.py-ipad` + a zero byte) and `hb`, wait for any PUB
+     message, register_node, snapshot_request{only_my_group}: its device group's part of the state
+     (docs/PROTOCOL.md "Following one group"); heartbeat at the interval the snapshot announces; not
+     declared dead for 3 x the liveness timeout;
+  b. follows batches: its own commands' EventBatch arrives with the ack's sequence, events decoded,
+     each naming the group's previous batch;
+  c. replay after a forced gap: dropped batches are detected by the group's previous pointers and
+     replayed (replay_request{group}), byte-identical to what the PUB socket carried, each following
+     the one before in the group;
   d. takeover: a DEALER with another node's key claiming routing id `py-ipad` does not get the
      route (the real client keeps its replies and stays alive); a DEALER with that key, its own
      routing id and sender `py-ipad` gets ERROR_CODE_FORBIDDEN echoing its request id;
   e. foreign attach: attach_display for a display of the cluster -> ERROR_CODE_FORBIDDEN;
-  f. a malformed frame whose request id is readable -> an error reply echoing it.
+  f. a malformed frame whose request id is readable -> an error reply echoing it;
+  g. a lost last batch of an idle group shows in the group's bookmark (on its own feed) and is replayed;
+  h. reads beyond its own group are refused under CURVE: a snapshot or replay of another group
+     (--other-group) or of the whole state -> ERROR_CODE_FORBIDDEN; its own group named explicitly is served;
+  i. (run after c: d leaves the intruder's key suspended) a SUB with its key subscribed to `ev.`, the
+     empty topic and `all` besides its own feed gets only its own feed: another group's batch (the
+     intruder key registering its node) never arrives, on it or on the client's SUB, before a later
+     batch of its own group does.
 
 With several coordinators (SPEC K6; --commands and --events take comma-separated lists) it follows
 the leader as PROTOCOL.md "Several coordinators" says: SUB on every event endpoint, DEALER on the
@@ -121,7 +132,14 @@ class Client:
         self.drop = 0             # how many of the next batches to ignore (check c)
         self.dropped = {}         # sequence -> bytes of the batches deliberately ignored
         self.gap = None           # (last applied, sequence received) when a gap was noticed
-        self.bookmarks_seen = 0     # device groups' bookmarks heard (one per group per heartbeat)
+        self.gap_by = None        # what showed the gap: "batch" or "bookmark"
+        # docs/PROTOCOL.md "Following one group": the node's own feed carries its group's batches and
+        # bookmarks; `applied` is the sequence of the group's last batch held.
+        self.feed = b"ev." + self.me.encode() + b"\0"
+        self.group = None         # the device group followed, named by the only_my_group snapshot
+        self.foreign_batches = []  # sequences heard on the feed that do not go to the group followed
+        self.bookmarks_seen = 0   # the group's bookmarks heard (one per heartbeat interval)
+        self.last_bookmark = None
         self.left_about_me = []   # sequences of node_left / declare_node_dead about this node
         self.replies = {}         # request id -> Envelope (any of our sockets)
         self.foreign_replies = []  # replies on the real DEALER with a request id it never used
@@ -141,7 +159,7 @@ class Client:
         # run keeps install_app acceptable when the client runs again against the same cluster.
         self.installed_bundle = f"com.example.pyinstalled{os.getpid()}x{int(time.time()) % 100000}"
         self.sub = self.socket(zmq.SUB, self.secret, self.public)
-        for topic in (b"ev.", b"hb"):
+        for topic in (self.feed, b"hb"):
             self.sub.setsockopt(zmq.SUBSCRIBE, topic)
         for endpoint in self.event_endpoints:
             self.sub.connect(endpoint)
@@ -298,16 +316,12 @@ class Client:
             self.last_heartbeat = hb
             return
         if kind == "group_bookmark":
-            # A device group's last batch, on that group's topic (docs/PROTOCOL.md "Device groups").
-            bookmark = env.group_bookmark
-            if topic != b"ev." + bookmark.group.encode() + b"\0":
-                raise CheckFailed(f"the bookmark of group {bookmark.group!r} on topic {topic!r}")
-            self.bookmarks_seen += 1
+            self.on_bookmark(topic, env.group_bookmark)
             return
         if kind != "event_batch":
             raise CheckFailed(f"unexpected PUB body {kind} on topic {topic!r}")
-        if not topic.startswith(b"ev."):
-            raise CheckFailed(f"an event batch on topic {topic!r}")
+        if topic != self.feed:
+            raise CheckFailed(f"an event batch on topic {topic!r}, subscribed to {self.feed!r} only")
         batch = env.event_batch
         if batch.term < self.term:
             self.stale_ignored += 1  # a deposed leader's batch (K6)
@@ -324,22 +338,54 @@ class Client:
                 self.left_about_me.append(batch.sequence)
         self.on_batch(batch, raw)
 
-    def on_batch(self, batch, raw):
+    def on_bookmark(self, topic, bookmark):
+        """A group's last batch, every heartbeat interval, on the feed of each node of the group."""
+        if topic != self.feed:
+            raise CheckFailed(f"the bookmark of group {bookmark.group!r} on topic {topic!r}, not on {self.feed!r}")
+        if self.group is not None and bookmark.group != self.group:
+            raise CheckFailed(f"a bookmark of group {bookmark.group!r} on the feed of {self.me} (group {self.group})")
+        self.bookmarks_seen += 1
+        self.last_bookmark = bookmark
+        # A bookmark ahead of the group's last batch held: a batch was lost (the last of an idle group).
+        if self.applied is not None and bookmark.sequence > self.applied and self.gap is None and self.drop == 0:
+            self.gap, self.gap_by = (self.applied, bookmark.sequence), "bookmark"
+
+    def group_previous(self, batch):
+        """The sequence of the group's previous batch that `batch` names; None: not one of the group's."""
+        for entry in batch.groups:
+            if entry.group == self.group:
+                return entry.sequence
+        return None
+
+    def on_batch(self, batch, raw, live=True):
         if self.applied is None:
             self.buffered.append(batch)
             return
-        if batch.sequence <= self.applied:
-            return  # already applied (e.g. from a replay)
+        previous = self.group_previous(batch)
+        if previous is None:
+            if live:
+                self.foreign_batches.append(batch.sequence)
+            return
+        if batch.sequence <= self.applied or previous < self.applied:
+            return  # held already (it came twice, or a replay brought it)
         if self.drop > 0:
             self.drop -= 1
             self.dropped[batch.sequence] = raw
             return
-        if batch.sequence != self.applied + 1:
+        if previous != self.applied:
             if self.gap is None:
-                self.gap = (self.applied, batch.sequence)
+                self.gap, self.gap_by = (self.applied, batch.sequence), "batch"
             return
         if self.gap is None:
             self.applied = batch.sequence
+
+    def follow_snapshot(self, snapshot):
+        """The group's snapshot: the group and its last batch; then the buffered batches that follow it."""
+        self.group = snapshot.group
+        self.applied = group_last_batch(snapshot, snapshot.group)
+        buffered, self.buffered = self.buffered, []
+        for batch in sorted(buffered, key=lambda b: b.sequence):
+            self.on_batch(batch, batch.SerializeToString(), live=False)
 
     def on_reply(self, sock, frames):
         if len(frames) != 1:
@@ -393,7 +439,10 @@ class Client:
         return rid, reply.ack.sequence
 
     def snapshot(self):
-        rid, reply = self.request(lambda env: env.snapshot_request.SetInParent())
+        """The node's own device group's part of the state (only_my_group)."""
+        def fill(env):
+            env.snapshot_request.only_my_group = True
+        rid, reply = self.request(fill)
         if reply is None or reply.WhichOneof("body") != "snapshot":
             raise CheckFailed(f"snapshot_request {rid}: {self.describe(reply)}")
         return reply.snapshot
@@ -457,6 +506,14 @@ def event_names(batch):
     return [event.WhichOneof("kind") for event in batch.events]
 
 
+def group_last_batch(snapshot, group):
+    """The sequence of `group`'s last batch in a snapshot (state.group_sequences; 0: none)."""
+    for entry in snapshot.state.group_sequences:
+        if entry.group == group:
+            return entry.sequence
+    return 0
+
+
 # The checks
 
 def check_late_join(c):
@@ -498,11 +555,16 @@ def check_late_join(c):
     record = c.node_record(snapshot, c.me)
     if record is None or not record.alive:
         raise CheckFailed(f"the snapshot does not list {c.me} alive")
-    # Clone pattern: apply the buffered batches after the snapshot, then follow.
-    c.applied = snapshot.sequence
-    buffered, c.buffered = c.buffered, []
-    for batch in sorted(buffered, key=lambda b: b.sequence):
-        c.on_batch(batch, batch.SerializeToString())
+    # A device with no display attached is a group of its own: the snapshot names it and holds its part only.
+    if snapshot.group != c.me:
+        raise CheckFailed(f"the only_my_group snapshot names group {snapshot.group!r}, expected {c.me!r}")
+    others = sorted(n.id for n in snapshot.state.nodes if n.id != c.me)
+    if others:
+        raise CheckFailed(f"the group's snapshot holds other groups' nodes: {others}")
+    if [e.group for e in snapshot.state.group_sequences] != [c.me]:
+        raise CheckFailed(f"the group's snapshot has group_sequences {list(snapshot.state.group_sequences)}")
+    # Clone pattern: apply the buffered batches that follow the group's last one, then follow.
+    c.follow_snapshot(snapshot)
     # The register batch itself (published after the ack) names this node.
     batch = c.wait_for_batch(sequence)
     # node_joined on a first registration; node_rejoined if this client ran against the cluster before.
@@ -525,9 +587,12 @@ def check_late_join(c):
     hb = c.last_heartbeat
     if hb is None or (hb.heartbeat_interval_ms, hb.liveness) != (settings.heartbeat_interval_ms, settings.liveness):
         raise CheckFailed(f"coordinator_heartbeat does not carry the snapshot's liveness settings: {hb} vs {settings}")
+    if c.foreign_batches:
+        raise CheckFailed(f"batches of other groups on its feed: {c.foreign_batches}")
     return (f"registered at sequence {sequence} (request {rid}), heartbeat {c.interval_ms} ms x {c.liveness}, "
+            f"group {c.group} (last batch {group_last_batch(snapshot, c.group)} in the snapshot), "
             f"alive after {time.monotonic() - registered_at:.1f} s (>= 3 x {c.liveness_timeout():.2f} s), "
-            f"applied up to {c.applied}")
+            f"applied up to {c.applied}, {c.bookmarks_seen} bookmarks")
 
 
 def check_follow(c):
@@ -551,6 +616,8 @@ def check_follow(c):
                               f"expected {c.me}/{rid}")
         if batch.command != sent:
             raise CheckFailed(f"{what}: batch {sequence} carries another command: {batch.command}")
+        if c.group_previous(batch) is None:
+            raise CheckFailed(f"{what}: batch {sequence} does not name group {c.group}: {list(batch.groups)}")
         names = event_names(batch)
         if expected not in names:
             raise CheckFailed(f"{what}: batch {sequence} has events {names}, expected {expected}")
@@ -566,13 +633,15 @@ def check_follow(c):
 
 
 def replay(c, after, max_batches):
-    """Asks for every batch after `after` until the reply's last_sequence; returns [EventBatch]."""
+    """Asks for the group's batches after `after` until the reply's last_sequence (the group's last
+    batch); returns [EventBatch], each naming the one before as the group's previous batch."""
     batches, requests, last = [], 0, None
     cursor = after
     while True:
         def fill(env):
             env.replay_request.after_sequence = cursor
             env.replay_request.max_batches = max_batches
+            env.replay_request.group = c.group
         rid, reply = c.request(fill)
         requests += 1
         if reply is None or reply.WhichOneof("body") != "replay":
@@ -581,11 +650,13 @@ def replay(c, after, max_batches):
             raise CheckFailed(f"the replay carries request id {reply.request_id}, sent {rid}")
         page = list(reply.replay.batches)
         last = reply.replay.last_sequence
-        if len(page) > max_batches:
+        if max_batches and len(page) > max_batches:
             raise CheckFailed(f"replay page of {len(page)} batches, asked for at most {max_batches}")
         for batch in page:
-            if batch.sequence != cursor + 1:
-                raise CheckFailed(f"replay after {after}: batch {batch.sequence} follows {cursor} (not consecutive)")
+            previous = c.group_previous(batch)
+            if previous != cursor or batch.sequence <= cursor:
+                raise CheckFailed(f"replay after {after}: batch {batch.sequence} names {previous} as the previous "
+                                  f"batch of group {c.group}, expected {cursor}")
             cursor = batch.sequence
             batches.append(batch)
         if cursor >= last:
@@ -613,7 +684,7 @@ def check_replay(c):
     if not c.pump(5, until=lambda: c.gap is not None):
         raise CheckFailed(f"no gap noticed after dropping {sorted(c.dropped)} (applied {c.applied})")
     gap = c.gap
-    if gap[0] != start or gap[1] <= start + 1:
+    if gap[0] != start or gap[1] <= start:
         raise CheckFailed(f"unexpected gap {gap} (applied {start}, dropped {sorted(c.dropped)})")
     batches, requests, last = replay(c, c.applied, max_batches=2)
     replayed = {b.sequence: b.SerializeToString() for b in batches}
@@ -640,7 +711,8 @@ def check_replay(c):
         raise CheckFailed(f"a replay from the end returned {len(tail)} batches up to {tail_last}")
     for batch in tail:
         c.applied = batch.sequence
-    return (f"dropped {sorted(c.dropped)}, gap {gap[0]}->{gap[1]} noticed, replayed {min(replayed)}..{max(replayed)} "
+    return (f"dropped {sorted(c.dropped)}, gap {gap[0]}->{gap[1]} noticed (by a {c.gap_by or 'batch'}), "
+            f"replayed {min(replayed)}..{max(replayed)} "
             f"in {requests} requests (max 2 per page, last_sequence {last}), {compared} byte-identical to PUB")
 
 
@@ -704,11 +776,12 @@ def check_takeover(c, intruder_id):
 
 
 def check_foreign_attach(c, display):
+    # The display is in another group (its device's): this node cannot read it, but an attach to this
+    # device would be a batch of this node's own group.
     before = c.snapshot()
-    record = c.node_record(before, display)
-    if record is None:
-        raise CheckFailed(f"no display {display} in the cluster")
-    attached_before = record.attached_to if record.HasField("attached_to") else None
+    if c.node_record(before, display) is not None:
+        raise CheckFailed(f"{display} is in the group's snapshot of {c.me}: {[n.id for n in before.state.nodes]}")
+    last_before = group_last_batch(before, c.group)
 
     def attach(cmd):
         cmd.attach_display.display = display
@@ -719,11 +792,11 @@ def check_foreign_attach(c, display):
     if reply.request_id != rid:
         raise CheckFailed(f"the FORBIDDEN reply carries request id {reply.request_id}, sent {rid}")
     after = c.snapshot()
-    record = c.node_record(after, display)
-    attached_after = record.attached_to if record.HasField("attached_to") else None
-    if attached_after != attached_before:
-        raise CheckFailed(f"{display} moved from {attached_before} to {attached_after}")
-    return f"attach_display({display} -> {c.me}) FORBIDDEN echoing request {rid}; {display} stays on {attached_before}"
+    if c.node_record(after, display) is not None or group_last_batch(after, c.group) != last_before:
+        raise CheckFailed(f"{display} reached group {c.group}: its last batch {last_before} -> "
+                          f"{group_last_batch(after, c.group)}, nodes {[n.id for n in after.state.nodes]}")
+    return (f"attach_display({display} -> {c.me}) FORBIDDEN echoing request {rid}; group {c.group} "
+            f"unchanged (last batch {last_before}, {display} not in it)")
 
 
 def check_malformed(c):
@@ -754,14 +827,138 @@ def check_still_alive(c):
     if record is None or not record.alive:
         raise CheckFailed(f"not alive at the end (snapshot sequence {snapshot.sequence})")
     silent = [entry.silent_ms for entry in snapshot.liveness if entry.node == c.me]
-    # The next heartbeat's last_sequence is one the client has applied (it is caught up, no gap).
-    count = c.heartbeats_seen
-    if not c.pump(3 * c.interval_ms / 1000.0 + 1, until=lambda: c.heartbeats_seen > count):
-        raise CheckFailed("no coordinator_heartbeat for 3 intervals")
-    target = c.last_heartbeat.last_sequence
+    # The group's next bookmark names the group's last batch, the one the client holds (no gap).
+    count = c.bookmarks_seen
+    if not c.pump(3 * c.interval_ms / 1000.0 + 1, until=lambda: c.bookmarks_seen > count):
+        raise CheckFailed("no group_bookmark on its feed for 3 intervals")
+    target = c.last_bookmark.sequence
     if not c.pump(2, until=lambda: c.gap is None and c.applied >= target):
-        raise CheckFailed(f"heartbeat last_sequence {target} is ahead of the applied {c.applied} (gap {c.gap})")
-    return f"alive at sequence {snapshot.sequence}, silent {silent[0] if silent else '?'} ms, applied {c.applied}"
+        raise CheckFailed(f"the bookmark's {target} is ahead of the group's last batch held {c.applied} (gap {c.gap})")
+    if c.foreign_batches:
+        raise CheckFailed(f"batches of other groups arrived on its feed: {c.foreign_batches}")
+    return (f"alive at sequence {snapshot.sequence}, silent {silent[0] if silent else '?'} ms, group {c.group} "
+            f"at {c.applied} as its bookmark says, no other group's batch on its feed")
+
+
+def check_bookmark_gap(c):
+    # The group's last batch is lost and nothing follows it: only the bookmark can show it.
+    start = c.applied
+    c.drop = 1
+    _, sequence = c.expect_ack("go_home", c.go_home())
+    if not c.pump(5, until=lambda: c.drop == 0):
+        raise CheckFailed(f"batch {sequence} never arrived to drop")
+    if not c.pump(3 * c.interval_ms / 1000.0 + 2, until=lambda: c.gap is not None):
+        raise CheckFailed(f"no bookmark showed the lost batch {sequence} (held {c.applied})")
+    if c.gap != (start, sequence) or c.gap_by != "bookmark":
+        raise CheckFailed(f"gap {c.gap} shown by {c.gap_by}, expected ({start}, {sequence}) by a bookmark")
+    batches, requests, last = replay(c, start, max_batches=0)
+    if [b.sequence for b in batches] != [sequence] or last != sequence:
+        raise CheckFailed(f"the group's replay after {start} gave {[b.sequence for b in batches]} up to {last}, "
+                          f"expected [{sequence}]")
+    c.applied, c.gap = sequence, None
+    return f"batch {sequence} dropped; the bookmark said {sequence} while {start} was held; replayed in {requests} request"
+
+
+def expect_forbidden(c, what, fill):
+    rid, reply = c.request(fill)
+    if c.error_code_name(reply) != "ERROR_CODE_FORBIDDEN" or reply.request_id != rid:
+        raise CheckFailed(f"{what}: expected FORBIDDEN echoing {rid}, got {c.describe(reply)}")
+    return f"{what}: FORBIDDEN ({reply.error.message})"
+
+
+def check_reads_refused(c, other):
+    def snapshot_of(group):
+        return lambda env: setattr(env.snapshot_request, "group", group)
+
+    def replay_of(group):
+        def fill(env):
+            env.replay_request.after_sequence = 0
+            env.replay_request.group = group
+        return fill
+    results = [
+        expect_forbidden(c, f"snapshot of group {other}", snapshot_of(other)),
+        expect_forbidden(c, "snapshot of the whole state", lambda env: env.snapshot_request.SetInParent()),
+        expect_forbidden(c, f"replay of group {other}", replay_of(other)),
+        expect_forbidden(c, "replay of the whole log", replay_of("")),
+    ]
+    # Its own group, named: served.
+    rid, reply = c.request(snapshot_of(c.me))
+    if reply is None or reply.WhichOneof("body") != "snapshot" or reply.snapshot.group != c.me:
+        raise CheckFailed(f"snapshot of its own group {c.me}: {c.describe(reply)}")
+    return "; ".join(results) + f"; snapshot of its own group {c.me}: served"
+
+
+def register_intruder(c, sock, intruder_id):
+    """The intruder key registers its own node: a batch of the intruder's group, not of this one."""
+    def register(cmd):
+        reg = cmd.register_node.registration
+        reg.node = intruder_id
+        device = reg.device
+        device.model = "iPad (another group)"
+        device.os_major = 17
+        device.layout_direction = c.pb.node_pb2.LAYOUT_DIRECTION_LEFT_TO_RIGHT
+        c.app_spec(device.apps.add(), "com.example.notes")
+    rid, reply = c.command(register, sock=sock, sender=intruder_id)
+    if reply is None or reply.WhichOneof("body") != "ack":
+        raise CheckFailed(f"register_node of {intruder_id} with its own key: {c.describe(reply)}")
+    return reply.ack.sequence
+
+
+def check_only_own_feed(c, intruder_id):
+    # A second SUB with this node's key asks for every feed, the admins' `all` and its own feed.
+    spy = c.socket(zmq.SUB, c.secret, c.public)
+    asked = [b"", b"ev.", b"all", c.feed]
+    for topic in asked:
+        spy.setsockopt(zmq.SUBSCRIBE, topic)
+    for endpoint in c.event_endpoints:
+        spy.connect(endpoint)
+    heard = []  # (topic, body kind, batch sequence or None)
+
+    def drain():
+        while True:
+            try:
+                topic, data = spy.recv_multipart(zmq.NOBLOCK)
+            except zmq.Again:
+                return
+            env = c.pb.envelope_pb2.Envelope()
+            env.ParseFromString(data)
+            kind = env.WhichOneof("body")
+            heard.append((topic, kind, env.event_batch.sequence if kind == "event_batch" else None))
+
+    def spy_heard(predicate):
+        def until():
+            drain()
+            return any(predicate(entry) for entry in heard)
+        return until
+    intruder = c.dealer_socket(c.intruder_secret, c.intruder_public, intruder_id)
+    c.extra.append(intruder)
+    try:
+        # Its subscriptions are in place once its own feed's bookmark reaches it (they were sent in order).
+        if not c.pump(3 * c.interval_ms / 1000.0 + 2, until=spy_heard(lambda e: e[1] == "group_bookmark")):
+            raise CheckFailed(f"the spy SUB heard nothing on its own feed: {heard}")
+        other = register_intruder(c, intruder, intruder_id)
+        _, own = c.expect_ack("go_home", c.go_home())
+        if own <= other:
+            raise CheckFailed(f"its own batch {own} is not after the other group's {other}")
+        if not c.pump(5, until=spy_heard(lambda e: e[2] == own)):
+            raise CheckFailed(f"the spy SUB never got its own group's batch {own}: {heard}")
+        c.wait_for_batch(own)
+        def unregister(cmd):
+            cmd.unregister_node.node = intruder_id
+        c.command(unregister, sock=intruder, sender=intruder_id)
+    finally:
+        c.extra.remove(intruder)
+        intruder.close(linger=0)
+        spy.close(linger=0)
+    elsewhere = [e for e in heard if e[0] != c.feed]
+    if elsewhere:
+        raise CheckFailed(f"the spy SUB got messages off its own feed (asked {asked}): {elsewhere[:5]}")
+    if any(e[2] == other for e in heard) or other in c.seen:
+        raise CheckFailed(f"the other group's batch {other} arrived (spy {heard[:8]}, client {sorted(c.seen)[-5:]})")
+    if c.foreign_batches:
+        raise CheckFailed(f"batches of other groups on its feed: {c.foreign_batches}")
+    return (f"subscribed to {asked}: {len(heard)} messages, all on {c.feed!r}; the other group's batch {other} "
+            f"never came, its own later batch {own} did")
 
 
 def main():
@@ -774,6 +971,7 @@ def main():
     parser.add_argument("--intruder-id", required=True, help="the node id the intruder key is bound to")
     parser.add_argument("--node-id", default="py-ipad")
     parser.add_argument("--display", default="display-1", help="a display of the cluster (foreign attach)")
+    parser.add_argument("--other-group", default="ipad-2", help="another device group of the cluster (reads refused)")
     parser.add_argument("--proto-dir", default=os.path.join(REPO, "proto"))
     parser.add_argument("--protoc", default=shutil.which("protoc") or "protoc")
     parser.add_argument("--deadline", type=float, default=60.0, help="bound on the whole run, seconds")
@@ -795,9 +993,14 @@ def main():
             ("a", "late join, not declared dead", lambda: check_late_join(client)),
             ("b", "follows its own batches", lambda: check_follow(client)),
             ("c", "replay after a forced gap", lambda: check_replay(client)),
+            # i before d: d leaves the intruder's key suspended (a node key on another route).
+            ("i", "only its own feed arrives, whatever it subscribes to",
+             lambda: check_only_own_feed(client, args.intruder_id)),
             ("d", "routing-id takeover refused", lambda: check_takeover(client, args.intruder_id)),
             ("e", "foreign attach_display refused", lambda: check_foreign_attach(client, args.display)),
             ("f", "malformed frame echoes its request id", lambda: check_malformed(client)),
+            ("g", "a lost last batch shows in the group's bookmark", lambda: check_bookmark_gap(client)),
+            ("h", "reads beyond its own group refused", lambda: check_reads_refused(client, args.other_group)),
             ("z", "still alive at the end", lambda: check_still_alive(client)),
         ]
         for letter, name, run in checks:

@@ -9,8 +9,11 @@ import Glibc
 
 /// The conformance client in a second language (a client written from the documents alone): `Tests/Conformance/conformance_client.py`,
 /// written from docs/PROTOCOL.md and the .proto files alone (pyzmq + protoc-generated classes), joins a
-/// real CURVE cluster over tcp late, follows and replays batches, and tries the takeover, the foreign
-/// attach and a malformed frame. Needs Debian's python3-zmq and python3-protobuf (`make deps`).
+/// real CURVE cluster over tcp late, follows its device group on its own feed (the group's snapshot,
+/// previous pointers, bookmarks, the group's replays), tries the takeover, the foreign attach and a
+/// malformed frame, and reads beyond its group (another group's snapshot and replay, the whole state,
+/// subscriptions to `ev.`, the empty topic and `all`): refused, and counted by the coordinator.
+/// Needs Debian's python3-zmq and python3-protobuf (`make deps`).
 @Suite(.ownThreads, .clusterSlot, .serialized, .timeLimit(.minutes(3)))
 struct ConformanceClientTests {
     static let python = "/usr/bin/python3"
@@ -60,6 +63,8 @@ struct ConformanceClientTests {
             [TestTopology.ipad1, TestTopology.ipad2, TestTopology.display1, Self.pyIPad, Self.pyIntruder],
             heartbeatMs: Self.heartbeatMs, liveness: Self.liveness, curve: true, tcp: true)
         let cluster = try LocalCluster(topology: topology, runDirectory: dir, executable: try camsyncBinary())
+        let coordinatorHTTP = "127.0.0.1:\(TestTopology.freeTCPPort())"
+        cluster.coordinatorArguments = ["--http", coordinatorHTTP]
         defer {
             cluster.stop(grace: 3)
             try? FileManager.default.removeItem(atPath: dir)
@@ -77,6 +82,7 @@ struct ConformanceClientTests {
         let keys = try #require(cluster.keys)
         // A late joiner: two liveness timeouts pass on the coordinator's own clock before it registers.
         try cluster.waitForHeartbeatIntervals(2 * Int(Self.liveness), timeout: 60)
+        let refusedBefore = try HTTPScrape.metrics(coordinatorHTTP)["camsync_group_reads_refused_total"] ?? 0
 
         let result = try Self.run(Self.python, [
             script,
@@ -84,13 +90,18 @@ struct ConformanceClientTests {
             "--coordinator-key", keys.path("coordinator.pub"),
             "--node-key", keys.path("py-ipad.key"), "--node-id", "py-ipad",
             "--intruder-key", keys.path("py-intruder.key"), "--intruder-id", "py-intruder",
-            "--display", "display-1",
+            "--display", "display-1", "--other-group", "ipad-2",
             "--proto-dir", root.appendingPathComponent("proto").path,
             "--deadline", "60",
         ], timeout: 90)
         print("conformance client (exit \(result.status)):\n\(result.output)")
         #expect(result.status == 0, "conformance client failed (exit \(result.status)):\n\(result.output)\n\(Self.logs(cluster))")
         #expect(result.output.contains("OK: 0 failure(s)"), "\(result.output)")
+        // Check h asked for four reads beyond its group, check i subscribed to three topics beyond its feed.
+        let refusedAfter = try HTTPScrape.metrics(coordinatorHTTP)["camsync_group_reads_refused_total"] ?? 0
+        #expect(refusedAfter - refusedBefore >= 7, "camsync_group_reads_refused_total rose by \(refusedAfter - refusedBefore)")
+        let coordinatorLog = (try? String(contentsOfFile: cluster.logPath("coordinator"), encoding: .utf8)) ?? ""
+        #expect(coordinatorLog.contains("subscription refused"), "the coordinator logs the refused subscriptions")
     }
 
     static func logs(_ cluster: LocalCluster) -> String {

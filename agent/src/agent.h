@@ -45,7 +45,7 @@ typedef struct {
 
 typedef enum {
     PHASE_AWAITING_SNAPSHOT, // batches are buffered until the snapshot arrives
-    PHASE_REPLAYING,         // a gap: batches after `sequence` are asked for (replay_request)
+    PHASE_REPLAYING,         // a gap: the group's batches after `group_sequence` are asked for (replay_request)
     PHASE_SYNCED,
 } sync_phase;
 
@@ -58,6 +58,11 @@ typedef struct {
     sync_phase phase;
     uint64_t sequence; // the last batch applied (or the snapshot's sequence)
     uint64_t term;     // the term of that batch / snapshot
+    // The device group followed (docs/PROTOCOL.md "Following one group"), named by the last
+    // snapshot, and the sequence of the group's last batch held. NULL: a coordinator that answered
+    // with the whole state; then `sequence` is followed batch by batch.
+    char *group;
+    uint64_t group_sequence;
     Camsync__V1__Envelope **buffered; // live batches held while not synced, any order
     size_t n_buffered, buffer_limit;
 
@@ -81,7 +86,7 @@ typedef struct {
     int64_t reconnect_delay, next_reconnect;
 
     // Counters (logged at exit; the footprint measurement reads them).
-    uint64_t batches_applied, resnapshots, replays, bad_frames, untrusted_ignored;
+    uint64_t batches_applied, resnapshots, replays, bad_frames, untrusted_ignored, group_moves;
 } display_agent;
 
 int agent_init(display_agent *agent, agent_config *config, agent_transport transport);

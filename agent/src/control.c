@@ -60,6 +60,8 @@ static void reply_status(display_agent *agent, const uint8_t *identity, size_t i
     status.term = agent->term;
     status.coordinator_reachable = !agent->coordinator_silent;
     status.partial_replica = 1;
+    if (agent->group) status.group = agent->group;
+    status.group_sequence = agent->group_sequence;
     status.replica = view_to_wire(&agent->view);
 
     Camsync__V1__FenceRecord *records = calloc(fence->count ? fence->count : 1, sizeof *records);

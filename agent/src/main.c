@@ -8,7 +8,9 @@
 #include <zmq.h>
 
 #include "agent.h"
+#include "group.h"
 #include "trust.h"
+#include "wire.h"
 
 typedef struct {
     void *context;
@@ -62,11 +64,16 @@ static void *open_subscriber(sockets *s) {
     void *socket = zmq_socket(s->context, ZMQ_SUB);
     if (!socket) return NULL;
     int64_t max_size = 64 << 20;
+    // The node's own feed (`ev.<id>` and its zero byte: docs/PROTOCOL.md "Following one group"):
+    // its group's batches, whichever group it is in, and the group's bookmarks. Under CURVE the
+    // coordinator admits no other feed for this key.
+    char feed[3 + WIRE_MAX_ID + 1];
+    size_t feed_length = node_feed_topic(s->config->id, feed, sizeof feed);
     // Subscribe before asking for the snapshot (Clone pattern): everything published is wanted.
-    if (set_int(socket, ZMQ_LINGER, 0) || set_int(socket, ZMQ_RCVHWM, 100000) ||
+    if (!feed_length || set_int(socket, ZMQ_LINGER, 0) || set_int(socket, ZMQ_RCVHWM, 100000) ||
         set_int(socket, ZMQ_RECONNECT_IVL, 100) || set_int(socket, ZMQ_RECONNECT_IVL_MAX, 2000) ||
         zmq_setsockopt(socket, ZMQ_MAXMSGSIZE, &max_size, sizeof max_size) || secure(socket, s->config) ||
-        zmq_setsockopt(socket, ZMQ_SUBSCRIBE, "ev.", 3) || zmq_setsockopt(socket, ZMQ_SUBSCRIBE, "hb", 2)) {
+        zmq_setsockopt(socket, ZMQ_SUBSCRIBE, feed, feed_length) || zmq_setsockopt(socket, ZMQ_SUBSCRIBE, "hb", 2)) {
         zmq_close(socket);
         return NULL;
     }
@@ -224,8 +231,10 @@ int main(int argc, char **argv) {
         agent_tick(&agent, agent_monotonic_ms());
     }
     agent_log(&agent, "info",
-              "node stopped sequence=%llu batches=%llu resnapshots=%llu replays=%llu badFrames=%llu untrustedIgnored=%llu",
-              (unsigned long long)agent.sequence, (unsigned long long)agent.batches_applied,
+              "node stopped sequence=%llu group=%s groupSequence=%llu groupMoves=%llu batches=%llu resnapshots=%llu "
+              "replays=%llu badFrames=%llu untrustedIgnored=%llu",
+              (unsigned long long)agent.sequence, agent.group ? agent.group : "", (unsigned long long)agent.group_sequence,
+              (unsigned long long)agent.group_moves, (unsigned long long)agent.batches_applied,
               (unsigned long long)agent.resnapshots, (unsigned long long)agent.replays,
               (unsigned long long)agent.bad_frames, (unsigned long long)agent.untrusted_ignored);
     agent_free(&agent);

@@ -1,10 +1,13 @@
-// The session with the coordinator: joining (K2), the snapshot and sequenced batches with gap
-// detection and replay (Clone pattern without an engine), attaching to the device, new terms.
+// The session with the coordinator: joining (K2), the snapshot of the node's device group and the
+// group's batches with gap detection and replay (Clone pattern without an engine, docs/PROTOCOL.md
+// "Following one group"), attaching to the device, new terms.
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "agent.h"
+#include "group.h"
+#include "text.h"
 #include "wire.h"
 
 int agent_init(display_agent *agent, agent_config *config, agent_transport transport) {
@@ -35,7 +38,11 @@ void agent_free(display_agent *agent) {
     free(agent->pending);
     view_free(&agent->view);
     fence_free(&agent->fence);
+    free(agent->group);
 }
+
+// Where the agent stands: the group's last batch held, or (whole state) the last sequence.
+static uint64_t held(const display_agent *agent) { return agent->group ? agent->group_sequence : agent->sequence; }
 
 // MARK: Joining
 
@@ -51,6 +58,8 @@ void agent_request_snapshot(display_agent *agent) {
     agent->snapshot_wanted = 0;
     agent->snapshot_requested = 1;
     Camsync__V1__SnapshotRequest request = CAMSYNC__V1__SNAPSHOT_REQUEST__INIT;
+    // Its own device group's part, whichever group that is now (a node reads no other under CURVE).
+    request.only_my_group = 1;
     Camsync__V1__Envelope envelope = CAMSYNC__V1__ENVELOPE__INIT;
     envelope.body_case = CAMSYNC__V1__ENVELOPE__BODY_SNAPSHOT_REQUEST;
     envelope.snapshot_request = &request;
@@ -58,21 +67,23 @@ void agent_request_snapshot(display_agent *agent) {
 }
 
 static void need_snapshot(display_agent *agent, const char *reason) {
-    agent_log(agent, "info", "resync reason=\"%s\" have=%llu", reason, (unsigned long long)agent->sequence);
+    agent_log(agent, "info", "resync reason=\"%s\" have=%llu group=%s", reason, (unsigned long long)held(agent),
+              agent->group ? agent->group : "");
     agent->resnapshots++;
     resync(agent);
     agent_request_snapshot(agent);
 }
 
-// A gap after `sequence`: ask for the missing batches (the agent keeps no engine, so a replay is
-// cheaper than a snapshot); COMPACTED or any error falls back to a snapshot.
+// A gap after the group's last batch held: ask for the group's missing batches (the agent keeps no
+// engine, so a replay is cheaper than a snapshot); COMPACTED or any error falls back to a snapshot.
 static void request_replay(display_agent *agent) {
     agent->phase = PHASE_REPLAYING;
     if (agent->replay_requested) return;
     agent->replay_requested = 1;
     agent->replays++;
     Camsync__V1__ReplayRequest request = CAMSYNC__V1__REPLAY_REQUEST__INIT;
-    request.after_sequence = agent->sequence;
+    request.after_sequence = held(agent);
+    if (agent->group) request.group = agent->group;
     Camsync__V1__Envelope envelope = CAMSYNC__V1__ENVELOPE__INIT;
     envelope.body_case = CAMSYNC__V1__ENVELOPE__BODY_REPLAY_REQUEST;
     envelope.replay_request = &request;
@@ -146,7 +157,10 @@ static void attach_if_configured(display_agent *agent) {
         agent->attach_requested = 1;
         return;
     }
-    if (!v->device.known || !v->device.alive) return;
+    // A replica of one group does not hold the device it waits for (the device's registration
+    // reaches the display's group, but a snapshot may already cover it): ask, and the coordinator
+    // refuses an attach to a device that is not alive (asked again when the device next joins).
+    if (v->device.known ? !v->device.alive : !agent->group) return;
     agent->attach_requested = 1;
     Camsync__V1__Command__AttachDisplay attach = CAMSYNC__V1__COMMAND__ATTACH_DISPLAY__INIT;
     attach.display = agent->config->id;
@@ -184,10 +198,20 @@ static void heard_from_coordinator(display_agent *agent) {
 
 // MARK: Batches
 
+// An attach, a detach or its device's death moved this display: the new group's part of the state
+// comes in a new only_my_group snapshot; the new group's batches, on the same feed, wait for it.
+static void follow_new_group(display_agent *agent) {
+    const char *now_in = group_of_display(agent->config->id, agent->view.self.attached_to);
+    if (!agent->group || text_equal(agent->group, now_in)) return;
+    agent->group_moves++;
+    agent_log(agent, "info", "moved to another device group: its snapshot from=%s to=%s", agent->group, now_in);
+    need_snapshot(agent, "moved to another device group");
+}
+
 // Applies one batch's events to the view and the fence. -1: malformed (the caller re-snapshots).
 static int apply_batch(display_agent *agent, const Camsync__V1__EventBatch *batch) {
     if (!batch->command || batch->command->kind_case == CAMSYNC__V1__COMMAND__KIND__NOT_SET) return -1;
-    int rejoin = 0;
+    int rejoin = 0, moved = 0;
     for (size_t i = 0; i < batch->n_events; i++) {
         const Camsync__V1__Event *event = batch->events[i];
         if (!event || view_apply(&agent->view, event, agent->config)) return -1;
@@ -214,6 +238,12 @@ static int apply_batch(display_agent *agent, const Camsync__V1__EventBatch *batc
             if (agent->view.device_id && strcmp(node, agent->view.device_id) == 0) agent->attach_requested = 0;
             break;
         }
+        case CAMSYNC__V1__EVENT__KIND_DISPLAY_ATTACHED:
+            moved |= text_equal(event->display_attached->display, agent->config->id);
+            break;
+        case CAMSYNC__V1__EVENT__KIND_DISPLAY_DETACHED:
+            moved |= text_equal(event->display_detached->display, agent->config->id);
+            break;
         case CAMSYNC__V1__EVENT__KIND_NODE_LEFT:
             if (strcmp(event->node_left->node, agent->config->id) == 0 &&
                 event->node_left->reason == CAMSYNC__V1__NODE_LEAVE_REASON__NODE_LEAVE_REASON_DECLARED_DEAD)
@@ -224,25 +254,40 @@ static int apply_batch(display_agent *agent, const Camsync__V1__EventBatch *batc
         }
     }
     agent->sequence = batch->sequence;
+    if (agent->group) agent->group_sequence = batch->sequence;
     agent->term = batch->term;
     agent->batches_applied++;
     if (rejoin) {
         agent_log(agent, "warning", "this node was declared dead: rejoining");
         agent_join(agent, "declared dead", 1);
+    } else if (moved) {
+        follow_new_group(agent);
     }
     return 0;
 }
 
-// Feeds one batch in sync: applies the next one, ignores old ones, replays after a gap.
-static void receive_synced(display_agent *agent, const Camsync__V1__EventBatch *batch) {
-    if (batch->sequence <= agent->sequence) return;
-    if (batch->sequence != agent->sequence + 1) {
-        agent_log(agent, "info", "gap: expected sequence %llu, got %llu; replaying",
-                  (unsigned long long)agent->sequence + 1, (unsigned long long)batch->sequence);
+// Feeds one batch in sync: applies the one after the group's last, drops old ones, replays after a
+// gap. `live`: it came on the feed just now (not from the buffer), so one of another group after
+// the last sequence heard means the coordinator moved this display (the batch that said so was
+// lost). One from before it was published before the snapshot and is late: the feed and the
+// replies are separate sockets, with no order between them.
+static void receive_synced(display_agent *agent, const Camsync__V1__EventBatch *batch, int live) {
+    switch (group_place(agent->group, held(agent), batch)) {
+    case BATCH_OLD:
+        return;
+    case BATCH_NOT_OURS:
+        if (live && batch->sequence > agent->sequence)
+            need_snapshot(agent, "a batch of another device group on this node's feed");
+        return;
+    case BATCH_AFTER_GAP:
+        agent_log(agent, "info", "gap: batch %llu does not follow %llu in group %s; replaying",
+                  (unsigned long long)batch->sequence, (unsigned long long)held(agent), agent->group ? agent->group : "");
         request_replay(agent);
         return;
+    case BATCH_NEXT:
+        if (apply_batch(agent, batch)) need_snapshot(agent, "malformed event batch");
+        return;
     }
-    if (apply_batch(agent, batch)) need_snapshot(agent, "malformed event batch");
 }
 
 static int sequence_order(const void *a, const void *b) {
@@ -251,30 +296,27 @@ static int sequence_order(const void *a, const void *b) {
     return x < y ? -1 : x > y;
 }
 
-// After a snapshot or a replay: the buffered live batches that follow, in order.
+static void buffer(display_agent *agent, Camsync__V1__Envelope *envelope);
+
+// After a snapshot or a replay: the buffered live batches that follow, in order (those of other
+// groups, heard before the snapshot named the group, are dropped). Once one needs a replay or a
+// new snapshot (a move), the rest wait in the buffer for it.
 static void drain_buffer(display_agent *agent) {
     if (agent->n_buffered == 0) return;
     qsort(agent->buffered, agent->n_buffered, sizeof *agent->buffered, sequence_order);
     size_t n = agent->n_buffered;
-    Camsync__V1__Envelope **held = agent->buffered;
+    Camsync__V1__Envelope **batches = agent->buffered;
     agent->buffered = NULL;
     agent->n_buffered = 0;
     for (size_t i = 0; i < n; i++) {
-        if (agent->phase == PHASE_SYNCED) receive_synced(agent, held[i]->event_batch);
-        if (agent->phase == PHASE_REPLAYING || agent->phase == PHASE_AWAITING_SNAPSHOT) {
-            // Keep the rest for after the replay (a snapshot drops them: resync cleared the buffer).
-            if (agent->phase == PHASE_REPLAYING && held[i]->event_batch->sequence > agent->sequence) {
-                Camsync__V1__Envelope **grown = realloc(agent->buffered, (agent->n_buffered + 1) * sizeof *grown);
-                if (grown) {
-                    agent->buffered = grown;
-                    agent->buffered[agent->n_buffered++] = held[i];
-                    held[i] = NULL;
-                }
-            }
+        if (agent->phase == PHASE_SYNCED) {
+            receive_synced(agent, batches[i]->event_batch, 0);
+            wire_free(batches[i]);
+        } else {
+            buffer(agent, batches[i]);
         }
-        wire_free(held[i]);
     }
-    free(held);
+    free(batches);
 }
 
 static void buffer(display_agent *agent, Camsync__V1__Envelope *envelope) {
@@ -293,6 +335,22 @@ static void buffer(display_agent *agent, Camsync__V1__Envelope *envelope) {
     }
     agent->buffered = grown;
     agent->buffered[agent->n_buffered++] = envelope;
+}
+
+// A group's last batch, every heartbeat interval on the node's feed: a lost last batch of an idle
+// group shows here. A bookmark of another group whose last batch is after the last sequence heard
+// means the coordinator moved this display; one not after it may be late (published before the
+// snapshot that moved it), and says nothing.
+static void on_bookmark(display_agent *agent, const Camsync__V1__GroupBookmark *bookmark) {
+    if (agent->phase != PHASE_SYNCED || !agent->group) return;
+    if (!text_equal(bookmark->group, agent->group)) {
+        if (bookmark->sequence > agent->sequence)
+            need_snapshot(agent, "a bookmark of another device group on this node's feed");
+    } else if (group_bookmark_ahead(agent->group, agent->group_sequence, bookmark)) {
+        agent_log(agent, "info", "behind the group: have %llu, its last batch is %llu; replaying",
+                  (unsigned long long)agent->group_sequence, (unsigned long long)bookmark->sequence);
+        request_replay(agent);
+    }
 }
 
 void agent_on_published(display_agent *agent, size_t n_frames, const uint8_t *bytes, size_t length) {
@@ -327,7 +385,7 @@ void agent_on_published(display_agent *agent, size_t n_frames, const uint8_t *by
         // A publication with a higher term also means a new coordinator (docs/PROTOCOL.md "Envelope").
         note_term(agent, envelope->event_batch->term);
         if (agent->phase == PHASE_SYNCED) {
-            receive_synced(agent, envelope->event_batch);
+            receive_synced(agent, envelope->event_batch, 1);
             if (agent->phase == PHASE_SYNCED) attach_if_configured(agent);
         } else {
             buffer(agent, envelope);
@@ -341,7 +399,8 @@ void agent_on_published(display_agent *agent, size_t n_frames, const uint8_t *by
                          heartbeat->coordinator->term ? heartbeat->coordinator->term : heartbeat->term, NAMED_BY_ITSELF);
         note_term(agent, heartbeat->term);
         if (agent->phase == PHASE_SYNCED) {
-            if (heartbeat->last_sequence > agent->sequence) {
+            // A group's follower does not hold every sequence: only its bookmarks say it is behind.
+            if (!agent->group && heartbeat->last_sequence > agent->sequence) {
                 agent_log(agent, "info", "behind the coordinator: have %llu, coordinator %llu; replaying",
                           (unsigned long long)agent->sequence, (unsigned long long)heartbeat->last_sequence);
                 request_replay(agent);
@@ -349,6 +408,9 @@ void agent_on_published(display_agent *agent, size_t n_frames, const uint8_t *by
                 need_snapshot(agent, "the coordinator's log is behind this node's");
             }
         }
+    } else if (envelope->body_case == CAMSYNC__V1__ENVELOPE__BODY_GROUP_BOOKMARK) {
+        note_term(agent, envelope->term);
+        on_bookmark(agent, envelope->group_bookmark);
     }
     wire_free(envelope);
 }
@@ -362,13 +424,22 @@ static void on_snapshot(display_agent *agent, const Camsync__V1__Snapshot *snaps
         agent_request_snapshot(agent);
         return;
     }
+    // A group's snapshot names the group and its last batch; one without (a coordinator from
+    // before device groups) is the whole state, followed sequence by sequence.
+    if (text_set(&agent->group, snapshot->group && *snapshot->group ? snapshot->group : NULL)) {
+        agent->snapshot_requested = 0;
+        agent_request_snapshot(agent);
+        return;
+    }
+    agent->group_sequence = group_last_batch(snapshot->state, agent->group);
     agent->sequence = snapshot->sequence;
     agent->term = snapshot->term;
     agent->phase = PHASE_SYNCED;
     agent->replay_requested = 0;
     follower_note_term(&agent->leader, snapshot->term);
-    agent_log(agent, "info", "synced from snapshot sequence=%llu term=%llu", (unsigned long long)snapshot->sequence,
-              (unsigned long long)snapshot->term);
+    agent_log(agent, "info", "synced from snapshot sequence=%llu term=%llu group=%s groupSequence=%llu",
+              (unsigned long long)snapshot->sequence, (unsigned long long)snapshot->term,
+              agent->group ? agent->group : "", (unsigned long long)agent->group_sequence);
     fence_adopt(&agent->fence, &agent->view, agent->sequence);
     if (agent->registered && !agent->view.self.alive) {
         // Declared dead while we could not hear it (a partition): rejoin (K2).
@@ -385,19 +456,23 @@ static void on_replay(display_agent *agent, const Camsync__V1__Replay *replay) {
     for (size_t i = 0; i < replay->n_batches; i++) {
         const Camsync__V1__EventBatch *batch = replay->batches[i];
         if (!batch) continue;
-        if (batch->sequence <= agent->sequence) continue;
-        if (batch->sequence != agent->sequence + 1 || apply_batch(agent, batch)) {
-            need_snapshot(agent, "replay does not continue this node's sequence");
+        batch_place place = group_place(agent->group, held(agent), batch);
+        if (place == BATCH_OLD) continue;
+        if (place != BATCH_NEXT || apply_batch(agent, batch)) {
+            need_snapshot(agent, place != BATCH_NEXT ? "replay does not continue this node's group" : "malformed event batch");
             return;
         }
-        if (agent->phase != PHASE_REPLAYING) return; // a rejoin inside the batch
+        if (agent->phase != PHASE_REPLAYING) return; // a rejoin or a move inside the batch
     }
-    if (replay->n_batches > 0 && agent->sequence < replay->last_sequence) {
+    // For a group's replay `last_sequence` is the group's last batch.
+    if (replay->n_batches > 0 && held(agent) < replay->last_sequence) {
         request_replay(agent); // more to fetch
         return;
     }
     agent->phase = PHASE_SYNCED;
-    agent_log(agent, "info", "caught up by replay sequence=%llu", (unsigned long long)agent->sequence);
+    agent_log(agent, "info", "caught up by replay sequence=%llu group=%s groupSequence=%llu",
+              (unsigned long long)agent->sequence, agent->group ? agent->group : "",
+              (unsigned long long)agent->group_sequence);
     drain_buffer(agent);
     attach_if_configured(agent);
 }
