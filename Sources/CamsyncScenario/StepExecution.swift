@@ -265,21 +265,6 @@ final class Observation {
         return try statuses[node]!.get()
     }
 
-    /// `replicaAgrees`, with the C display agent following its device group: it names its group (so
-    /// that `caughtUp` compares the group's last batch) but keeps what an engine-less display keeps
-    /// (records without registrations, PartialReplica+Wire), not the group's part of the state, and
-    /// is checked as such. (`replicaAgrees` takes every partial replica naming a group for a Swift
-    /// node's group replica.)
-    static func agrees(_ status: Camsync_V1_NodeStatus, with state: ClusterState) throws -> Bool {
-        if status.partialReplica, !status.group.isEmpty, !status.replica.nodes.isEmpty,
-           status.replica.nodes.allSatisfy({ !$0.hasRegistration }) {
-            var engineless = status
-            engineless.group = ""
-            return try engineless.replicaAgrees(with: state)
-        }
-        return try status.replicaAgrees(with: state)
-    }
-
     static func relevantNodes(_ expectation: Scenario.Expectation) -> [NodeID] {
         switch expectation {
         case .session(let app, _), .scene(let app, _), .role(let app, _), .pip(let app, _, _, _), .audio(let app, _): [app.device]
@@ -420,7 +405,7 @@ final class Observation {
                         ? "\(id) at sequence \(status.sequence) (synced \(status.synced)), coordinator at \(coordinator.sequence)"
                         : "\(id) at group \(status.group)'s batch \(status.groupSequence) (synced \(status.synced)), "
                           + "the coordinator's at \(coordinator.groupSequences[NodeID(status.group)])")
-                } else if try !Self.agrees(status, with: coordinator.state) {
+                } else if try !status.replicaAgrees(with: coordinator.state) {
                     problems.append("\(id)'s replica differs from the coordinator's state at sequence \(coordinator.sequence)")
                 }
             }

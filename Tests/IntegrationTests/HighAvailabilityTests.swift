@@ -165,7 +165,7 @@ struct HighAvailabilityTests {
             let (snapshot, replicas) = try cluster.replicas()
             #expect(snapshot.term > oldTerm, "the new leader's term is higher")
             for (node, status) in replicas where !status.group.isEmpty {
-                #expect(try status.agrees(with: snapshot.state), "\(node)'s replica equals the leader's part of its group")
+                #expect(try status.replicaAgrees(with: snapshot.state), "\(node)'s replica equals the leader's part of its group")
             }
             let display = try #require(replicas["display-1"])
             #expect(display.partialReplica && display.term == snapshot.term, "the C agent follows the new leader")

@@ -43,26 +43,10 @@ extension LocalCluster {
             let (coordinator, nodes) = try replicas()
             for status in nodes.values {
                 guard status.caughtUp(with: coordinator) else { return false }
-                guard try status.agrees(with: coordinator.state) else { return false }
+                guard try status.replicaAgrees(with: coordinator.state) else { return false }
             }
             return true
         }
-    }
-}
-
-extension Camsync_V1_NodeStatus {
-    /// `replicaAgrees`, with the C display agent following its device group: it names the group (so
-    /// that `caughtUp` compares the group's last batch) but keeps what an engine-less display keeps
-    /// (records without registrations: PartialReplica+Wire), not the group's part of the state. Its
-    /// view is checked as such. (`replicaAgrees` itself takes every partial replica with a group for
-    /// a Swift node's group replica.)
-    func agrees(with state: ClusterState) throws -> Bool {
-        if partialReplica, !group.isEmpty, !replica.nodes.isEmpty, replica.nodes.allSatisfy({ !$0.hasRegistration }) {
-            var engineless = self
-            engineless.group = ""
-            return try engineless.replicaAgrees(with: state)
-        }
-        return try replicaAgrees(with: state)
     }
 }
 

@@ -25,16 +25,20 @@ extension Camsync_V1_ClusterState {
 
 extension Camsync_V1_NodeStatus {
     /// True when this node's replica equals `state` (the coordinator's, at the node's sequence):
-    /// the whole state for a full replica; for a partial one, the part it keeps, for the node and
-    /// the device it lists.
+    /// the whole state for a full replica; for a node's group replica, the group's part; for an
+    /// engine-less view (its records carry no registration; it names its group too, so that
+    /// `caughtUp` compares the group's last batch), the part it keeps, for the node and the device it lists.
     public func replicaAgrees(with state: ClusterState) throws(WireMappingError) -> Bool {
         guard partialReplica else { return try ClusterState(wire: replica) == state }
-        if !group.isEmpty {
+        if !group.isEmpty, !isEnginelessView {
             // A replica of one device group: the group's part of the state.
             return try ClusterState(wire: replica).equalsGroupPart(PolicyEngine(state: state).state(ofGroup: NodeID(group)))
         }
         let device = replica.nodes.first { $0.id != node }.map { NodeID($0.id) }
         return replica == Camsync_V1_ClusterState(partialReplicaOf: state, display: NodeID(node), device: device)
     }
+
+    /// The view of a node without an engine (`partialReplicaOf`): records without registrations.
+    var isEnginelessView: Bool { !replica.nodes.isEmpty && replica.nodes.allSatisfy { !$0.hasRegistration } }
 }
 
