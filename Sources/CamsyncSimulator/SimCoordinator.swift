@@ -215,7 +215,7 @@ extension Simulation {
         case .reply(let routingID, let envelope):
             let bytes = envelope.serializedBytes()
             let target = String(decoding: routingID, as: UTF8.self)
-            if let n = nodes.firstIndex(where: { $0.config.id.rawValue == target }) {
+            if let n = nodeIndex[target] {
                 let epoch = nodes[n].epoch
                 for at in network.deliveries(from: .coordinator(c), to: .node(n), at: now, rng: &rng)
                 where nodes[n].target == c {
@@ -229,8 +229,12 @@ extension Simulation {
         case .publish(let topic, let publication):
             let bytes = publication.bytes
             let topicBytes = Array(topic.utf8)
-            // PUB/SUB filters by prefix: a node hears the topics it subscribes to (its own feed, heartbeats).
-            for n in nodes.indices where nodes[n].running
+            // PUB/SUB filters by prefix: a node hears the topics it subscribes to (its own feed, `all` as a
+            // full replica, heartbeats). A feed's only possible subscriber is its node (no subscription of
+            // a node is a prefix of another node's feed), so a feed is matched against that node alone.
+            let candidates = topic.hasPrefix("ev.") && topic.hasSuffix("\u{0}")
+                ? nodeIndex[String(topic.dropFirst(3).dropLast())].map { [$0] } ?? [] : Array(nodes.indices)
+            for n in candidates where nodes[n].running
                 && nodes[n].session?.subscriptions.contains(where: { topicBytes.starts(with: Array($0.utf8)) }) == true {
                 for at in network.deliveries(from: .coordinator(c), to: .node(n), at: now, rng: &rng) {
                     scheduler.schedule(.nodePublication(n, generation: nodes[n].generation, topic: topicBytes, bytes: bytes), at: at)

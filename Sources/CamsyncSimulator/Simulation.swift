@@ -53,6 +53,8 @@ public final class Simulation {
     var journal = SimJournal()
     var coordinators: [SimCoordinator] = []
     var nodes: [SimNode] = []
+    /// Node id → index in `nodes` (replies are routed, and feeds published, by id).
+    var nodeIndex: [String: Int] = [:]
     var clients: [SimClient] = []
     var network = SimNetwork()
     var violations: [String] = []
@@ -109,6 +111,7 @@ public final class Simulation {
         }
         for (index, config) in nodeConfigs.enumerated() {
             nodes.append(SimNode(index: index, config: config))
+            nodeIndex[config.id.rawValue] = index
             startNode(index)
         }
         for index in 0..<options.clients {
