@@ -92,7 +92,7 @@ struct AudioCheck: ReplayCheck {
     mutating func step(_ step: ReplayStep) {
         guard step.rejection == nil else { return }  // check 6 reports it
         let state = step.state, entry = step.entry, commands = replay.commands
-        let broken = state.audioInvariantViolations()
+        let broken = step.changed.audioInvariantViolations()
         if !broken.isEmpty {
             findings.add("at seq \(entry.sequence): \(broken.prefix(3).joined(separator: "; "))", slice: slice(commands, around: step.index))
         }

@@ -334,16 +334,17 @@ struct SessionReasonsCheck: ReplayCheck {
 
     /// The model at `sequence` (after command `index`, or the base when nil) against C2 and the observations
     /// made up to (not including) `until`.
-    mutating func verify(_ state: ClusterState, at sequence: UInt64, index: Int?, until: UInt64?) {
+    /// `changed`: the part of `state` to check the invariants on (`ReplayStep.changed`).
+    mutating func verify(_ state: ClusterState, changed: ClusterState, at sequence: UInt64, index: Int?, until: UInt64?) {
         let where_ = index.map { slice(replay.commands, around: $0) } ?? ["base snapshot at seq \(sequence)"]
-        for id in state.apps.keys.sorted() {
-            guard let session = state.apps[id]?.session, case .interrupted(let reason) = session.state else { continue }
-            let expected = state.expectedSessionState(app: id)
+        for id in changed.apps.keys.sorted() {
+            guard let session = changed.apps[id]?.session, case .interrupted(let reason) = session.state else { continue }
+            let expected = changed.expectedSessionState(app: id)
             if expected != session.state {
                 findings.add("at seq \(sequence): \(id) is interrupted with \(reason), the model expects \(expected)", slice: where_)
             }
         }
-        let broken = state.invariantViolations(settings: settings)
+        let broken = changed.invariantViolations(settings: settings)
         if !broken.isEmpty {
             findings.add("at seq \(sequence): invariants broken: \(broken.prefix(3).joined(separator: "; "))"
                          + (broken.count > 3 ? " (+\(broken.count - 3))" : ""), slice: where_)
@@ -361,7 +362,7 @@ struct SessionReasonsCheck: ReplayCheck {
 
     /// The base snapshot (or the empty state) is a moment too: observations before the first command see it.
     mutating func start(_ state: ClusterState) {
-        verify(state, at: replay.baseSequence, index: nil, until: replay.commands.first?.sequence)
+        verify(state, changed: state, at: replay.baseSequence, index: nil, until: replay.commands.first?.sequence)
     }
 
     mutating func step(_ step: ReplayStep) {
@@ -374,7 +375,7 @@ struct SessionReasonsCheck: ReplayCheck {
             findings.add("journaled command at seq \(entry.sequence) is rejected on replay: \(rejection)",
                          slice: slice(commands, around: index))
         }
-        verify(step.state, at: entry.sequence, index: index,
+        verify(step.state, changed: step.changed, at: entry.sequence, index: index,
                until: index + 1 < commands.count ? commands[index + 1].sequence : nil)
     }
 

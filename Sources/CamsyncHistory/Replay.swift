@@ -9,6 +9,11 @@ struct ReplayStep {
     let rejection: Rejection?
     /// The engine's state after the command.
     let state: ClusterState
+    /// The part of `state` the command could change, which the per-step invariants look at: the
+    /// device groups it touched (every rule acts inside one group, docs/POLICY.md "Device groups"),
+    /// so that a step costs what the command touches, not the cluster's size; the whole state for a
+    /// refused command and every `HistoryChecker.wholeStateEvery` steps.
+    let changed: ClusterState
 }
 
 /// A check that follows the model: it watches the one replay of the journal through the engine.
@@ -22,6 +27,9 @@ protocol ReplayCheck {
 }
 
 extension HistoryChecker {
+    /// Every this many steps the invariants look at the whole state, not only the groups a step touched.
+    static let wholeStateEvery = 256
+
     /// Replays the journal through the engine once, from its base, showing every step to each of
     /// `checks` in turn; returns their results in the same order.
     static func replay(_ input: ReplayInput, settings: PolicySettings, _ checks: [any ReplayCheck]) -> [CheckResult] {
@@ -30,8 +38,18 @@ extension HistoryChecker {
         for i in checks.indices { checks[i].start(engine.state) }
         for (index, entry) in input.commands.enumerated() {
             var rejection: Rejection?
-            if case .failure(let refused) = engine.apply(entry.command, at: entry.at) { rejection = refused }
-            let step = ReplayStep(index: index, entry: entry, rejection: rejection, state: engine.state)
+            let groupBefore = entry.command.subjectNode.map(engine.state.group(of:))
+            var changed: ClusterState?
+            switch engine.apply(entry.command, at: entry.at) {
+            case .failure(let refused):
+                rejection = refused
+            case .success(let events) where (index + 1) % wholeStateEvery != 0:
+                changed = engine.state(ofGroups: entry.command.groups(before: groupBefore, events: events, after: engine.state))
+            case .success:
+                break
+            }
+            let step = ReplayStep(index: index, entry: entry, rejection: rejection, state: engine.state,
+                                  changed: changed ?? engine.state)
             for i in checks.indices { checks[i].step(step) }
         }
         let state = engine.state

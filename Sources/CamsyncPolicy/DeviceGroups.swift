@@ -79,16 +79,25 @@ extension PolicyEngine {
     /// The part of the state a follower of `group` keeps: the group's nodes, their apps and the camera
     /// systems they host, their recording alerts, and the logical clock.
     public func state(ofGroup group: NodeID) -> ClusterState {
+        state(ofGroups: [group])
+    }
+
+    /// The parts of several groups together (what a command touching them can change).
+    public func state(ofGroups groups: [NodeID]) -> ClusterState {
         var part = ClusterState()
         part.ordinal = state.ordinal
-        let members = members(ofGroup: group)
-        for node in members {
-            part.nodes[node] = state.nodes[node]
-            for system in index.systems(hostedBy: node) { part.cameraSystems[system] = state.cameraSystems[system] }
-            if state.recordingAlertShown.contains(node) { part.recordingAlertShown.insert(node) }
+        var devices: Set<NodeID> = []
+        for group in groups {
+            let members = members(ofGroup: group)
+            for node in members {
+                part.nodes[node] = state.nodes[node]
+                for system in index.systems(hostedBy: node) { part.cameraSystems[system] = state.cameraSystems[system] }
+                if state.recordingAlertShown.contains(node) { part.recordingAlertShown.insert(node) }
+            }
+            if let device = members.first, state.nodes[device]?.kind == .device { devices.insert(device) }
         }
-        if let device = members.first, state.nodes[device]?.kind == .device {
-            for (id, app) in state.apps where id.device == device { part.apps[id] = app }
+        if !devices.isEmpty {
+            for (id, app) in state.apps where devices.contains(id.device) { part.apps[id] = app }   // one pass over the apps
         }
         return part
     }

@@ -44,4 +44,24 @@ import Testing
         #expect(groups(&h, .declareNodeDead(ipad)) == [ipad, tv], "a device's death takes its display into a group of its own")
         #expect(groups(&h, .unregisterNode(other)) == [other])
     }
+
+    @Test("the part of several groups is their parts together, and what a command changes stays inside the groups it touches")
+    func partsOfGroups() {
+        var h = Harness()
+        h.ok(.registerNode(deviceRegistration(ipad)))
+        h.ok(.registerNode(deviceRegistration(other)))
+        h.ok(.registerNode(displayRegistration(tv, attachedTo: ipad)))
+        h.ok(.attachDisplay(display: tv, device: ipad))
+        let engine = PolicyEngine(state: h.state)
+        let both = engine.state(ofGroups: [ipad, other])
+        let parts = [engine.state(ofGroup: ipad), engine.state(ofGroup: other)]
+        #expect(Set(both.nodes.keys) == Set(parts.flatMap(\.nodes.keys)) && Set(both.nodes.keys) == [ipad, other, tv])
+        #expect(Set(both.apps.keys) == Set(parts.flatMap(\.apps.keys)) && !both.apps.isEmpty)
+        #expect(Set(both.cameraSystems.keys) == Set(parts.flatMap(\.cameraSystems.keys)))
+        // A command's changes lie inside the groups its batch reaches: outside them the state is the same.
+        let before = h.state
+        let touched = groups(&h, .openFullScreen(.on(ipad, Apps.notes), trigger: .user))
+        let untouched = Set(h.state.nodes.keys).subtracting(touched.flatMap { PolicyEngine(state: h.state).members(ofGroup: $0) })
+        #expect(PolicyEngine(state: h.state).state(ofGroups: Array(untouched)) == PolicyEngine(state: before).state(ofGroups: Array(untouched)))
+    }
 }
