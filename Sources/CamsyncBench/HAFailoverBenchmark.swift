@@ -46,7 +46,7 @@ public enum HAFailoverBenchmark {
             return result
         }
         for setting in Self.settings {
-            for nodes in [3, settings.pick(1000, quick: 20)] {
+            for nodes in [3, settings.pick(1000, quick: 200)] {
                 let trials = nodes > 3 ? settings.pick(10, quick: 2) : settings.pick(20, quick: 2)
                 let (rows, checks, notes) = try runOne(settings, setting, nodes: nodes, trials: trials)
                 result.rows += rows

@@ -336,18 +336,20 @@ struct SessionReasonsCheck: ReplayCheck {
     /// made up to (not including) `until`.
     /// `changed`: the part of `state` to check the invariants on (`ReplayStep.changed`).
     mutating func verify(_ state: ClusterState, changed: ClusterState, at sequence: UInt64, index: Int?, until: UInt64?) {
-        let where_ = index.map { slice(replay.commands, around: $0) } ?? ["base snapshot at seq \(sequence)"]
+        // The commands around this one, put into words only for a finding (most steps have none).
+        let commands = replay.commands
+        func where_() -> [String] { index.map { slice(commands, around: $0) } ?? ["base snapshot at seq \(sequence)"] }
         for id in changed.apps.keys.sorted() {
             guard let session = changed.apps[id]?.session, case .interrupted(let reason) = session.state else { continue }
             let expected = changed.expectedSessionState(app: id)
             if expected != session.state {
-                findings.add("at seq \(sequence): \(id) is interrupted with \(reason), the model expects \(expected)", slice: where_)
+                findings.add("at seq \(sequence): \(id) is interrupted with \(reason), the model expects \(expected)", slice: where_())
             }
         }
         let broken = changed.invariantViolations(settings: settings)
         if !broken.isEmpty {
             findings.add("at seq \(sequence): invariants broken: \(broken.prefix(3).joined(separator: "; "))"
-                         + (broken.count > 3 ? " (+\(broken.count - 3))" : ""), slice: where_)
+                         + (broken.count > 3 ? " (+\(broken.count - 3))" : ""), slice: where_())
         }
         while nextObservation < observations.count, until.map({ observations[nextObservation].sequence < $0 }) ?? true {
             let seen = observations[nextObservation]
@@ -355,7 +357,7 @@ struct SessionReasonsCheck: ReplayCheck {
             let model = state.apps[seen.app]?.session?.state ?? .stopped
             if model != seen.state {
                 findings.add("\(seen.node) saw \(seen.app) \(seen.state) at seq \(seen.sequence), the model has \(model)",
-                             slice: ["> \(seen)"] + where_)
+                             slice: ["> \(seen)"] + where_())
             }
         }
     }
