@@ -88,7 +88,7 @@ public struct CoordinatorSecurity: Sendable, Equatable {
     }
 
     /// The node a public key is bound to (the first in id order if a key is bound to several).
-    public func node(forKey key: String) -> String? { nodesByKey[key]?.first }
+    public func node(forKey key: String) -> String? { nodes(forKey: key).first }
 
     /// Every node a public key is bound to (none: not a node's key).
     public func nodes(forKey key: String) -> [String] { nodesByKey[key] ?? [] }

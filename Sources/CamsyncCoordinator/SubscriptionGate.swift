@@ -1,4 +1,5 @@
 import CamsyncPolicy
+import Foundation
 import CamsyncWire
 
 /// Which topics of the event socket a subscriber may read (docs/PROTOCOL.md "Topics" and
@@ -23,7 +24,7 @@ struct SubscriptionGate: Sendable {
         guard !nodes.isEmpty else { return .admit }   // an admin's or a coordinator's key
         if topic == Self.heartbeat { return .admit }
         if nodes.contains(where: { Array(EventTopic.node(NodeID($0)).utf8) == topic }) { return .admit }
-        let shown = String(decoding: topic.prefix(64).map { $0 == 0 ? UInt8(ascii: "$") : $0 }, as: UTF8.self)
+        let shown = String(decoding: topic.prefix(64), as: UTF8.self).replacingOccurrences(of: "\u{0}", with: "\\0")
         return .refuse("node '\(nodes[0])' may subscribe to its own feed and 'hb' only, not '\(shown)'")
     }
 
