@@ -67,4 +67,6 @@ public enum BenchmarkName: String, CaseIterable, Sendable {
     case scale
     /// Many real nodes on one leader: joining, copies per batch, delivery to a group, heartbeats' cost.
     case fleet
+    /// The HA leader killed with a fleet joined.
+    case fleetFailover = "fleet-failover"
 }

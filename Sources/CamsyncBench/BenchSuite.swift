@@ -41,6 +41,7 @@ public enum BenchSuite {
         case .haThroughput: try HAThroughputBenchmark.run(settings)
         case .scale: try ScaleBenchmark.run(settings)
         case .fleet: try FleetBenchmark.run(settings)
+        case .fleetFailover: try FleetFailoverBenchmark.run(settings)
         }
     }
 }

@@ -94,7 +94,8 @@ public enum FleetBenchmark {
         // Registration + sync.
         var load = BenchSystem.loadAverage()
         let joinStart = Clock.monotonicNanoseconds()
-        let shards = try FleetShards(settings, context: context, directory: dir, label: label, coordinator: coordinator,
+        let shards = try FleetShards(settings, context: context, directory: dir, label: label,
+                                     commandEndpoints: [coordinator.commandEndpoint], eventEndpoints: [coordinator.eventEndpoint],
                                      devices: devices, heartbeatMilliseconds: heartbeatMilliseconds, liveness: liveness)
         defer { shards.stop() }
         let joinLimit = settings.pick(300.0, quick: 90.0)

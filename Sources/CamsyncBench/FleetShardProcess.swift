@@ -9,10 +9,14 @@ import Glibc
 /// `status <shard> <joined> <batch copies> <their bytes> <heartbeats sent> <registrations> <base RSS kB>` every
 /// 100 ms (counts since the shard started), and `applied <device> <sequence> <ns>` when both nodes of
 /// a device's group (the device and its display) have applied its batches up to `sequence` (ns:
-/// CLOCK_MONOTONIC, shared by the processes of one machine, when the later of the two did).
+/// CLOCK_MONOTONIC, shared by the processes of one machine, when the later of the two did); with
+/// the status, `following <shard> <snapshot requests> <ns> (<command endpoint> <nodes>)…`: how many
+/// of its nodes follow each coordinator, the snapshot requests they sent since the start, and when
+/// one last moved to another coordinator (ns as above, 0: never).
 public enum FleetShardReport: Equatable, Sendable {
     case status(shard: Int, joined: Int, batchCopies: Int, batchBytes: Int, heartbeatsSent: Int, registrations: Int, baseRSSKilobytes: Int)
     case applied(device: Int, sequence: UInt64, at: UInt64)
+    case following(shard: Int, snapshotRequests: Int, lastMovedAt: UInt64, nodes: [String: Int])
 
     public init?(_ bytes: [UInt8]) {
         let parts = String(decoding: bytes, as: UTF8.self).split(separator: " ")
@@ -25,6 +29,15 @@ public enum FleetShardReport: Equatable, Sendable {
         case "applied":
             guard parts.count == 4, let device = Int(parts[1]), let sequence = UInt64(parts[2]), let at = UInt64(parts[3]) else { return nil }
             self = .applied(device: device, sequence: sequence, at: at)
+        case "following":
+            guard parts.count >= 4, parts.count % 2 == 0, let shard = Int(parts[1]), let snapshots = Int(parts[2]),
+                  let at = UInt64(parts[3]) else { return nil }
+            var nodes: [String: Int] = [:]
+            for k in stride(from: 4, to: parts.count, by: 2) {
+                guard let count = Int(parts[k + 1]) else { return nil }
+                nodes[String(parts[k])] = count
+            }
+            self = .following(shard: shard, snapshotRequests: snapshots, lastMovedAt: at, nodes: nodes)
         default:
             return nil
         }
@@ -36,6 +49,9 @@ public enum FleetShardReport: Equatable, Sendable {
             Array("status \(shard) \(joined) \(copies) \(bytes) \(heartbeats) \(registrations) \(base)".utf8)
         case .applied(let device, let sequence, let at):
             Array("applied \(device) \(sequence) \(at)".utf8)
+        case .following(let shard, let snapshots, let at, let nodes):
+            Array((["following \(shard) \(snapshots) \(at)"] + nodes.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" })
+                .joined(separator: " ").utf8)
         }
     }
 }
@@ -43,6 +59,8 @@ public enum FleetShardReport: Equatable, Sendable {
 /// A fleet shard process (`camsync bench fleet-shard`, a child of `camsync bench fleet`): devices
 /// `first ..< first + devices`, each with its display, as real node sessions (`NodeFleetShard`, one
 /// thread), joining in waves; it reports to the bench process until that process is gone or stops it.
+/// `command` and `events` may each list several coordinators (comma-separated, as `camsync node`
+/// takes them): the nodes then follow the leader among them.
 /// A process of its own because every node holds descriptors (two sockets, two connections): one
 /// process cannot hold a large fleet under the per-process limit on open files.
 public enum FleetShardProcess {
@@ -52,7 +70,10 @@ public enum FleetShardProcess {
     public static func run(command: String, events: String, report: String, first: Int, devices: Int,
                            heartbeatMilliseconds: Int64, liveness: Int64, id: Int) throws -> Never {
         let nodes = 2 * devices
-        NodeFleetShard.allowOpenFiles(4 * nodes + 256)
+        // A node's two sockets (each with libzmq's mailbox), its DEALER's connection and a SUB
+        // connection to each coordinator; and after a failover the sockets closed, not reaped yet.
+        let coordinators = command.split(separator: ",").count
+        NodeFleetShard.allowOpenFiles((6 + coordinators) * nodes + 256)
         // Two sockets a node, and as many again closed by reconnects and not reaped yet.
         let context = try ZMQContext(ioThreads: 1, maxSockets: 4 * nodes + 256)
         let push = try ZMQSocket(context, .push)
@@ -90,6 +111,8 @@ public enum FleetShardProcess {
                 _ = try push.send([FleetShardReport.status(shard: id, joined: joined, batchCopies: shard.batchCopies, batchBytes: shard.batchBytes,
                                                            heartbeatsSent: shard.heartbeatsSent, registrations: shard.registrations,
                                                            baseRSSKilobytes: base).bytes], dontWait: true)
+                _ = try push.send([FleetShardReport.following(shard: id, snapshotRequests: shard.snapshotRequests, lastMovedAt: shard.lastMovedAt,
+                                                              nodes: shard.following).bytes], dontWait: true)
             }
         }
         exit(0)

@@ -6,8 +6,8 @@ import ZeroMQ
 /// The bench side of a fleet's node processes: `camsync bench fleet-shard` children, each holding up
 /// to `devicesPerProcess` devices with their displays (two nodes each), and the PULL socket their
 /// reports arrive on. Reads what they report (joined nodes, batch copies, heartbeats, each group's
-/// applied position) and what the kernel says of them (CPU time, RSS). Stopping it stops and reaps
-/// every child.
+/// applied position, which coordinator the nodes follow) and what the kernel says of them (CPU time,
+/// RSS). Stopping it stops and reaps every child.
 final class FleetShards {
     /// 2,000 nodes a process: each node holds about four descriptors in it (two sockets, each with its
     /// connection and libzmq's mailbox), well under the per-process limit (20,000 here).
@@ -19,13 +19,18 @@ final class FleetShards {
     private var statusesReceived: [Int: Int] = [:]
     private var status: [Int: (joined: Int, batchCopies: Int, batchBytes: Int, heartbeatsSent: Int, registrations: Int,
                                baseRSSKilobytes: Int)] = [:]
+    /// The counts when a failover trial began (`watch(leaving:)`).
+    var watched: (registrations: Int, snapshotRequests: Int)?
+    private var followingStatus: [Int: (snapshotRequests: Int, lastMovedAt: UInt64, nodes: [String: Int])] = [:]
 
     var nodes: Int { 2 * devices }
     var processes: Int { children.count }
     var pids: [Int32] { children.map(\.pid) }
 
-    init(_ settings: BenchSettings, context: ZMQContext, directory: String, label: String, coordinator: CoordinatorProcess,
-         devices: Int, heartbeatMilliseconds: Int64, liveness: Int64) throws {
+    /// Shard processes whose nodes use the coordinators at `commandEndpoints` and `eventEndpoints`
+    /// (one, or an HA cluster's: the nodes then find and follow its leader).
+    init(_ settings: BenchSettings, context: ZMQContext, directory: String, label: String, commandEndpoints: [String],
+         eventEndpoints: [String], devices: Int, heartbeatMilliseconds: Int64, liveness: Int64) throws {
         self.devices = devices
         reports = try ZMQSocket(context, .pull)
         try reports.set([.linger(milliseconds: 0), .receiveHighWaterMark(1_000_000)])
@@ -36,7 +41,8 @@ final class FleetShards {
             for k in 0..<count {
                 let first = k * devices / count, end = (k + 1) * devices / count
                 let child = try ManagedProcess(name: "fleet-shard-\(k)", executable: settings.executable,
-                    arguments: ["bench", "fleet-shard", "--command", coordinator.commandEndpoint, "--events", coordinator.eventEndpoint,
+                    arguments: ["bench", "fleet-shard", "--command", commandEndpoints.joined(separator: ","),
+                                "--events", eventEndpoints.joined(separator: ","),
                                 "--report", endpoint, "--first", "\(first)", "--devices", "\(end - first)",
                                 "--heartbeat-ms", "\(heartbeatMilliseconds)", "--liveness", "\(liveness)", "--id", "\(k)"],
                     logPath: "\(directory)/fleet-shard-\(label)-\(k).log")
@@ -57,6 +63,8 @@ final class FleetShards {
                 statusesReceived[shard, default: 0] += 1
             case .applied(let device, let sequence, let at)?:
                 onApplied(device, sequence, at)
+            case .following(let shard, let snapshots, let at, let nodes)?:
+                followingStatus[shard] = (snapshots, at, nodes)
             case nil:
                 continue
             }
@@ -80,6 +88,11 @@ final class FleetShards {
     var batchBytes: Int { status.values.map(\.batchBytes).reduce(0, +) }
     var heartbeatsSent: Int { status.values.map(\.heartbeatsSent).reduce(0, +) }
     var registrations: Int { status.values.map(\.registrations).reduce(0, +) }
+    var snapshotRequests: Int { followingStatus.values.map(\.snapshotRequests).reduce(0, +) }
+    /// The nodes that follow the coordinator at `commandEndpoint`.
+    func following(_ commandEndpoint: String) -> Int { followingStatus.values.map { $0.nodes[commandEndpoint] ?? 0 }.reduce(0, +) }
+    /// When (monotonic ns) a node last moved to another coordinator (0: none has).
+    var lastMovedAt: UInt64 { followingStatus.values.map(\.lastMovedAt).max() ?? 0 }
 
     /// The shard processes' CPU seconds so far (user + system).
     var cpuSeconds: Double { pids.compactMap { BenchSystem.processCPUSeconds(pid: $0) }.reduce(0, +) }

@@ -37,6 +37,9 @@ final class NodeFleet {
     /// Every node follows `endpoint`.
     func allFollow(_ endpoint: String) -> Bool { shards.allSatisfy { $0.allFollow(endpoint) } }
 
+    /// The nodes following the coordinator at `endpoint`.
+    func following(_ endpoint: String) -> Int { shards.map { $0.following[endpoint] ?? 0 }.reduce(0, +) }
+
     /// When (monotonic ns) each node first followed another coordinator than the one left (nil: not yet).
     var followedAt: [UInt64?] { shards.flatMap(\.followedAt) }
 
@@ -57,7 +60,7 @@ final class NodeFleet {
 
     /// From now on (the coordinator at `endpoint` was just killed): note when each node moves to
     /// another one, and count registrations and snapshot requests from zero.
-    func watch(leaving endpoint: String) {
+    func watch(leaving endpoint: String) throws {
         for shard in shards { shard.watch(leaving: endpoint) }
     }
 

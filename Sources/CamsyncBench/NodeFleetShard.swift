@@ -58,6 +58,8 @@ final class NodeFleetShard: @unchecked Sendable {
     /// When (monotonic ns) each node first followed another coordinator than `leaving`.
     private(set) var followedAt: [UInt64?] = []
     private var leaving: String?
+    /// When (monotonic ns) a node last moved its DEALER to another coordinator (0: none has).
+    private(set) var lastMovedAt: UInt64 = 0
 
     private let commandEndpoints: [String]
     private let eventEndpoints: [String]
@@ -119,8 +121,7 @@ final class NodeFleetShard: @unchecked Sendable {
 
     /// How far joining got: nodes registered, synced, and how many follow each coordinator.
     var joining: (registered: Int, synced: Int, following: [String: Int]) {
-        (members.filter(\.session.registered).count, members.filter { $0.session.replica.phase == .synced }.count,
-         Dictionary(grouping: members, by: \.session.followed.commandEndpoint).mapValues(\.count))
+        (members.filter(\.session.registered).count, members.filter { $0.session.replica.phase == .synced }.count, following)
     }
 
     /// Nodes registered and synced, displays also attached in their own replica (a fleet has joined).
@@ -133,6 +134,11 @@ final class NodeFleetShard: @unchecked Sendable {
 
     /// Every node follows `endpoint`.
     func allFollow(_ endpoint: String) -> Bool { members.allSatisfy { $0.session.followed.commandEndpoint == endpoint } }
+
+    /// How many nodes follow each coordinator (by its command endpoint).
+    var following: [String: Int] {
+        members.reduce(into: [:]) { counts, member in counts[member.session.followed.commandEndpoint, default: 0] += 1 }
+    }
 
     /// From now on (the coordinator at `endpoint` was just killed): note when each node moves to
     /// another one, and count registrations and snapshot requests from zero.
@@ -224,6 +230,7 @@ final class NodeFleetShard: @unchecked Sendable {
                 if case .nodeHeartbeat? = envelope.body { heartbeatsSent += 1 }
                 _ = try? members[index].dealer.send([envelope.serializedBytes()], dontWait: true)
             case .reconnect(let endpoint, let serverKey, let reopenSubscriber):
+                lastMovedAt = Clock.monotonicNanoseconds()
                 members[index].dealer.close()
                 members[index].dealer = try NodeSockets.dealer(context, members[index].session.settings, endpoint: endpoint,
                                                                serverKey: serverKey)

@@ -59,9 +59,11 @@ extension Command {
 }
 
 extension PolicyEngine {
-    /// The nodes of `group`: the device (or lone display) it is named after, and the displays attached to it.
+    /// The nodes of `group`: the device (or lone display) it is named after, and the displays attached
+    /// to it. None when no group has that name now: the node is unknown, or it is a display attached
+    /// to a device (its own group, of the time it was detached, is gone until it detaches again).
     public func members(ofGroup group: NodeID) -> [NodeID] {
-        guard state.nodes[group] != nil else { return [] }
+        guard state.nodes[group] != nil, state.group(of: group) == group else { return [] }
         return [group] + index.attachedDisplays(device: group)
     }
 

@@ -70,11 +70,16 @@ import Testing
     func fleetReports() {
         for report in [FleetShardReport.status(shard: 2, joined: 1998, batchCopies: 40, batchBytes: 7640, heartbeatsSent: 9000,
                                                registrations: 2000, baseRSSKilobytes: 31000),
-                       .applied(device: 1234, sequence: 99, at: 123_456_789)] {
+                       .applied(device: 1234, sequence: 99, at: 123_456_789),
+                       .following(shard: 1, snapshotRequests: 2000, lastMovedAt: 987_654_321,
+                                  nodes: ["tcp://127.0.0.1:4001": 1500, "tcp://127.0.0.1:4003": 500]),
+                       .following(shard: 0, snapshotRequests: 0, lastMovedAt: 0, nodes: [:])] {
             #expect(FleetShardReport(report.bytes) == report)
         }
         #expect(FleetShardReport(Array("status 1 2 3".utf8)) == nil)
         #expect(FleetShardReport(Array("applied x 1 2".utf8)) == nil)
+        #expect(FleetShardReport(Array("following 1 2 3 tcp://127.0.0.1:4001".utf8)) == nil, "an endpoint without its count")
+        #expect(FleetShardReport(Array("following 1 2 3 tcp://127.0.0.1:4001 x".utf8)) == nil)
         #expect(FleetShardReport(Array("hello".utf8)) == nil)
     }
 

@@ -46,6 +46,24 @@ struct HABenchmarkTests {
         }
     }
 
+    @Test("fleet-failover: kill -9 of the leader with 200 nodes in a fleet shard process → etcd, first ack, every node following; K7: no registration, no snapshot")
+    func fleetFailoverRows() throws {
+        let result = try run(.fleetFailover)
+        let label = "200 nodes in 1 shard processes, heartbeat 500 ms"
+        #expect(result.rows.count == 5, "joining, then etcd, first ack, every node, first ack → every node")
+        #expect(result.rows.first?.scenario.contains("\(label): start → all registered, synced and following the leader") == true)
+        for row in result.rows {
+            #expect((row.latency?.count ?? 0) >= 1 && row.scenario.contains("(load "), "\(row.scenario)")
+        }
+        #expect(result.rows.filter { $0.scenario.contains("kill -9 → every node follows the new leader") }.count == 1)
+        let figures = result.targets.map(\.figure)
+        #expect(figures.count == 5, "first ack p50 and max, every node follows, registrations, snapshots: \(figures)")
+        // K7 is behaviour, not timing: a leader change re-registers nobody and costs no snapshot.
+        for target in result.targets where target.figure.contains("registrations caused") || target.figure.contains("snapshot requests caused") {
+            #expect(target.measured == 0, "\(target.figure): \(target.measured)")
+        }
+    }
+
     @Test("ha-throughput: commands/s through the leader on etcd, beside the raw ceiling of the same etcd")
     func throughputRows() throws {
         let result = try run(.haThroughput)

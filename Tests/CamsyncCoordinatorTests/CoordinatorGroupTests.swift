@@ -57,6 +57,26 @@ import Testing
         #expect(core.groupSequences["ipad-1"] == 4 && core.groupSequences["ipad-10"] == 5 && core.groupSequences["tv"] == 3)
     }
 
+    @Test("bookmarks go to the nodes of each group there is now: none for the group a display had before it attached")
+    func bookmarksOfGroupsThatAre() {
+        var core = R.core()
+        _ = Self.run(&core, CoordinatorCoreTests.register("ipad-1"), id: 1)
+        _ = Self.run(&core, Self.displayRegistration("tv", attachedTo: nil), id: 2)
+        _ = Self.run(&core, .attachDisplay(display: "tv", device: "ipad-1"), id: 3)
+        #expect(core.groupSequences["tv"] == 3, "the group the display left keeps its last sequence (it may detach again)")
+        // Both groups the attach's batch touched are due at the two heartbeats after it (BookmarkSchedule).
+        var bookmarks: [(topic: String, group: String)] = []
+        let interval = core.settings.heartbeatIntervalMilliseconds
+        for beat in 1...2 {
+            for case .publish(let topic, let publication) in core.tickTurn(at: R.at(Int64(beat) * interval + 10)) {
+                if case .groupBookmark(let bookmark)? = publication.envelope.body { bookmarks.append((topic, bookmark.group)) }
+            }
+        }
+        #expect(bookmarks.contains { $0 == ("ev.tv\u{0}", "ipad-1") } && bookmarks.contains { $0 == ("ev.ipad-1\u{0}", "ipad-1") }, "\(bookmarks)")
+        // The display would take "tv" on its feed for a move it never heard, and ask for a snapshot.
+        #expect(!bookmarks.contains { $0.group == "tv" }, "\(bookmarks)")
+    }
+
     @Test("K3: a coordinator restarted from its snapshot and journal names the same previous batches")
     func groupSequencesSurviveARestart() throws {
         var core = R.core(snapshotEvery: 2)

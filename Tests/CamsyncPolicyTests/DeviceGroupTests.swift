@@ -27,6 +27,26 @@ import Testing
         #expect(h.state.group(of: "nobody") == "nobody")
     }
 
+    @Test("a group's members: the device and its displays; a display attached to a device names no group, a detached one its own")
+    func membersOfGroups() {
+        var h = Harness()
+        h.ok(.registerNode(deviceRegistration(ipad)))
+        h.ok(.registerNode(displayRegistration(tv)))
+        #expect(PolicyEngine(state: h.state).members(ofGroup: tv) == [tv], "a lone display is a group of its own")
+        h.ok(.attachDisplay(display: tv, device: ipad))
+        var engine = PolicyEngine(state: h.state)
+        #expect(engine.members(ofGroup: ipad) == [ipad, tv])
+        // The display's own group ended when it attached: a bookmark or a batch of it reaches nobody
+        // (the display follows its device's group now, and another group on its feed would mean it moved).
+        #expect(engine.members(ofGroup: tv).isEmpty)
+        #expect(engine.recipients(ofGroups: [tv]).isEmpty)
+        #expect(engine.recipients(ofGroups: [ipad, tv]) == [ipad, tv])
+        #expect(engine.members(ofGroup: "nobody").isEmpty)
+        h.ok(.detachDisplay(display: tv))
+        engine = PolicyEngine(state: h.state)
+        #expect(engine.members(ofGroup: tv) == [tv] && engine.members(ofGroup: ipad) == [ipad])
+    }
+
     @Test("batches and the groups they reach")
     func batchGroups() {
         var h = Harness()

@@ -17,7 +17,8 @@ struct BenchCommand: ParsableCommand {
             targets of docs/PERFORMANCE.md ("Targets").
 
             fleet runs thousands of real node sessions in `camsync bench fleet-shard` child processes \
-            (1,000 devices and their displays each) against one coordinator.
+            (1,000 devices and their displays each) against one coordinator; fleet-failover kills \
+            the HA leader with such a fleet joined (3 coordinators on etcd).
 
             The ha-* benchmarks run HA coordinators (--etcd) on a 3-member loopback etcd cluster of \
             their own (Debian etcd-server; skipped with a note when etcd is not installed).
@@ -27,6 +28,7 @@ struct BenchCommand: ParsableCommand {
               camsync bench --quick latency fanout
               camsync bench --quick ha-latency ha-failover ha-throughput
               camsync bench fleet --fleet-nodes 7000   (a leader with up to 7,000 nodes)
+              camsync bench fleet-failover --fleet-nodes 7000
               camsync bench --json-file bench.json
 
             """,

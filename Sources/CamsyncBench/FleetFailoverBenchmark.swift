@@ -1,0 +1,115 @@
+import CamsyncProcessLab
+import CamsyncRuntime
+import CamsyncStats
+import Foundation
+import ZeroMQ
+
+/// `fleet-failover`: the HA leader killed with SIGKILL while a fleet is joined (issue #39's row "HA
+/// leader kill -9 with that fleet joined"). Three `camsync coordinator --etcd` on a 3-member
+/// loopback etcd at its default timing (lease 2 s, camsync's default pulse and suspicion), the fleet
+/// in `camsync bench fleet-shard` processes (`FleetShards`: devices each with a display, every node
+/// a real `NodeSession` with its own DEALER and a SUB connected to all three coordinators), the
+/// heartbeat interval docs/OPERATIONS.md gives for the fleet's size. The trials are
+/// `HAFailoverBenchmark.trials`: kill → etcd's announcement (the floor), the first ack of the new
+/// leader to a client following it, every node following it; registrations and snapshot requests
+/// the nodes sent (SPEC K7: none). Sizes: quick 200 nodes; full 1,000, 5,000 and `--fleet-nodes`
+/// when it fits the leader's descriptors (two a node at the leader: at most 9,000).
+public enum FleetFailoverBenchmark {
+    static let liveness: Int64 = 3
+
+    /// docs/OPERATIONS.md "The heartbeat interval for a fleet of N nodes": at most ≈ 2,000 node
+    /// heartbeats a second at the leader.
+    static func heartbeatMilliseconds(nodes: Int) -> Int64 {
+        switch nodes {
+        case ...1_000: 500
+        case ...2_000: 1_000
+        case ...5_000: 2_000
+        case ...10_000: 5_000
+        default: 10_000
+        }
+    }
+
+    public static func run(_ settings: BenchSettings) throws -> BenchmarkResult {
+        var result = BenchmarkResult(name: "fleet-failover")
+        guard EtcdCluster.isAvailable else {
+            result.notes.append("skipped: \(EtcdCluster.unavailableMessage)")
+            return result
+        }
+        let largest = min(9_000, max(2, settings.fleetNodes / 2 * 2))
+        let sizes = Set(settings.pick([1_000, 5_000, largest], quick: [200]).map { min($0, largest) }).sorted()
+        for nodes in sizes {
+            let (rows, checks, notes) = try runOne(settings, nodes: nodes, trials: settings.pick(5, quick: 2))
+            result.rows += rows
+            result.targets += checks
+            result.notes += notes
+        }
+        result.notes.append("3 coordinators on 3 loopback etcd members (mutual TLS), journal on etcd, lab mode; the nodes are real "
+            + "NodeSessions in `camsync bench fleet-shard` processes of 1,000 devices and their displays, one thread each, on the "
+            + "same 2 cores as the coordinators, etcd and the bench; the client and the trials are ha-failover's")
+        return result
+    }
+
+    static func runOne(_ settings: BenchSettings, nodes: Int, trials: Int) throws -> ([BenchRow], [TargetCheck], [String]) {
+        let heartbeat = heartbeatMilliseconds(nodes: nodes)
+        var setting = HAFailoverBenchmark.settings[0]
+        setting.followAfterAck = 500
+        let devices = nodes / 2
+        let dir = try settings.directory("fleet-failover-\(nodes)")
+        settings.progress("fleet-failover: \(nodes) nodes, heartbeat \(heartbeat) ms")
+        let cluster = try HACoordinators(settings, directory: dir, count: 3, timing: setting.timing, leaseSeconds: setting.leaseSeconds,
+                                         heartbeatMs: heartbeat, liveness: liveness, pulseMs: setting.pulseMs,
+                                         suspicionMs: setting.suspicionMs)
+        defer { cluster.stop() }
+        var leader = try cluster.waitForLeader()
+        let context = try ZMQContext(ioThreads: 1)
+        let commandEndpoints = cluster.coordinators.map(\.commandEndpoint)
+        let load = BenchSystem.loadAverage()
+        let joinStart = Clock.monotonicNanoseconds()
+        let shards = try FleetShards(settings, context: context, directory: dir, label: "\(nodes)", commandEndpoints: commandEndpoints,
+                                     eventEndpoints: cluster.coordinators.map(\.eventEndpoint), devices: devices,
+                                     heartbeatMilliseconds: heartbeat, liveness: liveness)
+        defer { shards.stop() }
+        let joinLimit = settings.pick(300.0, quick: 90.0)
+        var notes: [String] = []
+        var nextLeaderCheck = joinStart + 1_000_000_000, lastProgress = joinStart
+        while shards.joined < nodes || shards.following(commandEndpoints[leader]) < nodes {
+            let now = Clock.monotonicNanoseconds()
+            guard Double(now - joinStart) / 1e9 < joinLimit else {
+                throw BenchError("\(shards.joined) of \(nodes) nodes joined, \(shards.following(commandEndpoints[leader])) following "
+                    + "c\(leader), within \(Int(joinLimit)) s (logs in \(dir))")
+            }
+            if now >= nextLeaderCheck {
+                // A leader change while the fleet joins (a loaded machine can miss the suspicion window):
+                // the nodes follow the new leader; the failovers measured start from a steady state.
+                nextLeaderCheck = now + 1_000_000_000
+                if try cluster.leads(leader) != true {
+                    let next = try cluster.waitForLeader()
+                    if next != leader {
+                        notes.append("\(nodes) nodes: the leadership moved from c\(leader) to c\(next) while the fleet joined "
+                            + "at \(shards.joined) nodes (not a measured trial)")
+                        leader = next
+                    }
+                }
+            }
+            if now - lastProgress > 10_000_000_000 {
+                lastProgress = now
+                settings.progress("fleet-failover: \(shards.joined)/\(nodes) nodes joined")
+            }
+            try shards.pump(milliseconds: 50)
+        }
+        let joinSeconds = Double(Clock.monotonicNanoseconds() - joinStart) / 1e9
+        settings.progress(String(format: "fleet-failover: %d nodes joined in %.1f s", nodes, joinSeconds))
+        let label = "\(nodes) nodes in \(shards.processes) shard processes, heartbeat \(heartbeat) ms"
+        var (rows, checks, trialNotes) = try HAFailoverBenchmark.trials(settings, benchmark: "fleet-failover", setting, cluster: cluster,
+                                                                        leader: leader, nodes: shards, count: nodes, label: label,
+                                                                        trials: trials, context: context, directory: dir, notes: notes)
+        let after = BenchSystem.loadAverage()
+        for index in rows.indices { rows[index].scenario += " (load \(StandbyRebuild.format(after)))" }
+        rows.insert(BenchRow(benchmark: "fleet-failover", scenario: "\(label): start → all registered, synced and following the leader "
+            + "(load \(StandbyRebuild.format(load)))", latency: LatencySummary(microseconds: [joinSeconds * 1e6])), at: 0)
+        if let leader = try? cluster.waitForLeader(), let rss = cluster.coordinators[leader].rssMB {
+            trialNotes.append(String(format: "%@: the leader's RSS after the trials %.0f MB", label, rss))
+        }
+        return (rows, checks, trialNotes)
+    }
+}
