@@ -18,7 +18,8 @@ import ZeroMQ
 ///   applied its batch; the batch copies the nodes' SUBs received per batch (each one a copy the
 ///   leader sent); the leader's CPU, a node's CPU and memory;
 /// - the floor, with the fleet joined: a raw DEALER/ROUTER echo of a request's size (`Floor`).
-/// Then the largest size again at a longer heartbeat interval, heartbeats only. Every row says the
+/// Then the largest size again at the interval docs/OPERATIONS.md gives for it (`FleetSizing`; quick:
+/// 2 s), with the same load: the delivery target is judged there, as the fleet would run. Every row says the
 /// 1-minute load average when it was measured.
 public enum FleetBenchmark {
     /// Commands per device per second (docs/OPERATIONS.md "Sizing": active use).
@@ -34,7 +35,7 @@ public enum FleetBenchmark {
         for nodes in sizes {
             settings.progress("fleet: \(nodes) nodes, heartbeat 500 ms")
             do {
-                let point = try measure(settings, nodes: nodes, heartbeatMilliseconds: 500, withLoad: true)
+                let point = try measure(settings, nodes: nodes, heartbeatMilliseconds: 500)
                 result.rows += point.rows
                 points.append(point)
             } catch let error as FleetDoesNotFit where nodes == sizes.last && nodes > 1000 {
@@ -44,11 +45,11 @@ public enum FleetBenchmark {
             }
         }
         guard let largest = points.last?.nodes else { throw BenchError("no fleet size could be measured") }
-        let longer: Int64 = settings.pick(5000, quick: 2000)
-        settings.progress("fleet: \(largest) nodes, heartbeat \(longer) ms, heartbeats only")
-        let slow = try measure(settings, nodes: largest, heartbeatMilliseconds: longer, withLoad: false)
+        let longer: Int64 = settings.pick(max(1000, FleetSizing.heartbeatMilliseconds(nodes: largest)), quick: 2000)
+        settings.progress("fleet: \(largest) nodes, heartbeat \(longer) ms")
+        let slow = try measure(settings, nodes: largest, heartbeatMilliseconds: longer)
         result.rows += slow.rows
-        result.targets = targets(points)
+        result.targets = targets(points, sized: slow)
         result.notes += (points + [slow]).flatMap(\.notes)
         result.notes.append("the coordinator runs with the journal off (the figures are the turn and the fan-out, not an fsync) and "
             + "lab mode (no CURVE); the nodes are real NodeSessions (`camsync node`'s protocol logic) in `camsync bench fleet-shard` "
@@ -62,6 +63,7 @@ public enum FleetBenchmark {
     /// What one fleet size measured.
     struct Point {
         var nodes: Int
+        var heartbeatMilliseconds: Int64
         var rows: [BenchRow] = []
         var notes: [String] = []
         var joinSeconds = 0.0
@@ -73,11 +75,11 @@ public enum FleetBenchmark {
         var nodeKilobytes: Double?
     }
 
-    static func measure(_ settings: BenchSettings, nodes: Int, heartbeatMilliseconds: Int64, withLoad: Bool) throws -> Point {
+    static func measure(_ settings: BenchSettings, nodes: Int, heartbeatMilliseconds: Int64) throws -> Point {
         let label = "\(nodes)-\(heartbeatMilliseconds)"
         let dir = try settings.directory("fleet-\(label)")
         let devices = nodes / 2
-        var point = Point(nodes: nodes)
+        var point = Point(nodes: nodes, heartbeatMilliseconds: heartbeatMilliseconds)
         let coordinator = try CoordinatorProcess(executable: settings.executable, directory: dir,
             options: .init(durability: "off", heartbeatMs: heartbeatMilliseconds, liveness: liveness, prefix: settings.coordinatorPrefix))
         try coordinator.launch()
@@ -123,11 +125,9 @@ public enum FleetBenchmark {
             latency: LatencySummary(microseconds: [point.joinSeconds * 1e6])))
         settings.progress(String(format: "fleet: %d nodes joined in %.1f s", nodes, point.joinSeconds))
 
-        if withLoad {
-            // Every device's app 0 holds its camera; its group's nodes apply the three batches.
-            try setup.pipeline((0..<devices).flatMap { d in SimulatedNode.claim(SimulatedNode.id(d)).map { ($0, SimulatedNode.id(d)) } })
-            try pump(shards, seconds: 1)
-        }
+        // Every device's app 0 holds its camera; its group's nodes apply the three batches.
+        try setup.pipeline((0..<devices).flatMap { d in SimulatedNode.claim(SimulatedNode.id(d)).map { ($0, SimulatedNode.id(d)) } })
+        try pump(shards, seconds: 1)
 
         // Heartbeats only.
         let idleSeconds = max(settings.pick(5.0, quick: 2.0), 3 * Double(heartbeatMilliseconds) / 1000)
@@ -145,44 +145,45 @@ public enum FleetBenchmark {
             + "%.2f descriptors a node at the leader", name, coordinator.rssMB ?? 0, emptyRSS,
             ((coordinator.rssMB ?? 0) - emptyRSS) * 1024 / Double(nodes), Double(descriptors - emptyDescriptors) / Double(nodes)))
 
-        if withLoad {
-            load = BenchSystem.loadAverage()
-            var outcome: FleetLoad.Outcome?
-            let busy = try window(shards, coordinator: coordinator) {
-                outcome = try FleetLoad.run(setup, shards: shards, perDevice: perDevice, seconds: settings.pick(10, quick: 4))
-            }
-            let loaded = outcome!
-            point.delivery = loaded.delivery
-            point.copiesPerBatch = Double(busy.batchCopies) / Double(max(1, loaded.acked))
-            point.nodeCPU = busy.shardsCPU / busy.seconds / Double(nodes) * 1e6
-            point.nodeKilobytes = shards.nodesRSSMegabytes * 1024 / Double(nodes)
-            // The floor, with the fleet joined and heartbeating.
-            let echo = try Floor.requestEcho(settings, directory: "fleet-floor-\(label)")
-            let floor = echo.summary
-            point.floor = floor
-            var floorRow = echo.row
-            floorRow.scenario = "\(name) joined: \(echo.row.scenario) (load \(StandbyRebuild.format(BenchSystem.loadAverage())))"
-            point.rows += [
-                floorRow,
-                BenchRow(benchmark: "fleet", scenario: String(format: "%@: command → the last node of its group applied it, "
-                    + "%.1f commands/s (load %@)", name, loaded.rate, StandbyRebuild.format(load)),
-                    latency: loaded.delivery, throughputPerSecond: loaded.rate, floorP50: floor.p50),
-                BenchRow(benchmark: "fleet", scenario: "\(name): command → ack (the same commands) (load \(StandbyRebuild.format(load)))",
-                         latency: loaded.ack),
-                BenchRow(benchmark: "fleet", scenario: String(format: "%@: %.2f batch copies per batch (%d copies received by the "
-                    + "nodes' SUBs / %d batches), %.0f B a copy (topic + envelope) (load %@)", name, point.copiesPerBatch!,
-                    busy.batchCopies, loaded.acked, Double(busy.batchBytes) / Double(max(1, busy.batchCopies)),
-                    StandbyRebuild.format(load))),
-                BenchRow(benchmark: "fleet", scenario: String(format: "%@, commands: leader %.1f %% of a core; a node %.0f µs CPU/s, "
-                    + "%.0f kB (load %@)", name, busy.leaderCPU / busy.seconds * 100, point.nodeCPU!, point.nodeKilobytes!,
-                    StandbyRebuild.format(load)), rssMB: coordinator.rssMB),
-            ]
-            if loaded.refused > 0 || loaded.undelivered > 0 {
-                point.notes.append("\(name): \(loaded.refused) commands refused, \(loaded.undelivered) acknowledged but not applied by "
-                    + "both nodes of their group within 10 s of the last send")
-            }
+        load = BenchSystem.loadAverage()
+        var outcome: FleetLoad.Outcome?
+        let busy = try window(shards, coordinator: coordinator) {
+            outcome = try FleetLoad.run(setup, shards: shards, perDevice: perDevice, seconds: settings.pick(10, quick: 4))
+        }
+        let loaded = outcome!
+        point.delivery = loaded.delivery
+        point.copiesPerBatch = Double(busy.batchCopies) / Double(max(1, loaded.acked))
+        point.nodeCPU = busy.shardsCPU / busy.seconds / Double(nodes) * 1e6
+        point.nodeKilobytes = shards.nodesRSSMegabytes * 1024 / Double(nodes)
+        // The floor, with the fleet joined and heartbeating.
+        let echo = try Floor.requestEcho(settings, directory: "fleet-floor-\(label)")
+        let floor = echo.summary
+        point.floor = floor
+        var floorRow = echo.row
+        floorRow.scenario = "\(name) joined: \(echo.row.scenario) (load \(StandbyRebuild.format(BenchSystem.loadAverage())))"
+        point.rows += [
+            floorRow,
+            BenchRow(benchmark: "fleet", scenario: String(format: "%@: command → the last node of its group applied it, "
+                + "%.1f commands/s (load %@)", name, loaded.rate, StandbyRebuild.format(load)),
+                latency: loaded.delivery, throughputPerSecond: loaded.rate, floorP50: floor.p50),
+            BenchRow(benchmark: "fleet", scenario: "\(name): command → ack (the same commands) (load \(StandbyRebuild.format(load)))",
+                     latency: loaded.ack),
+            BenchRow(benchmark: "fleet", scenario: String(format: "%@: %.2f batch copies per batch (%d copies received by the "
+                + "nodes' SUBs / %d batches), %.0f B a copy (topic + envelope) (load %@)", name, point.copiesPerBatch!,
+                busy.batchCopies, loaded.acked, Double(busy.batchBytes) / Double(max(1, busy.batchCopies)),
+                StandbyRebuild.format(load))),
+            BenchRow(benchmark: "fleet", scenario: String(format: "%@, commands: leader %.1f %% of a core; a node %.0f µs CPU/s, "
+                + "%.0f kB (load %@)", name, busy.leaderCPU / busy.seconds * 100, point.nodeCPU!, point.nodeKilobytes!,
+                StandbyRebuild.format(load)), rssMB: coordinator.rssMB),
+        ]
+        if loaded.refused > 0 || loaded.undelivered > 0 {
+            point.notes.append("\(name): \(loaded.refused) commands refused, \(loaded.undelivered) acknowledged but not applied by "
+                + "both nodes of their group within 10 s of the last send")
         }
         try shards.freshStatuses()
+        point.notes.append(String(format: "%@: %d snapshot requests, %.2f a node (a node asks for its group's once when it starts, a display "
+            + "once more when it has attached itself: 1.50 a node)", name, shards.snapshotRequests,
+            Double(shards.snapshotRequests) / Double(nodes)))
         if shards.registrations > nodes {
             point.notes.append("\(name): \(shards.registrations - nodes) registrations beyond the first of each node "
                 + "(nodes declared dead for silence, on a loaded machine)")
@@ -227,7 +228,8 @@ public enum FleetBenchmark {
         while Clock.monotonicNanoseconds() < until { try shards.pump(milliseconds: 50) }
     }
 
-    static func targets(_ points: [Point]) -> [TargetCheck] {
+    /// `sized`: the largest fleet at the interval docs/OPERATIONS.md gives for it.
+    static func targets(_ points: [Point], sized: Point) -> [TargetCheck] {
         var checks: [TargetCheck] = []
         for point in points {
             checks.append(TargetCheck(figure: "fleet, \(point.nodes) nodes: registration + sync of every node", measured: point.joinSeconds * 1e6,
@@ -237,9 +239,9 @@ public enum FleetBenchmark {
                                           .atMost, 2, unit: .ratio, basis: "the group's nodes (a device and its display) + 0 observers"))
             }
         }
-        if let largest = points.last, let delivery = largest.delivery, let floor = largest.floor {
-            checks.append(TargetCheck(figure: "fleet, \(largest.nodes) nodes: a batch reaches every node of its group, p99",
-                                      measured: delivery.p99, .atMost, 2 * floor.p99, unit: .microseconds,
+        if let delivery = sized.delivery, let floor = sized.floor {
+            checks.append(TargetCheck(figure: "fleet, \(sized.nodes) nodes, heartbeat \(sized.heartbeatMilliseconds) ms: a batch reaches "
+                                      + "every node of its group, p99", measured: delivery.p99, .atMost, 2 * floor.p99, unit: .microseconds,
                                       basis: "2 × raw echo p99 \(ReportFormatter.duration(microseconds: floor.p99)), same run, fleet joined"))
         }
         if let first = points.first, let last = points.last, first.nodes != last.nodes,

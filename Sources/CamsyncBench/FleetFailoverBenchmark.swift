@@ -17,18 +17,6 @@ import ZeroMQ
 public enum FleetFailoverBenchmark {
     static let liveness: Int64 = 3
 
-    /// docs/OPERATIONS.md "The heartbeat interval for a fleet of N nodes": at most ≈ 2,000 node
-    /// heartbeats a second at the leader.
-    static func heartbeatMilliseconds(nodes: Int) -> Int64 {
-        switch nodes {
-        case ...1_000: 500
-        case ...2_000: 1_000
-        case ...5_000: 2_000
-        case ...10_000: 5_000
-        default: 10_000
-        }
-    }
-
     public static func run(_ settings: BenchSettings) throws -> BenchmarkResult {
         var result = BenchmarkResult(name: "fleet-failover")
         guard EtcdCluster.isAvailable else {
@@ -50,7 +38,7 @@ public enum FleetFailoverBenchmark {
     }
 
     static func runOne(_ settings: BenchSettings, nodes: Int, trials: Int) throws -> ([BenchRow], [TargetCheck], [String]) {
-        let heartbeat = heartbeatMilliseconds(nodes: nodes)
+        let heartbeat = FleetSizing.heartbeatMilliseconds(nodes: nodes)
         var setting = HAFailoverBenchmark.settings[0]
         setting.followAfterAck = 500
         let devices = nodes / 2
