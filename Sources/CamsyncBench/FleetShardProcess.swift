@@ -68,7 +68,8 @@ public enum FleetShardProcess {
     static let wave = 100
 
     public static func run(command: String, events: String, report: String, first: Int, devices: Int,
-                           heartbeatMilliseconds: Int64, liveness: Int64, id: Int) throws -> Never {
+                           heartbeatMilliseconds: Int64, liveness: Int64, id: Int, niceness: Int32 = 0) throws -> Never {
+        if niceness != 0 { _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, niceness) }
         let nodes = 2 * devices
         // A node's two sockets (each with libzmq's mailbox), its DEALER's connection and a SUB
         // connection to each coordinator; and after a failover the sockets closed, not reaped yet.

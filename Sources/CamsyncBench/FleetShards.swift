@@ -28,9 +28,10 @@ final class FleetShards {
     var pids: [Int32] { children.map(\.pid) }
 
     /// Shard processes whose nodes use the coordinators at `commandEndpoints` and `eventEndpoints`
-    /// (one, or an HA cluster's: the nodes then find and follow its leader).
+    /// (one, or an HA cluster's: the nodes then find and follow its leader); `niceness`: the shard
+    /// processes' nice value.
     init(_ settings: BenchSettings, context: ZMQContext, directory: String, label: String, commandEndpoints: [String],
-         eventEndpoints: [String], devices: Int, heartbeatMilliseconds: Int64, liveness: Int64) throws {
+         eventEndpoints: [String], devices: Int, heartbeatMilliseconds: Int64, liveness: Int64, niceness: Int32 = 0) throws {
         self.devices = devices
         reports = try ZMQSocket(context, .pull)
         try reports.set([.linger(milliseconds: 0), .receiveHighWaterMark(1_000_000)])
@@ -44,7 +45,8 @@ final class FleetShards {
                     arguments: ["bench", "fleet-shard", "--command", commandEndpoints.joined(separator: ","),
                                 "--events", eventEndpoints.joined(separator: ","),
                                 "--report", endpoint, "--first", "\(first)", "--devices", "\(end - first)",
-                                "--heartbeat-ms", "\(heartbeatMilliseconds)", "--liveness", "\(liveness)", "--id", "\(k)"],
+                                "--heartbeat-ms", "\(heartbeatMilliseconds)", "--liveness", "\(liveness)", "--id", "\(k)",
+                                "--niceness", "\(niceness)"],
                     logPath: "\(directory)/fleet-shard-\(label)-\(k).log")
                 children.append(child)
             }

@@ -151,13 +151,17 @@ final class CoordinatorLoop {
             if let mailbox {
                 for event in mailbox.take() { try execute(core.observe(event, at: Self.now())) }
             }
-            if let leaderPulse, ready.contains(where: { $0.socket === leaderPulse }) {
+            try takeAnswers()
+            if ready.contains(where: { $0.socket === router }) { try receiveFrames() }
+            // Every pulse that has arrived is heard before `tick` judges the leader's silence: one that
+            // came while this iteration applied the log or took frames (which can take a while on a
+            // busy standby) is not seen by the poll above, and a suspicion judged without it deposes a
+            // healthy leader.
+            if let leaderPulse {
                 while let message = try leaderPulse.receive(dontWait: true) {
                     try execute(core.heardPulse(message.frames, at: Self.now()))
                 }
             }
-            try takeAnswers()
-            if ready.contains(where: { $0.socket === router }) { try receiveFrames() }
             try execute(core.tick(at: Self.now()))
             try execute(core.endTurn(at: Self.now()))
             watchCommands(core.takesFrames)

@@ -143,17 +143,18 @@ struct BenchSubscribersCommand: ParsableCommand {
 struct BenchFleetShardCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "fleet-shard", abstract: "Node sessions for the fleet benchmark (internal).", shouldDisplay: false)
-    @Option(help: "The coordinator's command endpoint.") var command: String
-    @Option(help: "The coordinator's event endpoint.") var events: String
+    @Option(help: "The coordinators' command endpoints (comma-separated).") var command: String
+    @Option(help: "The coordinators' event endpoints (comma-separated).") var events: String
     @Option(help: "PULL endpoint of the bench process for reports.") var report: String
     @Option(help: "The first device's number.") var first: Int
     @Option(help: "Devices (each with its display).") var devices: Int
     @Option(help: "Heartbeat interval.") var heartbeatMs: Int64 = 500
     @Option(help: "Heartbeats missed before the coordinator counts as silent.") var liveness: Int64 = 3
     @Option(help: "This process's number in the reports.") var id: Int
+    @Option(help: "The process's nice value (0: as started).") var niceness: Int32 = 0
 
     func run() throws {
         try FleetShardProcess.run(command: command, events: events, report: report, first: first, devices: devices,
-                                  heartbeatMilliseconds: heartbeatMs, liveness: liveness, id: id)
+                                  heartbeatMilliseconds: heartbeatMs, liveness: liveness, id: id, niceness: niceness)
     }
 }
