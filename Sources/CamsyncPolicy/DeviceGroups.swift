@@ -96,8 +96,8 @@ extension PolicyEngine {
             }
             if let device = members.first, state.nodes[device]?.kind == .device { devices.insert(device) }
         }
-        if !devices.isEmpty {
-            for (id, app) in state.apps where devices.contains(id.device) { part.apps[id] = app }   // one pass over the apps
+        for device in devices {
+            for id in index.installedApps(of: device) { part.apps[id] = state.apps[id] }
         }
         return part
     }

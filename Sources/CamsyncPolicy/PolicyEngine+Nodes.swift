@@ -59,6 +59,7 @@ extension PolicyEngine {
                 let app = AppID(device: id, bundleID: spec.bundleID)
                 if state.apps[app] == nil {
                     state.apps[app] = AppRecord(id: app, spec: spec, memoryFootprintMB: spec.memoryFootprintMB)
+                    index.noteInstalled(app)
                     tx.emit(.appInstalled(app))
                 }
             }

@@ -11,6 +11,10 @@ struct StateIndex: Hashable, Sendable {
     /// look only at these: an app that does not run has no session, PiP window, audio state or role
     /// (`invariantViolations`), so a device's installed apps that do not run cost nothing.
     private var runningByDevice: [NodeID: [AppID]] = [:]
+    /// Every installed app per device, running or not, in id order: a device group's part of the
+    /// state (`state(ofGroups:)`) takes its device's apps from here, not from a pass over every app.
+    /// Apps are never uninstalled.
+    private var installedByDevice: [NodeID: [AppID]] = [:]
     /// The displays attached to each device (`NodeRecord.attachedTo`), in id order.
     private var displaysByDevice: [NodeID: [NodeID]] = [:]
     /// The camera systems each node hosts, in id order. Systems are never removed.
@@ -25,6 +29,8 @@ struct StateIndex: Hashable, Sendable {
     /// The index of `state`, built from scratch: O(nodes + apps + camera systems).
     init(_ state: ClusterState) {
         for (id, app) in state.apps where app.scene.isRunning { runningByDevice[id.device, default: []].append(id) }
+        for id in state.apps.keys { installedByDevice[id.device, default: []].append(id) }
+        for key in installedByDevice.keys { installedByDevice[key]?.sort() }
         for key in runningByDevice.keys { runningByDevice[key]?.sort() }
         for (id, node) in state.nodes where node.kind == .display {
             if let device = node.attachedTo { displaysByDevice[device, default: []].append(id) }
@@ -42,6 +48,9 @@ struct StateIndex: Hashable, Sendable {
 
     /// The running apps of a device, in id order.
     func runningApps(of device: NodeID) -> [AppID] { runningByDevice[device] ?? [] }
+
+    /// Every app installed on a device, in id order.
+    func installedApps(of device: NodeID) -> [AppID] { installedByDevice[device] ?? [] }
 
     /// The displays attached to a device, in id order (as `ClusterState.attachedDisplays(device:)`).
     func attachedDisplays(device: NodeID) -> [NodeID] { displaysByDevice[device] ?? [] }
@@ -62,6 +71,11 @@ struct StateIndex: Hashable, Sendable {
             runningByDevice[id.device]?.removeAll { $0 == id }
             if runningByDevice[id.device]?.isEmpty == true { runningByDevice[id.device] = nil }
         }
+    }
+
+    /// An app was installed.
+    mutating func noteInstalled(_ id: AppID) {
+        Self.insertSorted(id, into: &installedByDevice[id.device, default: []])
     }
 
     mutating func addSystem(_ id: CameraSystemID) {
