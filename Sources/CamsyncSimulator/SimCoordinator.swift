@@ -1,5 +1,6 @@
 import CamsyncCoordinator
 import CamsyncEtcd
+import CamsyncHistory
 import CamsyncPolicy
 import CamsyncRuntime
 import CamsyncWire
@@ -251,7 +252,7 @@ extension Simulation {
             // once per batch (on `all`; its copies on the nodes' feeds are the same bytes).
             if topic == EventTopic.everyBatch, case .eventBatch(let batch)? = publication.envelope.body,
                batch.term == coordinators[c].core?.term {
-                checkInvariants(c, after: batch.sequence)
+                checkInvariants(c, after: batch)
                 if batch.originNode.isEmpty, case .declareNodeDead(let node)? = try? Command(wire: batch.command) {
                     checkDeclaration(by: c, of: node)
                 }
@@ -373,10 +374,21 @@ extension Simulation {
         }, at: there)
     }
 
-    /// After each published batch the leader's engine must hold every invariant.
-    private func checkInvariants(_ c: Int, after sequence: UInt64) {
-        guard sequence % 16 == 0, let core = coordinators[c].core else { return }
-        let found = core.state.invariantViolations(settings: settings.policy)
+    /// After each published batch the leader's engine must hold every invariant: in the device groups
+    /// the batch went to, where every rule acts (docs/POLICY.md "Device groups"), so that a batch costs
+    /// what it touches; in the whole state every `HistoryChecker.wholeStateEvery` batches, and at the
+    /// end (`verdict`).
+    private func checkInvariants(_ c: Int, after batch: Camsync_V1_EventBatch) {
+        guard let core = coordinators[c].core else { return }
+        if batch.sequence % UInt64(HistoryChecker.wholeStateEvery) == 0 {
+            checkInvariants(of: core.state, by: c, at: batch.sequence)
+        } else {
+            checkInvariants(of: core.engine.state(ofGroups: batch.groups.map { NodeID($0.group) }), by: c, at: batch.sequence)
+        }
+    }
+
+    func checkInvariants(of state: ClusterState, by c: Int, at sequence: UInt64) {
+        let found = state.invariantViolations(settings: settings.policy)
         if !found.isEmpty { violation("\(coordinators[c].name) at sequence \(sequence): invariants broken: \(found.prefix(3))") }
     }
 
