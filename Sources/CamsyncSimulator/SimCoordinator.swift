@@ -181,9 +181,7 @@ extension Simulation {
         case .pulse(let bytes):
             actions = coordinators[c].core!.heardPulse([Array(CoordinatorCore.pulseTopic.utf8), bytes], at: time)
         case .answer(let outcome):
-            var core = coordinators[c].core!
-            actions = core.take(outcome, at: time)
-            coordinators[c].core = core
+            actions = coordinators[c].core!.take(outcome, at: time)
             if case .committed(let id) = outcome, diesAfterAnswering(c, commit: id) {
                 coordinators[c].work.insert(contentsOf: actions.map(SimCoordinator.Work.action) + [.crash], at: 0)
                 return
@@ -235,8 +233,7 @@ extension Simulation {
             // a node is a prefix of another node's feed), so a feed is matched against that node alone.
             let candidates = topic.hasPrefix("ev.") && topic.hasSuffix("\u{0}")
                 ? nodeIndex[String(topic.dropFirst(3).dropLast())].map { [$0] } ?? [] : Array(nodes.indices)
-            for n in candidates where nodes[n].running
-                && nodes[n].session?.subscriptions.contains(where: { topicBytes.starts(with: Array($0.utf8)) }) == true {
+            for n in candidates where nodes[n].hears(topicBytes) {
                 for at in network.deliveries(from: .coordinator(c), to: .node(n), at: now, rng: &rng) {
                     scheduler.schedule(.nodePublication(n, generation: nodes[n].generation, topic: topicBytes, bytes: bytes), at: at)
                 }
@@ -346,9 +343,8 @@ extension Simulation {
             return
         default: break
         }
-        var core = coordinators[c].core!
-        let actions = core.take(outcome, at: coordinatorTime(c))
-        coordinators[c].core = core
+        let time = coordinatorTime(c)
+        let actions = coordinators[c].core!.take(outcome, at: time)
         coordinators[c].blocked = false
         coordinators[c].work.insert(contentsOf: actions.map(SimCoordinator.Work.action), at: 0)
         runCoordinator(c)
