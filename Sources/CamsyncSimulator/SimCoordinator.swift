@@ -285,7 +285,7 @@ extension Simulation {
                                                                                     after: after, .success(batches))), at: now + 200)
             case .highAvailability:
                 storeCall(c, generation: generation) { [unowned self] in
-                    let batches = store.batches(after: after).prefix(limit).compactMap { try? $0.serializedBytes() as [UInt8] }
+                    let batches = store.loggedBatches(after: after).prefix(limit).map(\.encoded)
                     return .replay(routingID: routingID, requestID: requestID, after: after, .success(Array(batches)))
                 } failed: { .replay(routingID: routingID, requestID: requestID, after: after, .failure($0 as any Error)) }
             }
