@@ -23,6 +23,7 @@ struct SimCoordinator {
     /// Pulses heard on the SUB to the leader, and which coordinator it listens to.
     var pulses: [[UInt8]] = []
     var listeningTo: Int?
+    /// What the loop carries out before its next iteration, the next last (`doFirst`).
     var work: [Work] = []
     /// The log's answers to writes in flight, taken at the next iteration.
     var answers: [StoreAnswer] = []
@@ -53,6 +54,19 @@ struct SimCoordinator {
     }
 
     func isRunning(_ generation: Int) -> Bool { running && self.generation == generation }
+
+    /// `items`, in order, before the rest of the pending work.
+    mutating func doFirst(_ items: [Work]) {
+        work.append(contentsOf: items.reversed())
+    }
+
+    /// The core's next deadline (monotonic ms) and whether it takes frames now; nil without a core.
+    /// Mutating so that the core is read in place: reading it out of the simulation's array would
+    /// copy it whole.
+    mutating func loopState(at time: CoordinatorTime) -> (deadline: Int64, takesFrames: Bool)? {
+        guard let deadline = core?.nextDeadline(at: time), let takesFrames = core?.takesFrames else { return nil }
+        return (deadline, takesFrames)
+    }
 
     var address: Camsync_V1_CoordinatorAddress {
         .with {
@@ -126,18 +140,17 @@ extension Simulation {
     /// otherwise sleeps until the core's next deadline.
     func runCoordinator(_ c: Int) {
         while coordinators[c].running, !coordinators[c].blocked, now >= coordinators[c].pausedUntil {
-            if !coordinators[c].work.isEmpty {
-                let next = coordinators[c].work.removeFirst()
+            if let next = coordinators[c].work.popLast() {
                 perform(c, next)
                 continue
             }
             let time = coordinatorTime(c)
-            guard let core = coordinators[c].core else { return }
-            let due = core.nextDeadline(at: time) <= time.monotonicMilliseconds
-            let frames = core.takesFrames && !coordinators[c].inbox.isEmpty
+            guard let (deadline, takesFrames) = coordinators[c].loopState(at: time) else { return }
+            let due = deadline <= time.monotonicMilliseconds
+            let frames = takesFrames && !coordinators[c].inbox.isEmpty
             guard due || !coordinators[c].mailbox.isEmpty || frames || !coordinators[c].answers.isEmpty
                     || !coordinators[c].pulses.isEmpty else {
-                sleep(c, until: core.nextDeadline(at: time))
+                sleep(c, until: deadline)
                 return
             }
             if coordinators[c].spinsAt.time == now {
@@ -155,11 +168,11 @@ extension Simulation {
             coordinators[c].pulses.removeAll()
             iteration += coordinators[c].answers.map(SimCoordinator.Work.answer)
             coordinators[c].answers.removeAll()
-            let take = core.takesFrames ? min(coordinators[c].inbox.count, settings.batchLimit) : 0
+            let take = takesFrames ? min(coordinators[c].inbox.count, settings.batchLimit) : 0
             iteration += coordinators[c].inbox.prefix(take).map { .receive(routingID: $0.routingID, bytes: $0.bytes) }
             coordinators[c].inbox.removeFirst(take)
             iteration += [.tick, .endTurn]
-            coordinators[c].work = iteration
+            coordinators[c].doFirst(iteration)
         }
     }
 
@@ -183,7 +196,7 @@ extension Simulation {
         case .answer(let outcome):
             actions = coordinators[c].core!.take(outcome, at: time)
             if case .committed(let id) = outcome, diesAfterAnswering(c, commit: id) {
-                coordinators[c].work.insert(contentsOf: actions.map(SimCoordinator.Work.action) + [.crash], at: 0)
+                coordinators[c].doFirst(actions.map(SimCoordinator.Work.action) + [.crash])
                 return
             }
         case .receive(let routingID, let bytes):
@@ -200,7 +213,7 @@ extension Simulation {
             crashAfterCommit(c)
             return
         }
-        coordinators[c].work.insert(contentsOf: actions.map(SimCoordinator.Work.action), at: 0)
+        coordinators[c].doFirst(actions.map(SimCoordinator.Work.action))
     }
 
     /// Nothing to do with a frame but to note it for the trace.
@@ -346,7 +359,7 @@ extension Simulation {
         let time = coordinatorTime(c)
         let actions = coordinators[c].core!.take(outcome, at: time)
         coordinators[c].blocked = false
-        coordinators[c].work.insert(contentsOf: actions.map(SimCoordinator.Work.action), at: 0)
+        coordinators[c].doFirst(actions.map(SimCoordinator.Work.action))
         runCoordinator(c)
     }
 
