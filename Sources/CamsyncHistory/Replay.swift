@@ -44,7 +44,7 @@ extension HistoryChecker {
             case .failure(let refused):
                 rejection = refused
             case .success(let events) where (index + 1) % wholeStateEvery != 0:
-                changed = engine.state(ofGroups: entry.command.groups(before: groupBefore, events: events, after: engine.state))
+                changed = engine.state(ofGroups: entry.command.groups(before: groupBefore, events: events, after: engine))
             case .success:
                 break
             }

@@ -42,6 +42,7 @@ extension PolicyEngine {
         }
         let stageManagerTurnedOff = existing?.stageManagerEnabled == true && !record.stageManagerEnabled
         state.nodes[id] = record
+        index.noteRegistration(id, from: existing?.registration, to: registration)
         tx.affect(id)
         tx.emit(isNew ? .nodeJoined(id, registration.kind) : .nodeRejoined(id, registration.kind))
         if stageManagerTurnedOff {
