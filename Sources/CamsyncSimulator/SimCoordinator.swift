@@ -246,7 +246,7 @@ extension Simulation {
             // a node is a prefix of another node's feed), so a feed is matched against that node alone.
             let candidates = topic.hasPrefix("ev.") && topic.hasSuffix("\u{0}")
                 ? nodeIndex[String(topic.dropFirst(3).dropLast())].map { [$0] } ?? [] : Array(nodes.indices)
-            for n in candidates where nodes[n].hears(topicBytes) {
+            for n in candidates where nodes[n].hears(topic) {
                 for at in network.deliveries(from: .coordinator(c), to: .node(n), at: now, rng: &rng) {
                     scheduler.schedule(.nodePublication(n, generation: nodes[n].generation, topic: topicBytes, bytes: bytes), at: at)
                 }

@@ -23,7 +23,7 @@ struct SimNode {
     var startedAt: Int64 = 0
     /// The topics the SUB is subscribed to, as `NodeLoop` keeps them: what the session followed
     /// after its last step (none while the process is down).
-    var subscribed: [[UInt8]] = []
+    var subscribed: [String] = []
 
     init(index: Int, config: NodeConfig) {
         self.index = index
@@ -35,8 +35,8 @@ struct SimNode {
     func startedRecently(now: Int64, window: Int64) -> Bool { now - startedAt < window }
 
     /// Whether the SUB hears `topic` (ZeroMQ filters by prefix).
-    func hears(_ topic: [UInt8]) -> Bool {
-        running && subscribed.contains { topic.starts(with: $0) }
+    func hears(_ topic: String) -> Bool {
+        running && subscribed.contains { topic.utf8.starts(with: $0.utf8) }
     }
 
     /// After a step of the session, what the shell does with its state (`NodeLoop`): follows its
@@ -47,7 +47,7 @@ struct SimNode {
             subscribed = []
             return nil
         }
-        let wanted = session.subscriptions.map { Array($0.utf8) }
+        let wanted = session.subscriptions
         if wanted != subscribed { subscribed = wanted }
         return session.nextDeadline
     }
