@@ -142,8 +142,6 @@ struct SimStore {
     }
 
     func entries(after: UInt64) -> [JournalEntry] {
-        loggedBatches(after: after).compactMap { logged in
-            (try? Camsync_V1_EventBatch(serializedBytes: logged.encoded)).flatMap { try? JournalEntry(publishedBatch: $0) }
-        }
+        loggedBatches(after: after).map(JournalEntry.init(logged:))
     }
 }
