@@ -60,6 +60,13 @@ struct SimCoordinator {
         work.append(contentsOf: items.reversed())
     }
 
+    /// The part of the core's state that `groups` hold (the whole state for nil), read in place (as
+    /// `loopState`); nil without a core.
+    mutating func statePart(groups: [NodeID]?) -> ClusterState? {
+        guard let groups else { return core?.state }
+        return core?.engine.state(ofGroups: groups)
+    }
+
     /// The core's next deadline (monotonic ms) and whether it takes frames now; nil without a core.
     /// Mutating so that the core is read in place: reading it out of the simulation's array would
     /// copy it whole.
@@ -388,12 +395,9 @@ extension Simulation {
     /// what it touches; in the whole state every `HistoryChecker.wholeStateEvery` batches, and at the
     /// end (`verdict`).
     private func checkInvariants(_ c: Int, after batch: Camsync_V1_EventBatch) {
-        guard let core = coordinators[c].core else { return }
-        if batch.sequence % UInt64(HistoryChecker.wholeStateEvery) == 0 {
-            checkInvariants(of: core.state, by: c, at: batch.sequence)
-        } else {
-            checkInvariants(of: core.engine.state(ofGroups: batch.groups.map { NodeID($0.group) }), by: c, at: batch.sequence)
-        }
+        let whole = batch.sequence % UInt64(HistoryChecker.wholeStateEvery) == 0
+        guard let part = coordinators[c].statePart(groups: whole ? nil : batch.groups.map { NodeID($0.group) }) else { return }
+        checkInvariants(of: part, by: c, at: batch.sequence)
     }
 
     func checkInvariants(of state: ClusterState, by c: Int, at sequence: UInt64) {
