@@ -146,7 +146,7 @@ extension CoordinatorCore {
                     sequence: sequence, term: term, time: Instant(milliseconds: engineTime),
                     originNode: sender == Envelope.coordinatorSender ? nil : NodeID(sender),
                     originRequestID: requestID, wireCommand: wireCommand, events: events)
-                let groups = command.groups(before: groupBefore, events: events, after: state)
+                let groups = command.groups(before: groupBefore, events: events, after: engine)
                 batch.groups = groupSequences.advance(groups, to: sequence)
                 bookmarks.batchPublished(to: groups)
                 batch.ordinal = ordinalBefore

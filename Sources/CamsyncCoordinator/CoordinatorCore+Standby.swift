@@ -56,6 +56,12 @@ extension JournalEntry {
         self.init(publishedBatch: batch, encoded: try batch.serializedBytes())
     }
 
+    /// The journal entry a batch read from the etcd log stands for, taken from its bytes as logged
+    /// (its header has all an entry needs; nothing is encoded again).
+    public init(logged: LoggedBatch) {
+        self.init(publishedBatch: logged.batch, encoded: logged.encoded)
+    }
+
     /// The same, `encoded` being the batch's bytes: the command is cut out of them, not encoded again.
     init(publishedBatch batch: Camsync_V1_EventBatch, encoded: [UInt8]) {
         self.init(sequence: batch.sequence, term: batch.term, timeMilliseconds: batch.timeMs, node: batch.sender,

@@ -150,7 +150,7 @@ public struct CoordinatorCore: Sendable {
     public mutating func replay(sequence: UInt64, node: String, requestID: UInt64, command: Command, at time: Instant) -> Bool {
         let groupBefore = command.subjectNode.map(engine.state.group(of:))
         guard case .success(let events) = engine.apply(command, at: time) else { return false }
-        _ = groupSequences.advance(command.groups(before: groupBefore, events: events, after: engine.state), to: sequence)
+        _ = groupSequences.advance(command.groups(before: groupBefore, events: events, after: engine), to: sequence)
         self.sequence = sequence
         rememberApplied(sequence: sequence, node: node, requestID: requestID, at: time)
         return true

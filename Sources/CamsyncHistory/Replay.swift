@@ -28,7 +28,7 @@ protocol ReplayCheck {
 
 extension HistoryChecker {
     /// Every this many steps the invariants look at the whole state, not only the groups a step touched.
-    static let wholeStateEvery = 256
+    public static let wholeStateEvery = 256
 
     /// Replays the journal through the engine once, from its base, showing every step to each of
     /// `checks` in turn; returns their results in the same order.
@@ -44,7 +44,7 @@ extension HistoryChecker {
             case .failure(let refused):
                 rejection = refused
             case .success(let events) where (index + 1) % wholeStateEvery != 0:
-                changed = engine.state(ofGroups: entry.command.groups(before: groupBefore, events: events, after: engine.state))
+                changed = engine.state(ofGroups: entry.command.groups(before: groupBefore, events: events, after: engine))
             case .success:
                 break
             }

@@ -25,23 +25,20 @@ extension Command {
     }
 
     /// The groups this command's batch goes to, sorted: the group of its subject before the command
-    /// (`groupBefore`, nil when it had none) and after it (`state`), and the groups after it of every
-    /// node its `events` join, rejoin, remove, attach or detach, with the device a display left or
-    /// joined. So a display moving between groups reaches both, and a device that leaves takes the
-    /// news to the groups of the displays it had; a device that registers reaches the displays that
-    /// wait for it.
-    public func groups(before groupBefore: NodeID?, events: [Event], after state: ClusterState) -> [NodeID] {
+    /// (`groupBefore`, nil when it had none) and after it (`engine`, having applied it), and the
+    /// groups after it of every node its `events` join, rejoin, remove, attach or detach, with the
+    /// device a display left or joined. So a display moving between groups reaches both, and a device
+    /// that leaves takes the news to the groups of the displays it had; a device that registers
+    /// reaches the displays that wait for it.
+    public func groups(before groupBefore: NodeID?, events: [Event], after engine: PolicyEngine) -> [NodeID] {
+        let state = engine.state
         var groups: Set<NodeID> = []
         if let groupBefore { groups.insert(groupBefore) }
         if let subject = subjectNode { groups.insert(state.group(of: subject)) }
-        // A device (re)joining reaches the displays that wait for it (configured for it, attached to
-        // nothing): they attach themselves once they hear it (SPEC §1). One pass over the nodes.
+        // A device (re)joining reaches the displays that wait for it: they attach themselves once
+        // they hear it (SPEC §1).
         if case .registerNode(let registration) = self, registration.kind == .device {
-            for (id, record) in state.nodes where record.kind == .display && record.attachedTo == nil {
-                if case .display(let display) = record.registration.attributes, display.attachedTo == registration.node {
-                    groups.insert(id)
-                }
-            }
+            groups.formUnion(engine.displaysWaiting(for: registration.node))
         }
         for event in events {
             switch event {
@@ -65,6 +62,12 @@ extension PolicyEngine {
     public func members(ofGroup group: NodeID) -> [NodeID] {
         guard state.nodes[group] != nil, state.group(of: group) == group else { return [] }
         return [group] + index.attachedDisplays(device: group)
+    }
+
+    /// The displays that wait for `device`: configured for it (their registration names it) and
+    /// attached to nothing, in id order.
+    public func displaysWaiting(for device: NodeID) -> [NodeID] {
+        index.displaysConfigured(for: device).filter { state.nodes[$0]?.attachedTo == nil }
     }
 
     /// The nodes a batch of `groups` goes to (each on its own feed, `EventTopic.node`): every node of
@@ -98,8 +101,8 @@ extension PolicyEngine {
             }
             if let device = members.first, state.nodes[device]?.kind == .device { devices.insert(device) }
         }
-        if !devices.isEmpty {
-            for (id, app) in state.apps where devices.contains(id.device) { part.apps[id] = app }   // one pass over the apps
+        for device in devices {
+            for id in index.installedApps(of: device) { part.apps[id] = state.apps[id] }
         }
         return part
     }

@@ -69,6 +69,7 @@ extension PolicyEngine {
         guard state.apps[id] == nil else { throw Rejection(.alreadyExists, "\(id) is already installed") }
         guard spec.memoryFootprintMB >= 0 else { throw Rejection(.invalidArgument, "negative memory footprint") }
         state.apps[id] = AppRecord(id: id, spec: spec, memoryFootprintMB: spec.memoryFootprintMB)
+        index.noteInstalled(id)
         tx.affect(device)
         tx.emit(.appInstalled(id))
     }

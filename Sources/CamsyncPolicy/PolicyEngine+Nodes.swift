@@ -42,6 +42,7 @@ extension PolicyEngine {
         }
         let stageManagerTurnedOff = existing?.stageManagerEnabled == true && !record.stageManagerEnabled
         state.nodes[id] = record
+        index.noteRegistration(id, from: existing?.registration, to: registration)
         tx.affect(id)
         tx.emit(isNew ? .nodeJoined(id, registration.kind) : .nodeRejoined(id, registration.kind))
         if stageManagerTurnedOff {
@@ -59,6 +60,7 @@ extension PolicyEngine {
                 let app = AppID(device: id, bundleID: spec.bundleID)
                 if state.apps[app] == nil {
                     state.apps[app] = AppRecord(id: app, spec: spec, memoryFootprintMB: spec.memoryFootprintMB)
+                    index.noteInstalled(app)
                     tx.emit(.appInstalled(app))
                 }
             }

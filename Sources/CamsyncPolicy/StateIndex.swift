@@ -11,8 +11,16 @@ struct StateIndex: Hashable, Sendable {
     /// look only at these: an app that does not run has no session, PiP window, audio state or role
     /// (`invariantViolations`), so a device's installed apps that do not run cost nothing.
     private var runningByDevice: [NodeID: [AppID]] = [:]
+    /// Every installed app per device, running or not, in id order: a device group's part of the
+    /// state (`state(ofGroups:)`) takes its device's apps from here, not from a pass over every app.
+    /// Apps are never uninstalled.
+    private var installedByDevice: [NodeID: [AppID]] = [:]
     /// The displays attached to each device (`NodeRecord.attachedTo`), in id order.
     private var displaysByDevice: [NodeID: [NodeID]] = [:]
+    /// The displays whose registration names each device (`DisplayAttributes.attachedTo`, what
+    /// they are configured for, attached or not), in id order: the displays that wait for a device
+    /// are found among these, not by a pass over every node. Nodes are never removed.
+    private var displaysConfiguredFor: [NodeID: [NodeID]] = [:]
     /// The camera systems each node hosts, in id order. Systems are never removed.
     private var systemsByHost: [NodeID: [CameraSystemID]] = [:]
     /// Apps that have a capture session, by the host of the session's camera.
@@ -25,11 +33,17 @@ struct StateIndex: Hashable, Sendable {
     /// The index of `state`, built from scratch: O(nodes + apps + camera systems).
     init(_ state: ClusterState) {
         for (id, app) in state.apps where app.scene.isRunning { runningByDevice[id.device, default: []].append(id) }
+        for id in state.apps.keys { installedByDevice[id.device, default: []].append(id) }
+        for key in installedByDevice.keys { installedByDevice[key]?.sort() }
         for key in runningByDevice.keys { runningByDevice[key]?.sort() }
         for (id, node) in state.nodes where node.kind == .display {
             if let device = node.attachedTo { displaysByDevice[device, default: []].append(id) }
         }
         for key in displaysByDevice.keys { displaysByDevice[key]?.sort() }
+        for (id, node) in state.nodes {
+            if let device = Self.configuredDevice(of: node.registration) { displaysConfiguredFor[device, default: []].append(id) }
+        }
+        for key in displaysConfiguredFor.keys { displaysConfiguredFor[key]?.sort() }
         for id in state.cameraSystems.keys { systemsByHost[id.host, default: []].append(id) }
         for key in systemsByHost.keys { systemsByHost[key]?.sort() }
         for (id, app) in state.apps {
@@ -43,8 +57,14 @@ struct StateIndex: Hashable, Sendable {
     /// The running apps of a device, in id order.
     func runningApps(of device: NodeID) -> [AppID] { runningByDevice[device] ?? [] }
 
+    /// Every app installed on a device, in id order.
+    func installedApps(of device: NodeID) -> [AppID] { installedByDevice[device] ?? [] }
+
     /// The displays attached to a device, in id order (as `ClusterState.attachedDisplays(device:)`).
     func attachedDisplays(device: NodeID) -> [NodeID] { displaysByDevice[device] ?? [] }
+
+    /// The displays whose registration names `device`, attached or not, in id order.
+    func displaysConfigured(for device: NodeID) -> [NodeID] { displaysConfiguredFor[device] ?? [] }
 
     /// The camera systems hosted by a node, in id order.
     func systems(hostedBy node: NodeID) -> [CameraSystemID] { systemsByHost[node] ?? [] }
@@ -64,6 +84,11 @@ struct StateIndex: Hashable, Sendable {
         }
     }
 
+    /// An app was installed.
+    mutating func noteInstalled(_ id: AppID) {
+        Self.insertSorted(id, into: &installedByDevice[id.device, default: []])
+    }
+
     mutating func addSystem(_ id: CameraSystemID) {
         Self.insertSorted(id, into: &systemsByHost[id.host, default: []])
     }
@@ -76,6 +101,22 @@ struct StateIndex: Hashable, Sendable {
             if displaysByDevice[old]?.isEmpty == true { displaysByDevice[old] = nil }
         }
         if let new { Self.insertSorted(display, into: &displaysByDevice[new, default: []]) }
+    }
+
+    /// A node (re-)registered: `old` is its registration before (nil for a new node).
+    mutating func noteRegistration(_ node: NodeID, from old: NodeRegistration?, to new: NodeRegistration) {
+        let before = old.flatMap(Self.configuredDevice(of:)), after = Self.configuredDevice(of: new)
+        guard before != after else { return }
+        if let before {
+            displaysConfiguredFor[before]?.removeAll { $0 == node }
+            if displaysConfiguredFor[before]?.isEmpty == true { displaysConfiguredFor[before] = nil }
+        }
+        if let after { Self.insertSorted(node, into: &displaysConfiguredFor[after, default: []]) }
+    }
+
+    /// The device a display's registration names, if it is a display's and names one.
+    private static func configuredDevice(of registration: NodeRegistration) -> NodeID? {
+        if case .display(let display) = registration.attributes { display.attachedTo } else { nil }
     }
 
     /// An app's session moved from a camera of `old` to one of `new` (nil: no session).

@@ -1,5 +1,6 @@
 import CamsyncCoordinator
 import CamsyncEtcd
+import CamsyncHistory
 import CamsyncPolicy
 import CamsyncRuntime
 import CamsyncWire
@@ -22,6 +23,7 @@ struct SimCoordinator {
     /// Pulses heard on the SUB to the leader, and which coordinator it listens to.
     var pulses: [[UInt8]] = []
     var listeningTo: Int?
+    /// What the loop carries out before its next iteration, the next last (`doFirst`).
     var work: [Work] = []
     /// The log's answers to writes in flight, taken at the next iteration.
     var answers: [StoreAnswer] = []
@@ -52,6 +54,26 @@ struct SimCoordinator {
     }
 
     func isRunning(_ generation: Int) -> Bool { running && self.generation == generation }
+
+    /// `items`, in order, before the rest of the pending work.
+    mutating func doFirst(_ items: [Work]) {
+        work.append(contentsOf: items.reversed())
+    }
+
+    /// The part of the core's state that `groups` hold (the whole state for nil), read in place (as
+    /// `loopState`); nil without a core.
+    mutating func statePart(groups: [NodeID]?) -> ClusterState? {
+        guard let groups else { return core?.state }
+        return core?.engine.state(ofGroups: groups)
+    }
+
+    /// The core's next deadline (monotonic ms) and whether it takes frames now; nil without a core.
+    /// Mutating so that the core is read in place: reading it out of the simulation's array would
+    /// copy it whole.
+    mutating func loopState(at time: CoordinatorTime) -> (deadline: Int64, takesFrames: Bool)? {
+        guard let deadline = core?.nextDeadline(at: time), let takesFrames = core?.takesFrames else { return nil }
+        return (deadline, takesFrames)
+    }
 
     var address: Camsync_V1_CoordinatorAddress {
         .with {
@@ -125,18 +147,17 @@ extension Simulation {
     /// otherwise sleeps until the core's next deadline.
     func runCoordinator(_ c: Int) {
         while coordinators[c].running, !coordinators[c].blocked, now >= coordinators[c].pausedUntil {
-            if !coordinators[c].work.isEmpty {
-                let next = coordinators[c].work.removeFirst()
+            if let next = coordinators[c].work.popLast() {
                 perform(c, next)
                 continue
             }
             let time = coordinatorTime(c)
-            guard let core = coordinators[c].core else { return }
-            let due = core.nextDeadline(at: time) <= time.monotonicMilliseconds
-            let frames = core.takesFrames && !coordinators[c].inbox.isEmpty
+            guard let (deadline, takesFrames) = coordinators[c].loopState(at: time) else { return }
+            let due = deadline <= time.monotonicMilliseconds
+            let frames = takesFrames && !coordinators[c].inbox.isEmpty
             guard due || !coordinators[c].mailbox.isEmpty || frames || !coordinators[c].answers.isEmpty
                     || !coordinators[c].pulses.isEmpty else {
-                sleep(c, until: core.nextDeadline(at: time))
+                sleep(c, until: deadline)
                 return
             }
             if coordinators[c].spinsAt.time == now {
@@ -154,11 +175,11 @@ extension Simulation {
             coordinators[c].pulses.removeAll()
             iteration += coordinators[c].answers.map(SimCoordinator.Work.answer)
             coordinators[c].answers.removeAll()
-            let take = core.takesFrames ? min(coordinators[c].inbox.count, settings.batchLimit) : 0
+            let take = takesFrames ? min(coordinators[c].inbox.count, settings.batchLimit) : 0
             iteration += coordinators[c].inbox.prefix(take).map { .receive(routingID: $0.routingID, bytes: $0.bytes) }
             coordinators[c].inbox.removeFirst(take)
             iteration += [.tick, .endTurn]
-            coordinators[c].work = iteration
+            coordinators[c].doFirst(iteration)
         }
     }
 
@@ -180,11 +201,9 @@ extension Simulation {
         case .pulse(let bytes):
             actions = coordinators[c].core!.heardPulse([Array(CoordinatorCore.pulseTopic.utf8), bytes], at: time)
         case .answer(let outcome):
-            var core = coordinators[c].core!
-            actions = core.take(outcome, at: time)
-            coordinators[c].core = core
+            actions = coordinators[c].core!.take(outcome, at: time)
             if case .committed(let id) = outcome, diesAfterAnswering(c, commit: id) {
-                coordinators[c].work.insert(contentsOf: actions.map(SimCoordinator.Work.action) + [.crash], at: 0)
+                coordinators[c].doFirst(actions.map(SimCoordinator.Work.action) + [.crash])
                 return
             }
         case .receive(let routingID, let bytes):
@@ -201,7 +220,7 @@ extension Simulation {
             crashAfterCommit(c)
             return
         }
-        coordinators[c].work.insert(contentsOf: actions.map(SimCoordinator.Work.action), at: 0)
+        coordinators[c].doFirst(actions.map(SimCoordinator.Work.action))
     }
 
     /// Nothing to do with a frame but to note it for the trace.
@@ -234,8 +253,7 @@ extension Simulation {
             // a node is a prefix of another node's feed), so a feed is matched against that node alone.
             let candidates = topic.hasPrefix("ev.") && topic.hasSuffix("\u{0}")
                 ? nodeIndex[String(topic.dropFirst(3).dropLast())].map { [$0] } ?? [] : Array(nodes.indices)
-            for n in candidates where nodes[n].running
-                && nodes[n].session?.subscriptions.contains(where: { topicBytes.starts(with: Array($0.utf8)) }) == true {
+            for n in candidates where nodes[n].hears(topic) {
                 for at in network.deliveries(from: .coordinator(c), to: .node(n), at: now, rng: &rng) {
                     scheduler.schedule(.nodePublication(n, generation: nodes[n].generation, topic: topicBytes, bytes: bytes), at: at)
                 }
@@ -251,7 +269,7 @@ extension Simulation {
             // once per batch (on `all`; its copies on the nodes' feeds are the same bytes).
             if topic == EventTopic.everyBatch, case .eventBatch(let batch)? = publication.envelope.body,
                batch.term == coordinators[c].core?.term {
-                checkInvariants(c, after: batch.sequence)
+                checkInvariants(c, after: batch)
                 if batch.originNode.isEmpty, case .declareNodeDead(let node)? = try? Command(wire: batch.command) {
                     checkDeclaration(by: c, of: node)
                 }
@@ -287,7 +305,7 @@ extension Simulation {
                                                                                     after: after, .success(batches))), at: now + 200)
             case .highAvailability:
                 storeCall(c, generation: generation) { [unowned self] in
-                    let batches = store.batches(after: after).prefix(limit).compactMap { try? $0.serializedBytes() as [UInt8] }
+                    let batches = store.loggedBatches(after: after).prefix(limit).map(\.encoded)
                     return .replay(routingID: routingID, requestID: requestID, after: after, .success(Array(batches)))
                 } failed: { .replay(routingID: routingID, requestID: requestID, after: after, .failure($0 as any Error)) }
             }
@@ -345,11 +363,10 @@ extension Simulation {
             return
         default: break
         }
-        var core = coordinators[c].core!
-        let actions = core.take(outcome, at: coordinatorTime(c))
-        coordinators[c].core = core
+        let time = coordinatorTime(c)
+        let actions = coordinators[c].core!.take(outcome, at: time)
         coordinators[c].blocked = false
-        coordinators[c].work.insert(contentsOf: actions.map(SimCoordinator.Work.action), at: 0)
+        coordinators[c].doFirst(actions.map(SimCoordinator.Work.action))
         runCoordinator(c)
     }
 
@@ -373,10 +390,18 @@ extension Simulation {
         }, at: there)
     }
 
-    /// After each published batch the leader's engine must hold every invariant.
-    private func checkInvariants(_ c: Int, after sequence: UInt64) {
-        guard sequence % 16 == 0, let core = coordinators[c].core else { return }
-        let found = core.state.invariantViolations(settings: settings.policy)
+    /// After each published batch the leader's engine must hold every invariant: in the device groups
+    /// the batch went to, where every rule acts (docs/POLICY.md "Device groups"), so that a batch costs
+    /// what it touches; in the whole state every `HistoryChecker.wholeStateEvery` batches, and at the
+    /// end (`verdict`).
+    private func checkInvariants(_ c: Int, after batch: Camsync_V1_EventBatch) {
+        let whole = batch.sequence % UInt64(HistoryChecker.wholeStateEvery) == 0
+        guard let part = coordinators[c].statePart(groups: whole ? nil : batch.groups.map { NodeID($0.group) }) else { return }
+        checkInvariants(of: part, by: c, at: batch.sequence)
+    }
+
+    func checkInvariants(of state: ClusterState, by c: Int, at sequence: UInt64) {
+        let found = state.invariantViolations(settings: settings.policy)
         if !found.isEmpty { violation("\(coordinators[c].name) at sequence \(sequence): invariants broken: \(found.prefix(3))") }
     }
 

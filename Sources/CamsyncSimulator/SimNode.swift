@@ -21,6 +21,9 @@ struct SimNode {
     var epoch = 0
     var wakeToken = 0
     var startedAt: Int64 = 0
+    /// The topics the SUB is subscribed to, as `NodeLoop` keeps them: what the session followed
+    /// after its last step (none while the process is down).
+    var subscribed: [String] = []
 
     init(index: Int, config: NodeConfig) {
         self.index = index
@@ -30,6 +33,24 @@ struct SimNode {
     func isRunning(_ generation: Int) -> Bool { running && self.generation == generation }
 
     func startedRecently(now: Int64, window: Int64) -> Bool { now - startedAt < window }
+
+    /// Whether the SUB hears `topic` (ZeroMQ filters by prefix).
+    func hears(_ topic: String) -> Bool {
+        running && subscribed.contains { topic.utf8.starts(with: $0.utf8) }
+    }
+
+    /// After a step of the session, what the shell does with its state (`NodeLoop`): follows its
+    /// subscriptions, and returns when it wants to be woken (monotonic ms; nil: no session).
+    /// Mutating so that the session is read in place, not copied out of the simulation's array.
+    mutating func followSession() -> Int64? {
+        guard let session else {
+            subscribed = []
+            return nil
+        }
+        let wanted = session.subscriptions
+        if wanted != subscribed { subscribed = wanted }
+        return session.nextDeadline
+    }
 }
 
 extension Simulation {
@@ -64,6 +85,7 @@ extension Simulation {
         guard nodes[n].running else { return }
         nodes[n].running = false
         nodes[n].session = nil
+        nodes[n].subscribed = []
         stops.append(NodeStopped(node: nodes[n].config.id, at: wall))
         trace.record(now, "\(nodes[n].config.id) crashes", 11, Int64(n))
     }
@@ -110,9 +132,9 @@ extension Simulation {
                 break
             }
         }
-        guard let session = nodes[n].session else { return }
+        guard let deadline = nodes[n].followSession() else { return }
         nodes[n].wakeToken += 1
-        let at = (session.nextDeadline - nodes[n].clockOffset) * 1000
+        let at = (deadline - nodes[n].clockOffset) * 1000
         scheduler.schedule(.nodeWake(n, generation: nodes[n].generation, token: nodes[n].wakeToken), at: max(at, now + 1))
     }
 

@@ -1,46 +1,69 @@
 /// The simulator's event queue: events in order of simulated time, ties in order of scheduling, so
 /// that one seed gives one order.
+///
+/// The heap holds small keys (time, order, slot); each event waits in its slot, written once when
+/// scheduled and moved out once when it comes, so sifting never copies an event's payload.
 struct SimScheduler<Event> {
-    private var heap: [(time: Int64, order: UInt64, event: Event)] = []
+    private struct Key {
+        var time: Int64
+        var order: UInt64
+        var slot: Int32
+
+        func isBefore(_ other: Key) -> Bool { time < other.time || (time == other.time && order < other.order) }
+    }
+
+    private var heap: [Key] = []
+    private var slots: [Event?] = []
+    /// Slots whose event has come: reused before the slot array grows.
+    private var freeSlots: [Int32] = []
     private var scheduled: UInt64 = 0
     private(set) var now: Int64 = 0
 
     var isEmpty: Bool { heap.isEmpty }
     var count: Int { heap.count }
 
-    mutating func schedule(_ event: Event, at time: Int64) {
+    mutating func schedule(_ event: consuming Event, at time: Int64) {
         scheduled += 1
-        heap.append((max(time, now), scheduled, event))
+        let slot: Int32
+        if let free = freeSlots.popLast() {
+            slot = free
+            slots[Int(free)] = event
+        } else {
+            slot = Int32(slots.count)
+            slots.append(event)
+        }
+        let key = Key(time: max(time, now), order: scheduled, slot: slot)
+        heap.append(key)
         var child = heap.count - 1
         while child > 0 {
             let parent = (child - 1) / 2
-            guard Self.before(heap[child], heap[parent]) else { break }
-            heap.swapAt(child, parent)
+            guard key.isBefore(heap[parent]) else { break }
+            heap[child] = heap[parent]
             child = parent
         }
+        heap[child] = key
     }
 
     /// The next event, and the clock moved to its time.
     mutating func next() -> Event? {
-        guard !heap.isEmpty else { return nil }
-        heap.swapAt(0, heap.count - 1)
-        let first = heap.removeLast()
-        var parent = 0
-        while true {
-            let left = 2 * parent + 1, right = left + 1
-            var smallest = parent
-            if left < heap.count, Self.before(heap[left], heap[smallest]) { smallest = left }
-            if right < heap.count, Self.before(heap[right], heap[smallest]) { smallest = right }
-            guard smallest != parent else { break }
-            heap.swapAt(parent, smallest)
-            parent = smallest
+        guard let first = heap.first else { return nil }
+        let last = heap.removeLast()
+        if !heap.isEmpty {
+            // Sift the last key down from the root.
+            var parent = 0
+            while true {
+                let left = 2 * parent + 1, right = left + 1
+                guard left < heap.count else { break }
+                let child = right < heap.count && heap[right].isBefore(heap[left]) ? right : left
+                guard heap[child].isBefore(last) else { break }
+                heap[parent] = heap[child]
+                parent = child
+            }
+            heap[parent] = last
         }
         now = first.time
-        return first.event
-    }
-
-    private static func before(_ a: (time: Int64, order: UInt64, event: Event), _ b: (time: Int64, order: UInt64, event: Event)) -> Bool {
-        a.time < b.time || (a.time == b.time && a.order < b.order)
+        freeSlots.append(first.slot)
+        return slots[Int(first.slot)].take()
     }
 }
 

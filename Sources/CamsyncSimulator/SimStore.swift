@@ -20,6 +20,11 @@ struct SimStore {
         var address: Camsync_V1_CoordinatorAddress
     }
 
+    struct LoggedTurn {
+        var lastSequence: UInt64
+        var batches: [LoggedBatch]
+    }
+
     static let lessorTick: Int64 = 500
     /// etcd's minimum TTL with its default election timeout (1.5 × 1 s, rounded up).
     static let minimumTTL: Int64 = 2_000
@@ -29,8 +34,10 @@ struct SimStore {
     private var nextLease: Int64 = 0x1000
     /// Election keys by lease (one candidacy per lease).
     private(set) var candidates: [Int64: Candidate] = [:]
-    /// The log: one turn per put, keyed by its last sequence.
-    private(set) var turns: [UInt64: Camsync_V1_Replay] = [:]
+    /// The log: one turn per put, in order of their last sequence, each batch as it was published
+    /// (its bytes, and its fields but its events, as a coordinator reads it: `LoggedBatch`), so that
+    /// reading the log encodes nothing again.
+    private(set) var turns: [LoggedTurn] = []
     private(set) var snapshot: JournalSnapshot?
     /// No quorum: every request fails (after the request deadline).
     var available = true
@@ -91,45 +98,50 @@ struct SimStore {
 
     /// One group commit, conditional on `leadership` and on the turn it `follows` being in the log.
     mutating func append(_ entries: [JournalEntry], ifLeading leadership: EtcdLeadership?,
-                         follows: UInt64?) throws(StoreFailure) -> Camsync_V1_Replay {
+                         follows: UInt64?) throws(StoreFailure) -> [LoggedBatch] {
         guard let leadership, holds(leadership) else { throw StoreFailure(.notLeader, "the leader key is gone") }
-        if let follows, turns[follows] == nil { throw StoreFailure(.outOfOrder, "turn \(follows) not in the log yet") }
-        var turn = Camsync_V1_Replay()
+        if let follows, turnIndex(follows) == nil { throw StoreFailure(.outOfOrder, "turn \(follows) not in the log yet") }
+        var turn = LoggedTurn(lastSequence: 0, batches: [])
         for entry in entries {
-            guard let batch = try? Camsync_V1_EventBatch(serializedBytes: entry.batch) else {
+            guard let batch = try? LoggedBatch(encoded: entry.batch) else {
                 throw StoreFailure(.unavailable, "entry \(entry.sequence) has no batch")
             }
             turn.batches.append(batch)
             turn.lastSequence = entry.sequence
         }
         revision += 1
-        turns[turn.lastSequence] = turn
-        return turn
+        if let index = turnIndex(turn.lastSequence) {
+            turns[index] = turn
+        } else {
+            turns.insert(turn, at: turns.firstIndex { $0.lastSequence > turn.lastSequence } ?? turns.endIndex)
+        }
+        return turn.batches
     }
 
     mutating func writeSnapshot(_ snapshot: JournalSnapshot, keepingCommands keep: UInt64,
                                 ifLeading leadership: EtcdLeadership?) throws(StoreFailure) {
         guard let leadership, holds(leadership) else { throw StoreFailure(.notLeader, "the leader key is gone") }
-        guard turns[snapshot.sequence] != nil else { throw StoreFailure(.outOfOrder, "turn \(snapshot.sequence) not in the log yet") }
+        guard turnIndex(snapshot.sequence) != nil else { throw StoreFailure(.outOfOrder, "turn \(snapshot.sequence) not in the log yet") }
         revision += 1
         self.snapshot = snapshot
         if snapshot.sequence > keep {
             let below = snapshot.sequence - keep + 1
-            for key in turns.keys where key < below { turns[key] = nil }
+            turns.removeAll { $0.lastSequence < below }
         }
     }
 
-    /// The published batches after `after` as the log holds them, in order.
-    func batches(after: UInt64) -> [Camsync_V1_EventBatch] {
-        turns.keys.sorted().flatMap { turns[$0]!.batches.filter { $0.sequence > after } }
+    /// Where the turn ending at `lastSequence` is in the log, if it is there.
+    private func turnIndex(_ lastSequence: UInt64) -> Int? {
+        turns.lastIndex { $0.lastSequence == lastSequence }
     }
 
-    /// The same, as a coordinator reads them from etcd.
+    /// The published batches after `after` as a coordinator reads them from etcd, in order.
     func loggedBatches(after: UInt64) -> [LoggedBatch] {
-        batches(after: after).map(LoggedBatch.init)
+        let first = turns.firstIndex { $0.lastSequence > after } ?? turns.endIndex
+        return turns[first...].flatMap { $0.batches.filter { $0.batch.sequence > after } }
     }
 
     func entries(after: UInt64) -> [JournalEntry] {
-        batches(after: after).compactMap { try? JournalEntry(publishedBatch: $0) }
+        loggedBatches(after: after).map(JournalEntry.init(logged:))
     }
 }

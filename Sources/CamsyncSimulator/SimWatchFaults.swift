@@ -53,20 +53,19 @@ extension Simulation {
     /// reaches the store hears it, in order, late while a lag lasts. When a crash after commit is
     /// armed and `committer` leads, this is that turn: the others hear it late, and the leader dies
     /// once it has answered it.
-    func watchersSee(_ turn: Camsync_V1_Replay, committedBy committer: Int, commit: UInt64) {
+    func watchersSee(_ turn: [LoggedBatch], committedBy committer: Int, commit: UInt64) {
         var late: Int64 = 0
         if let lag = watchFaults.crashAfterCommit, coordinators[committer].core?.role.isLeading == true {
             watchFaults.crashAfterCommit = nil
             watchFaults.crashing = (committer, commit)
             late = lag
         }
-        let batches = turn.batches.map(LoggedBatch.init)
         for c in coordinators.indices where coordinators[c].running {
             for at in network.deliveries(from: .store, to: .coordinator(c), at: now, rng: &rng) {
                 var when = at + (watchFaults.lag[c] ?? 0) + (c == committer ? 0 : late)
                 when = max(when, (watchFaults.lastDelivery[c] ?? 0) + 1)
                 watchFaults.lastDelivery[c] = when
-                post(c, .logTurn(batches), at: when)
+                post(c, .logTurn(turn), at: when)
             }
         }
     }

@@ -203,6 +203,7 @@ public final class Simulation {
         livenessChecks()
         let leader = coordinators.firstIndex { $0.core?.role.isLeading == true }
         let core = leader.flatMap { coordinators[$0].core } ?? coordinators.compactMap(\.core).max { $0.sequence < $1.sequence }
+        if let leader, let core { checkInvariants(of: core.state, by: leader, at: core.sequence) }
         let log: [JournalEntry]
         let snapshot: JournalSnapshot?
         switch options.mode {

@@ -12,7 +12,7 @@ import Testing
     func groups(_ h: inout Harness, _ command: Command) -> [NodeID] {
         let before = command.subjectNode.map(h.state.group(of:))
         let events = h.ok(command)
-        return command.groups(before: before, events: events, after: h.state)
+        return command.groups(before: before, events: events, after: h.engine)
     }
 
     @Test("a device is its own group; an attached display is in its device's; a lone or unknown node in its own")
