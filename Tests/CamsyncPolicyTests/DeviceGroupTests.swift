@@ -65,6 +65,20 @@ import Testing
         #expect(groups(&h, .unregisterNode(other)) == [other])
     }
 
+    @Test("a device that registers reaches the displays that wait for it, and only those")
+    func registrationReachesWaitingDisplays() {
+        var h = Harness()
+        #expect(groups(&h, .registerNode(displayRegistration("tv-2", attachedTo: "ipad-2"))) == ["tv-2"], "ipad-2 is not registered yet")
+        #expect(groups(&h, .registerNode(displayRegistration("tv-3", attachedTo: "ipad-3"))) == ["tv-3"])
+        #expect(groups(&h, .registerNode(displayRegistration("lone"))) == ["lone"])
+        #expect(groups(&h, .registerNode(deviceRegistration("ipad-2"))) == ["ipad-2", "tv-2"])
+        h.ok(.attachDisplay(display: "tv-2", device: "ipad-2"))
+        h.ok(.declareNodeDead("ipad-2"))
+        // tv-2 detached when its device died: it waits again, and hears the device's return.
+        #expect(groups(&h, .registerNode(deviceRegistration("ipad-2"))) == ["ipad-2", "tv-2"])
+        #expect(groups(&h, .registerNode(deviceRegistration("ipad-4"))) == ["ipad-4"], "nobody waits for it")
+    }
+
     @Test("the part of several groups is their parts together, and what a command changes stays inside the groups it touches")
     func partsOfGroups() {
         var h = Harness()
