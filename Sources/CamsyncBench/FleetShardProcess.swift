@@ -113,7 +113,7 @@ public enum FleetShardProcess {
                                                            heartbeatsSent: shard.heartbeatsSent, registrations: shard.registrations,
                                                            baseRSSKilobytes: base).bytes], dontWait: true)
                 _ = try push.send([FleetShardReport.following(shard: id, snapshotRequests: shard.snapshotRequests, lastMovedAt: shard.lastMovedAt,
-                                                              nodes: shard.following).bytes], dontWait: true)
+                                                              nodes: shard.following.filter { $0.value > 0 }).bytes], dontWait: true)
             }
         }
         exit(0)

@@ -27,6 +27,10 @@ final class NodeFleetShard: @unchecked Sendable {
         /// The device number it was started for, and whether it is that device's display.
         var number: Int
         var isDisplay: Bool
+        /// What `joined` and `following` count it as, kept up to date by `execute` (a pass over
+        /// every member's session for each status would copy thousands of sessions).
+        var isJoined = false
+        var followed = ""
     }
 
     private let context: ZMQContext
@@ -125,20 +129,13 @@ final class NodeFleetShard: @unchecked Sendable {
     }
 
     /// Nodes registered and synced, displays also attached in their own replica (a fleet has joined).
-    var joined: Int {
-        members.count { member in
-            member.session.registered && member.session.replica.phase == .synced
-                && (!member.isDisplay || member.session.replica.state.nodes[member.session.id]?.attachedTo != nil)
-        }
-    }
-
-    /// Every node follows `endpoint`.
-    func allFollow(_ endpoint: String) -> Bool { members.allSatisfy { $0.session.followed.commandEndpoint == endpoint } }
+    private(set) var joined = 0
 
     /// How many nodes follow each coordinator (by its command endpoint).
-    var following: [String: Int] {
-        members.reduce(into: [:]) { counts, member in counts[member.session.followed.commandEndpoint, default: 0] += 1 }
-    }
+    private(set) var following: [String: Int] = [:]
+
+    /// Every node follows `endpoint`.
+    func allFollow(_ endpoint: String) -> Bool { following[endpoint, default: 0] == members.count }
 
     /// From now on (the coordinator at `endpoint` was just killed): note when each node moves to
     /// another one, and count registrations and snapshot requests from zero.
@@ -249,11 +246,28 @@ final class NodeFleetShard: @unchecked Sendable {
         }
         NodeSockets.follow(members[index].session.subscriptions, on: members[index].subscriber,
                            subscribed: &members[index].subscribed)
+        noteStanding(index)
         members[index].deadline = members[index].session.nextDeadline
         earliestDeadline = min(earliestDeadline, members[index].deadline)
         recheck.insert(index)
         if let leaving, followedAt[safe: index] == .some(nil), members[index].session.followed.commandEndpoint != leaving {
             followedAt[index] = Clock.monotonicNanoseconds()
+        }
+    }
+
+    /// Keeps `joined` and `following` in step with member `index` (read in place, not copied).
+    private func noteStanding(_ index: Int) {
+        let isJoined = members[index].session.registered && members[index].session.replica.phase == .synced
+            && (!members[index].isDisplay || members[index].session.replica.state.nodes[members[index].session.id]?.attachedTo != nil)
+        if isJoined != members[index].isJoined {
+            members[index].isJoined = isJoined
+            joined += isJoined ? 1 : -1
+        }
+        let followed = members[index].session.followed.commandEndpoint
+        if followed != members[index].followed {
+            if !members[index].followed.isEmpty { following[members[index].followed, default: 0] -= 1 }
+            following[followed, default: 0] += 1
+            members[index].followed = followed
         }
     }
 
