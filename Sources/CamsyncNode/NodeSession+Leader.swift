@@ -23,17 +23,18 @@ extension NodeSession {
     /// is noted by whoever calls (`noteTerm`): naming a leader is not hearing it.
     mutating func follow(_ named: Camsync_V1_CoordinatorAddress, namedBy source: FollowedLeader.Source) {
         let decision = leader.named(commandEndpoint: named.commandEndpoint, term: named.term, by: source)
-        let metadata: Logger.Metadata = [
-            "leader": "\(named.name)", "endpoint": "\(named.commandEndpoint)", "term": "\(named.term)",
-            "namedBy": "\(source == .itself ? "heartbeat" : "not-leader reply")",
-        ]
+        // Put into words only for a log line: every heartbeat comes here, most name the same coordinator.
+        func metadata() -> Logger.Metadata {
+            ["leader": "\(named.name)", "endpoint": "\(named.commandEndpoint)", "term": "\(named.term)",
+             "namedBy": "\(source == .itself ? "heartbeat" : "not-leader reply")"]
+        }
         switch decision {
         case .follow:
             emit(.count(.leaderFollowed))
-            log(.info, "following the leader", metadata)
+            log(.info, "following the leader", metadata())
             reconnect(subscriber: false)
         case .ignored(.leftForSilence):
-            log(.info, "not following the coordinator left for silence in that term", metadata)
+            log(.info, "not following the coordinator left for silence in that term", metadata())
         case .sameCoordinator, .ignored:
             break
         }

@@ -4,11 +4,13 @@ extension ClusterState {
     /// Every broken invariant, described; empty when the state is consistent.
     public func invariantViolations(settings: PolicySettings) -> [String] {
         var violations: [String] = []
-        // The apps of each device, in id order, found once (not per app or per device).
+        // Every app and camera system in id order, sorted once for the passes below; the apps of
+        // each device, in id order, found once (not per app or per device).
+        let appIDs = apps.keys.sorted(), systemIDs = cameraSystems.keys.sorted()
         var appsByDevice: [NodeID: [AppID]] = [:]
-        for id in apps.keys.sorted() { appsByDevice[id.device, default: []].append(id) }
+        for id in appIDs { appsByDevice[id.device, default: []].append(id) }
         // C1: at most one holder per camera system, and it is running.
-        for systemID in cameraSystems.keys.sorted() {
+        for systemID in systemIDs {
             guard let system = cameraSystems[systemID], let holder = system.holder else { continue }
             guard let session = apps[holder]?.session else {
                 violations.append("C1: holder \(holder) of \(systemID) has no session"); continue
@@ -23,7 +25,8 @@ extension ClusterState {
         }
         // C10, K1: a camera system is available exactly while its host is alive and, for a display
         // camera, the display is attached.
-        for (systemID, system) in cameraSystems.sorted(by: { $0.key < $1.key }) {
+        for systemID in systemIDs {
+            guard let system = cameraSystems[systemID] else { continue }
             let host = nodes[systemID.host]
             let expected: Bool
             switch systemID {
@@ -32,7 +35,7 @@ extension ClusterState {
             }
             if system.available != expected { violations.append("C10: \(systemID) available \(system.available), expected \(expected)") }
         }
-        for id in apps.keys.sorted() {
+        for id in appIDs {
             guard let app = apps[id] else { continue }
             let device = nodes[id.device]
             // K1: a dead device runs nothing.
@@ -105,7 +108,7 @@ extension ClusterState {
         // A1–A8
         violations += audioInvariantViolations(appsByDevice: appsByDevice)
         // C11–C14
-        violations += captureGraphInvariantViolations()
+        violations += captureGraphInvariantViolations(appIDs: appIDs)
         return violations
     }
 }

@@ -28,10 +28,25 @@ struct SimNetwork {
 
     func connected(_ a: Endpoint, _ b: Endpoint) -> Bool { cuts.isEmpty || !cuts.contains(Link(from: a, to: b)) }
 
+    /// The delivery times of one message, in order: none (lost), one, or two (duplicated). A value,
+    /// not an array: one is drawn for every message sent.
+    struct Deliveries: Sequence, IteratorProtocol {
+        private var times: (Int64?, Int64?)
+
+        init(_ first: Int64? = nil, _ second: Int64? = nil) { times = (first, second) }
+
+        var first: Int64? { times.0 }
+
+        mutating func next() -> Int64? {
+            defer { times = (times.1, nil) }
+            return times.0
+        }
+    }
+
     /// The delivery times of one message (none: lost; two: duplicated), at `now` (µs).
-    mutating func deliveries(from: Endpoint, to: Endpoint, at now: Int64, rng: inout SplitMix64) -> [Int64] {
-        guard connected(from, to) else { return [] }
-        if dropRate > 0, rng.chance(dropRate) { return [] }
+    mutating func deliveries(from: Endpoint, to: Endpoint, at now: Int64, rng: inout SplitMix64) -> Deliveries {
+        guard connected(from, to) else { return Deliveries() }
+        if dropRate > 0, rng.chance(dropRate) { return Deliveries() }
         var latency = Int64.random(in: 80...600, using: &rng)
         if rng.chance(0.01) { latency += Int64.random(in: 1_000...30_000, using: &rng) }
         latency += extraDelay
@@ -39,8 +54,8 @@ struct SimNetwork {
         var at = now + latency
         if !reorder { at = max(at, (lastDelivery[link] ?? 0) + 1) }
         lastDelivery[link] = max(lastDelivery[link] ?? 0, at)
-        if duplicateRate > 0, rng.chance(duplicateRate) { return [at, at + Int64.random(in: 1...2_000, using: &rng)] }
-        return [at]
+        if duplicateRate > 0, rng.chance(duplicateRate) { return Deliveries(at, at + Int64.random(in: 1...2_000, using: &rng)) }
+        return Deliveries(at)
     }
 
     /// Ends every partition and message fault.
