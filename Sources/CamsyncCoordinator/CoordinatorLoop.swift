@@ -79,6 +79,10 @@ final class CoordinatorLoop {
                 try socket.set([.zapDomain("camsync"), .curveServer(true), .curveSecretKey(security.secretKey)])
             }
         }
+        // Commands and publications on ZeroMQ I/O threads of their own: a heartbeat goes to every node
+        // at once (thousands of writes in a fleet), and an ack must not wait behind them.
+        try router.set([.affinity(Self.commandIOThread)])
+        try events.set([.affinity(Self.publicationIOThread)])
         try router.set([.routerMandatory(false), .sendHighWaterMark(100_000), .receiveHighWaterMark(100_000)])
         if settings.security == nil {
             // Lab mode: nothing binds a routing id to anyone, so a restarted node simply takes its id back.
@@ -137,6 +141,12 @@ final class CoordinatorLoop {
         for socket in [router, wake] + [leaderPulse].compactMap({ $0 }) { socket.close() }
         zap?.stop()
     }
+
+    /// The coordinator's ZeroMQ I/O threads: one for the command socket's connections, one for the
+    /// event socket's (`affinity` masks).
+    static let ioThreads = 2
+    static let commandIOThread: UInt64 = 0b01
+    static let publicationIOThread: UInt64 = 0b10
 
     static func now() -> CoordinatorTime {
         CoordinatorTime(monotonicMilliseconds: Clock.monotonicMilliseconds(), wallMilliseconds: Clock.wallMilliseconds())

@@ -18,7 +18,7 @@ public final class CoordinatorServer: @unchecked Sendable {
     public init(settings: CoordinatorSettings, logger: Logger) throws {
         self.settings = settings
         self.logger = logger
-        loopThread = LoopThread(context: try ZMQContext(ioThreads: 1), name: "camsync-coordinator")
+        loopThread = LoopThread(context: try ZMQContext(ioThreads: CoordinatorLoop.ioThreads), name: "camsync-coordinator")
     }
 
     /// Recovers state from the journal, binds, and starts serving. Returns once serving.

@@ -31,6 +31,9 @@ public enum SocketOption: Sendable, Hashable {
     /// applies each with `subscribe`/`unsubscribe`, which act on the connection whose subscription
     /// message it received last (per-connection admission, e.g. by the message's "User-Id").
     case xpubManual(Bool)
+    /// The context's I/O threads (a bit mask, bit 0 the first) that serve the connections this
+    /// socket makes or accepts from now on; 0 = any (libzmq picks the least loaded).
+    case affinity(UInt64)
     /// Initial reconnect interval; -1 = do not reconnect.
     case reconnectInterval(milliseconds: Int)
     /// Upper bound of the exponential reconnect back-off (0 = only `reconnectInterval`).
@@ -70,6 +73,7 @@ public enum SocketOption: Sendable, Hashable {
         case .subscribe: "SUBSCRIBE"
         case .unsubscribe: "UNSUBSCRIBE"
         case .xpubManual: "XPUB_MANUAL"
+        case .affinity: "AFFINITY"
         case .reconnectInterval: "RECONNECT_IVL"
         case .reconnectIntervalMax: "RECONNECT_IVL_MAX"
         case .heartbeatInterval: "HEARTBEAT_IVL"
@@ -102,6 +106,7 @@ public enum SocketOption: Sendable, Hashable {
         case .routerMandatory(let on): .int(ZMQ_ROUTER_MANDATORY, on ? 1 : 0)
         case .routerHandover(let on): .int(ZMQ_ROUTER_HANDOVER, on ? 1 : 0)
         case .xpubManual(let on): .int(ZMQ_XPUB_MANUAL, on ? 1 : 0)
+        case .affinity(let mask): .int64(ZMQ_AFFINITY, Int64(bitPattern: mask))
         case .routingID(let id): .bytes(ZMQ_ROUTING_ID, id)
         case .immediate(let on): .int(ZMQ_IMMEDIATE, on ? 1 : 0)
         case .subscribe(let prefix): .bytes(ZMQ_SUBSCRIBE, prefix)
@@ -131,6 +136,7 @@ extension SocketOption: CustomStringConvertible, CustomDebugStringConvertible, C
              .heartbeatTTL(let v), .heartbeatTimeout(let v), .receiveTimeout(let v), .sendTimeout(let v):
             "\(name)=\(v)"
         case .maxMessageSize(let v): "\(name)=\(v)"
+        case .affinity(let mask): "\(name)=0b\(String(mask, radix: 2))"
         case .routerMandatory(let b), .routerHandover(let b), .immediate(let b), .curveServer(let b), .xpubManual(let b):
             "\(name)=\(b)"
         case .routingID(let bytes), .subscribe(let bytes), .unsubscribe(let bytes):
