@@ -181,8 +181,8 @@ public enum FleetBenchmark {
                 + "both nodes of their group within 10 s of the last send")
         }
         try shards.freshStatuses()
-        point.notes.append(String(format: "%@: %d snapshot requests, %.2f a node (a node asks for its group's once when it starts, a display "
-            + "once more when it has attached itself: 1.50 a node)", name, shards.snapshotRequests,
+        point.notes.append(String(format: "%@: %d snapshot requests, %.2f a node (a node asks for its group's once when it starts; a display "
+            + "that registered before its device asks again once it has attached itself)", name, shards.snapshotRequests,
             Double(shards.snapshotRequests) / Double(nodes)))
         if shards.registrations > nodes {
             point.notes.append("\(name): \(shards.registrations - nodes) registrations beyond the first of each node "

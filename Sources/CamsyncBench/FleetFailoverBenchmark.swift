@@ -31,10 +31,16 @@ public enum FleetFailoverBenchmark {
         let largest = min(9_000, max(2, settings.fleetNodes / 2 * 2))
         let sizes = Set(settings.pick([1_000, 5_000, largest], quick: [200]).map { min($0, largest) }).sorted()
         for nodes in sizes {
-            let (rows, checks, notes) = try runOne(settings, nodes: nodes, trials: settings.pick(5, quick: 2))
-            result.rows += rows
-            result.targets += checks
-            result.notes += notes
+            do {
+                let (rows, checks, notes) = try runOne(settings, nodes: nodes, trials: settings.pick(5, quick: 2))
+                result.rows += rows
+                result.targets += checks
+                result.notes += notes
+            } catch where nodes == sizes.last && nodes > 5_000 {
+                // The largest fleet is what is being found out: the smaller sizes' figures stand.
+                result.notes.append("\(nodes) nodes could not be measured on this machine: \(error)")
+                settings.progress("fleet-failover: \(nodes) nodes could not be measured: \(error)")
+            }
         }
         result.notes.append("3 coordinators on 3 loopback etcd members (mutual TLS), journal on etcd, lab mode; the nodes are real "
             + "NodeSessions in `camsync bench fleet-shard` processes of 1,000 devices and their displays, one thread each, on the "
