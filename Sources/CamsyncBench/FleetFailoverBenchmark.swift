@@ -4,8 +4,8 @@ import CamsyncStats
 import Foundation
 import ZeroMQ
 
-/// `fleet-failover`: the HA leader killed with SIGKILL while a fleet is joined (issue #39's row "HA
-/// leader kill -9 with that fleet joined"). Three `camsync coordinator --etcd` on a 3-member
+/// `fleet-failover`: the HA leader killed with SIGKILL while a fleet is joined (docs/PERFORMANCE.md's
+/// target "HA leader kill -9 with the largest fleet joined"). Three `camsync coordinator --etcd` on a 3-member
 /// loopback etcd at its default timing (lease 2 s, camsync's default pulse and suspicion), the fleet
 /// in `camsync bench fleet-shard` processes (`FleetShards`: devices each with a display, every node
 /// a real `NodeSession` with its own DEALER and a SUB connected to all three coordinators), the
