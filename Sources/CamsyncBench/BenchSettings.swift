@@ -22,9 +22,10 @@ public struct BenchSettings: Sendable {
     /// `fleet`: the largest fleet's nodes (devices and their displays; 9,000: the leader holds two
     /// descriptors a node, under a per-process limit of 20,000 here).
     public var fleetNodes: Int
-    /// Where the HA benchmarks' etcd members keep their data: the temporary directory (on disk, so
-    /// that etcd's fsyncs cost what they cost); tests pass tmpfs (`EtcdCluster.scratchParent`).
-    public var etcdDataParent = FileManager.default.temporaryDirectory.path
+    /// Where the HA benchmarks' etcd members keep their data: the work directory (on disk, so that
+    /// etcd's fsyncs cost what they cost; a bench that crashes leaves it there, not beside it); tests
+    /// pass tmpfs (`EtcdCluster.scratchParent`).
+    public var etcdDataParent: String
     public var progress: @Sendable (String) -> Void
 
     public init(executable: String, workDirectory: String, quick: Bool = false, coordinatorPrefix: [String] = [],
@@ -33,6 +34,7 @@ public struct BenchSettings: Sendable {
                 progress: @escaping @Sendable (String) -> Void = { _ in }) {
         self.executable = executable
         self.workDirectory = workDirectory
+        self.etcdDataParent = workDirectory
         self.quick = quick
         self.coordinatorPrefix = coordinatorPrefix
         self.nodes = nodes

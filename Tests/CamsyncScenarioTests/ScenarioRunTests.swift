@@ -14,6 +14,11 @@ struct ScenarioRunTests {
         }
     }
 
+    /// A failed run keeps its directory for a person to read; a test that made it fail on purpose removes it.
+    static func remove(_ report: ScenarioReport) {
+        if let directory = report.runDirectory { try? FileManager.default.removeItem(atPath: directory) }
+    }
+
     @Test("every scenario file passes against a real cluster", arguments: scenarioFiles())
     func scenarioPasses(_ file: String) async throws {
         let scenario = try Scenario(path: scenariosDirectory + "/" + file)
@@ -81,6 +86,7 @@ struct ScenarioRunTests {
                 expect_refusal: { code: requiresFullScreen }
             """)
         let report = try await Self.run(scenario)
+        defer { Self.remove(report) }
         #expect(report.failureText.contains("expected: the coordinator refuses `open com.example.notes` (code requiresFullScreen)"), "\(report)")
         #expect(report.failureText.contains("actual:   it was accepted"), "\(report)")
 
@@ -94,6 +100,7 @@ struct ScenarioRunTests {
               - act: { node: ipad-1, do: ["open com.example.notes", "slide-over com.example.game"] }
             """).steps[0]
         let report2 = try await Self.run(second)
+        defer { Self.remove(report2) }
         #expect(report2.failureText.contains("expected: `slide-over com.example.game` on ipad-1 is accepted"), "\(report2)")
         #expect(report2.failureText.contains("requiresFullScreen"), "\(report2)")
     }
