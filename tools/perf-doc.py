@@ -41,7 +41,7 @@ CAUSES = [
     (r"commands/s, log on etcd", "the machine's two cores, not etcd (throughput on etcd)"),
     (r"shard processes, .*every node follows", "every node's new connection, on 2 shared cores (HA leader kill with a fleet)"),
     (r"every node follows", "1,000 node sessions in one process on 2 cores (failover with 1,000 nodes)"),
-    (r"fleet, .* a batch reaches every node of its group", "thousands of node sessions and the leader on 2 shared cores (fleet)"),
+    (r"fleet, .* a batch reaches every node of its group", "the heartbeat's fan-out to every node, on shared cores (fleet)"),
     (r"fleet", "not yet explained: see the run's notes"),
     (r"HA failover", "not yet explained: see the run's notes"),
     (r"recovery|restart|rebuild", "replay through the engine on a loaded host (restart and standby rebuild)"),
