@@ -71,4 +71,13 @@ public enum BenchmarkName: String, CaseIterable, Sendable {
     case fleet
     /// The HA leader killed with a fleet joined.
     case fleetFailover = "fleet-failover"
+
+    /// Whether it runs on a loopback etcd of its own (Debian etcd-server): without one it is
+    /// skipped with a note, not failed.
+    public var needsEtcd: Bool {
+        switch self {
+        case .haLatency, .haFailover, .haThroughput, .fleetFailover: true
+        default: false
+        }
+    }
 }

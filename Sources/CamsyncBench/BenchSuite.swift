@@ -1,3 +1,4 @@
+import CamsyncProcessLab
 import CamsyncRuntime
 import Foundation
 
@@ -28,7 +29,10 @@ public enum BenchSuite {
     }
 
     static func run(_ name: BenchmarkName, _ settings: BenchSettings) throws -> BenchmarkResult {
-        switch name {
+        if name.needsEtcd, !EtcdCluster.isAvailable {
+            return BenchmarkResult(name: name.rawValue, notes: ["skipped: \(EtcdCluster.unavailableMessage)"])
+        }
+        return switch name {
         case .latency: try LatencyBenchmark.run(settings)
         case .throughput: try ThroughputBenchmark.run(settings)
         case .fanout: try FanoutBenchmark.run(settings)

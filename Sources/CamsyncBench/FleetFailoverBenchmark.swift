@@ -1,4 +1,3 @@
-import CamsyncProcessLab
 import CamsyncRuntime
 import CamsyncStats
 import Foundation
@@ -24,10 +23,6 @@ public enum FleetFailoverBenchmark {
 
     public static func run(_ settings: BenchSettings) throws -> BenchmarkResult {
         var result = BenchmarkResult(name: "fleet-failover")
-        guard EtcdCluster.isAvailable else {
-            result.notes.append("skipped: \(EtcdCluster.unavailableMessage)")
-            return result
-        }
         let largest = min(9_000, max(2, settings.fleetNodes / 2 * 2))
         let sizes = Set(settings.pick([1_000, 5_000, largest], quick: [200]).map { min($0, largest) }).sorted()
         for nodes in sizes {

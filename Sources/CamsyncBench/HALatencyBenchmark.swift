@@ -14,10 +14,6 @@ import Foundation
 public enum HALatencyBenchmark {
     public static func run(_ settings: BenchSettings) throws -> BenchmarkResult {
         var result = BenchmarkResult(name: "ha-latency")
-        guard EtcdCluster.isAvailable else {
-            result.notes.append("skipped: \(EtcdCluster.unavailableMessage)")
-            return result
-        }
         let dir = try settings.directory("ha-latency")
         let count = settings.pick(5000, quick: 300)
         let warmup = settings.pick(300, quick: 50)

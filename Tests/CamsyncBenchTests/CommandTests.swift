@@ -66,6 +66,12 @@ import Testing
         #expect(throws: (any Error).self) { try Camsync.parseAsRoot(["bench", "--fleet-nodes", "1"]) }
     }
 
+    @Test("the benchmarks that start an etcd of their own, and only those, are skipped without one",
+          arguments: BenchmarkName.allCases)
+    func needsEtcd(_ name: BenchmarkName) {
+        #expect(name.needsEtcd == (name.rawValue.hasPrefix("ha-") || name == .fleetFailover))
+    }
+
     @Test("fleet shard reports round-trip; garbage is ignored")
     func fleetReports() {
         for report in [FleetShardReport.status(shard: 2, joined: 1998, batchCopies: 40, batchBytes: 7640, heartbeatsSent: 9000,
