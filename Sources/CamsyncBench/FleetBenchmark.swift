@@ -105,7 +105,8 @@ public enum FleetBenchmark {
         while shards.joined < nodes {
             let now = Clock.monotonicNanoseconds()
             guard Double(now - joinStart) / 1e9 < joinLimit else {
-                throw FleetDoesNotFit("\(shards.joined) of \(nodes) nodes joined within \(Int(joinLimit)) s (logs in \(dir))")
+                throw FleetDoesNotFit("\(shards.joined) of \(nodes) nodes joined within \(Int(joinLimit)) s (logs in \(dir))\n"
+                    + shards.logTails())
             }
             // Registrations beyond one a node: nodes declared dead for silence while others join (the
             // nodes' processes or the leader fall behind their heartbeats on these cores).

@@ -98,6 +98,7 @@ public enum FleetShardProcess {
         let parent = getppid()
         var started = 0
         var nextStatus: UInt64 = 0
+        var nextStall = Clock.monotonicNanoseconds() + 10_000_000_000
         while getppid() == parent {
             let joined = shard.joined
             if started < devices, joined >= 2 * max(0, started - wave) {
@@ -107,6 +108,15 @@ public enum FleetShardProcess {
             }
             try shard.pump(milliseconds: 20)
             let now = Clock.monotonicNanoseconds()
+            if now >= nextStall {
+                // Every 10 s while some node has not joined: which ones, and where each stands.
+                nextStall = now + 10_000_000_000
+                let waiting = shard.unjoined(limit: 5)
+                if !waiting.isEmpty {
+                    let text = "not joined yet (\(shard.count - shard.joined) of \(shard.count)):\n  " + waiting.joined(separator: "\n  ") + "\n"
+                    FileHandle.standardOutput.write(Data(text.utf8))
+                }
+            }
             if now >= nextStatus {
                 nextStatus = now + 100_000_000
                 _ = try push.send([FleetShardReport.status(shard: id, joined: joined, batchCopies: shard.batchCopies, batchBytes: shard.batchBytes,

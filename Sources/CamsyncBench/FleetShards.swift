@@ -84,6 +84,11 @@ final class FleetShards {
         try take(onApplied: onApplied)
     }
 
+    /// The last lines of every shard process's log (for a benchmark's error).
+    func logTails(_ lines: Int = 12) -> String {
+        children.map { "--- \($0.name)\n\($0.logTail(lines))" }.joined(separator: "\n")
+    }
+
     /// The sums of the shards' last statuses.
     var joined: Int { status.values.map(\.joined).reduce(0, +) }
     var batchCopies: Int { status.values.map(\.batchCopies).reduce(0, +) }

@@ -134,6 +134,17 @@ final class NodeFleetShard: @unchecked Sendable {
     /// How many nodes follow each coordinator (by its command endpoint).
     private(set) var following: [String: Int] = [:]
 
+    /// The first `limit` nodes not joined yet, each with where it stands (for a log when joining stalls).
+    func unjoined(limit: Int) -> [String] {
+        members.indices.lazy.filter { !self.members[$0].isJoined }.prefix(limit).map { index in
+            let session = members[index].session
+            return "\(session.id): registered \(session.registered), replica \(session.replica.phase), group "
+                + "\(session.replica.group.map { "\($0)" } ?? "none"), attached to "
+                + "\(session.replica.state.nodes[session.id]?.attachedTo.map { "\($0)" } ?? "nothing"), following "
+                + "\(session.followed.commandEndpoint)"
+        }
+    }
+
     /// Every node follows `endpoint`.
     func allFollow(_ endpoint: String) -> Bool { following[endpoint, default: 0] == members.count }
 
