@@ -224,7 +224,7 @@ let package = Package(
             dependencies: [
                 "ZeroMQ", "CamsyncPolicy", "CamsyncConfig", "CamsyncWire", "CamsyncCoordinator", "CamsyncNode", "CamsyncClient",
                 "CamsyncVerbs", "CamsyncWeb", "CamsyncEtcd", "CamsyncPKI", "CamsyncTopology", "CamsyncProcessLab", "CamsyncBench",
-                "CamsyncHostile", "CamsyncScenario", "CamsyncSimulator", "CamsyncSoakDriver",
+                "CamsyncHostile", "CamsyncScenario", "CamsyncSimulator", "CamsyncSoakDriver", "CamsyncRuntime",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -286,7 +286,7 @@ let package = Package(
         ),
         .testTarget(
             name: "CamsyncSimTests",
-            dependencies: ["CamsyncTestSupport", "CamsyncSimulator", "CamsyncWorkload", "CamsyncHistory", "CamsyncCoordinator", "CamsyncNode", "CamsyncPolicy"],
+            dependencies: ["CamsyncTestSupport", "CamsyncSimulator", "CamsyncWorkload", "CamsyncHistory", "CamsyncCoordinator", "CamsyncNode", "CamsyncPolicy", "CamsyncRuntime"],
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "CamsyncHistoryTests", dependencies: ["CamsyncHistory", "CamsyncPolicy", "CamsyncNode"], swiftSettings: swiftSettings),

@@ -1,3 +1,4 @@
+import CamsyncRuntime
 public import CamsyncEtcd
 public import CamsyncPolicy
 public import CamsyncWire
@@ -126,9 +127,8 @@ extension CoordinatorCore {
     }
 
     /// The answer to a read asked in a phase the core has left (a step-down or a gap while it was
-    /// out: the simulator's store answers later; the loop's reads block, so their answers never
-    /// find another phase). At most one read is out at a time, so this is the one the phase waits
-    /// for: its own read may start now.
+    /// out: reads are answered later, in both worlds, while the loop goes on). At most one read is
+    /// out at a time, so this is the one the phase waits for: its own read may start now.
     private mutating func answerOfAnotherPhase(_ what: String) -> [CoordinatorAction] {
         switch ha.phase {
         case .rebuilding(.underWay, let win): ha.phase = .rebuilding(read: .due(at: 0), win: win)

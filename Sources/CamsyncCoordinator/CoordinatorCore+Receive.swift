@@ -77,6 +77,11 @@ extension CoordinatorCore {
             // joining at once cost one encoding of the state per turn, not one each. A group's part
             // is made for each request (it is small).
             switch readableGroup(request.group, mine: request.onlyMyGroup, sender: sender, isAdmin: isAdmin) {
+            case .success where turn.snapshotRequests.count >= settings.snapshotsPerTurn:
+                actions.append(.count(.refused(.overloaded)))
+                actions.append(.reply(routingID: identity, .error(Camsync_V1_Error(code: .overloaded, message:
+                    "\(settings.snapshotsPerTurn) snapshots are served this turn already: ask again after the next heartbeat"),
+                    requestID: envelope.requestID, term: term)))
             case .success(let group):
                 actions.append(.count(.snapshotServed))
                 turn.snapshotRequests.append((identity, envelope.requestID, group))

@@ -1,3 +1,4 @@
+import CamsyncRuntime
 public import CamsyncEtcd
 public import CamsyncPolicy
 public import CamsyncWire

@@ -5,11 +5,11 @@ import Logging
 import ZeroMQ
 import Foundation
 
-/// The coordinator's shell, confined to its thread: ROUTER in, PUB out, the log, the clock. Every
-/// decision is `CoordinatorCore`'s: this loop reads the clock to pass it in, hands the core frames,
-/// etcd's news and time, and carries out the actions it returns (`CoordinatorLoop+Actions.swift`).
-/// One turn: sleep until traffic or the core's next deadline → etcd's news → the frames at hand →
-/// `tick` → `endTurn` (whose commit releases the turn's replies and publications).
+/// The coordinator's shell, confined to its thread: ROUTER in, PUB out, the log, the clock — the real
+/// world of `CoordinatorWorld` (`CoordinatorLoop+World.swift`). Every decision is `CoordinatorCore`'s,
+/// and the turn's order and the carrying out of its actions are `CoordinatorTurn`'s, which the
+/// simulator runs too: this loop sleeps until traffic or the core's next deadline, then runs the
+/// turn's phases.
 final class CoordinatorLoop {
     let settings: CoordinatorSettings
     let logger: Logger
@@ -23,6 +23,8 @@ final class CoordinatorLoop {
     let commandLog: any CommandLog
     /// The log's answers to the writes in flight.
     let answers: LoopInbox<StoreAnswer>
+    /// Answers taken from `answers` and not yet handed to the core, the next last.
+    var answersAtHand: [StoreAnswer] = []
     /// Whether the poller watches the command socket (not while the core takes no frames: backpressure).
     var pollsCommands = true
     /// HA mode (SPEC K6): the log on etcd, and the supervisor's mailbox; nil for an embedded coordinator.
@@ -133,7 +135,7 @@ final class CoordinatorLoop {
             "events": "\(endpoints.event)", "curve": "\(settings.security != nil)",
             "log": "\(mailbox == nil ? "journal, \(settings.durability.rawValue)" : "etcd")",
         ])
-        try execute(serving)
+        try core.carryOut(serving, in: self)
     }
 
     func close() {
@@ -158,36 +160,13 @@ final class CoordinatorLoop {
             let ready = try poller.poll(timeoutMs: Int(core.nextDeadline(at: now) - now.monotonicMilliseconds))
             if ready.contains(where: { $0.socket === wake }) { _ = try wake.receive(dontWait: true) }
             if shouldStop() { break }
-            if let mailbox {
-                for event in mailbox.take() { try execute(core.observe(event, at: Self.now())) }
-            }
-            try takeAnswers()
-            if ready.contains(where: { $0.socket === router }) { try receiveFrames() }
-            // Every pulse that has arrived is heard before `tick` judges the leader's silence: one that
-            // came while this iteration applied the log or took frames (which can take a while on a
-            // busy standby) is not seen by the poll above, and a suspicion judged without it deposes a
-            // healthy leader.
-            if let leaderPulse {
-                while let message = try leaderPulse.receive(dontWait: true) {
-                    try execute(core.heardPulse(message.frames, at: Self.now()))
-                }
-            }
-            try execute(core.tick(at: Self.now()))
-            try execute(core.endTurn(at: Self.now()))
+            let polled = CoordinatorReadiness(pulse: ready.contains { leaderPulse != nil && $0.socket === leaderPulse })
+            for phase in CoordinatorPhase.turn { try core.run(phase, in: self, polled: polled) }
             watchCommands(core.takesFrames)
         }
-        try execute(core.endTurn(at: Self.now()))
+        try core.run(.endTurn, in: self, polled: CoordinatorReadiness(pulse: false))
         try finishTurnsInFlight()
         logger.info("coordinator stopped", metadata: core.statsMetadata.mapValues { .string($0) })
-    }
-
-    /// Hands the core what the log answered about the writes in flight.
-    func takeAnswers() throws {
-        for answer in answers.take() { try take(answer) }
-    }
-
-    func take(_ answer: StoreAnswer) throws {
-        try execute(core.take(answer, at: Self.now()))
     }
 
     /// Stops or resumes watching the command socket: frames the core cannot take yet wait in
@@ -201,24 +180,11 @@ final class CoordinatorLoop {
     /// Stopping: the answers to the turns in flight (replies waiting for them leave), for up to 5 s.
     func finishTurnsInFlight() throws {
         let deadline = Clock.monotonicMilliseconds() + 5_000
+        let idle = CoordinatorReadiness(pulse: false)
         while core.hasTurnsInFlight, Clock.monotonicMilliseconds() < deadline {
             _ = try poller.poll(timeoutMs: 50)
-            try takeAnswers()
-            try execute(core.endTurn(at: Self.now()))
-        }
-    }
-
-    /// Hands the core the frames at hand, as many as it takes in one turn.
-    func receiveFrames() throws {
-        let start = Self.now().monotonicMilliseconds
-        var received = 0
-        while core.takesFrames, let message = try router.receive(dontWait: true) {
-            received += 1
-            let inbound = InboundFrame(frames: message.frames, userID: message.userID,
-                                       connection: message.connectionDescriptor.map(ConnectionHandle.init))
-            let now = Self.now()
-            try execute(core.receive(inbound, at: now))
-            guard core.turnTakesMore(received: received, since: start, at: now.monotonicMilliseconds) else { break }
+            try core.run(.answers, in: self, polled: idle)
+            try core.run(.endTurn, in: self, polled: idle)
         }
     }
 }

@@ -1,3 +1,4 @@
+import CamsyncRuntime
 public import CamsyncPolicy
 import CamsyncWire
 import Logging

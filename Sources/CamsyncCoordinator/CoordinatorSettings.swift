@@ -1,3 +1,4 @@
+public import CamsyncRuntime
 public import CamsyncPolicy
 public import CamsyncWire
 
@@ -19,6 +20,9 @@ public struct CoordinatorSettings: Sendable, Equatable {
     public var maxMessageSize: Int64
     /// Most requests handled per loop turn (one journal transaction covers them: group commit).
     public var batchLimit: Int
+    /// The most snapshot requests one turn serves; the rest are answered OVERLOADED and asked again
+    /// by their nodes at the next heartbeat, so that a mass rejoin costs a bounded turn.
+    public var snapshotsPerTurn = 64
     /// Most turns in flight to the log at once (a pipelined log: the next turn is gathered, and sent,
     /// while earlier ones are written; replies still leave in commit order). 1: one at a time.
     public var commitsInFlight: Int

@@ -4,8 +4,8 @@ import Dispatch
 import ZeroMQ
 
 /// The HA loop's command log (SPEC K6): `EtcdCommandLog` driven from the loop thread. Every write is
-/// conditional on the leadership the core names in its action (none: refused). Commits and snapshots
-/// run as tasks, several at once (the pipeline); reads block the calling thread.
+/// conditional on the leadership the core names in its action (none: refused). Commits, snapshots and
+/// reads run as tasks (commits several at once: the pipeline); nothing blocks the loop's thread.
 final class EtcdLogExecutor: CommandLog {
     let log: EtcdCommandLog
     /// The last commit submitted: the next one starts its request only once this one has started its
@@ -55,24 +55,27 @@ final class EtcdLogExecutor: CommandLog {
         }
     }
 
-    func batches(after sequence: UInt64, limit: Int) throws -> [[UInt8]] {
+    /// A read on the etcd connection's event loop; its answer is posted like a write's.
+    func read(_ read: LogRead, answer: @escaping @Sendable (StoreAnswer) -> Void) {
         let log = self.log
-        return try Blocking.run { try await log.batches(after: sequence, limit: limit) }
-    }
-
-    /// The newest snapshot and every logged batch (a standby rebuilding; those up to the snapshot
-    /// refill the retry window).
-    func recover() throws -> (snapshot: JournalSnapshot?, batches: [LoggedBatch]) {
-        let log = self.log
-        return try Blocking.run {
-            let snapshot = try await log.latestSnapshot()
-            return (snapshot, try await log.loggedBatches(after: 0))
+        Task(executorPreference: log.client.taskExecutor) {
+            switch read {
+            case .replay(let routingID, let requestID, let after, let limit):
+                let stored: Result<[[UInt8]], any Error>
+                do { stored = .success(try await log.batches(after: after, limit: limit)) } catch { stored = .failure(error) }
+                answer(.replay(routingID: routingID, requestID: requestID, after: after, stored))
+            case .rebuild:
+                do {
+                    // The newest snapshot and every logged batch (those up to the snapshot refill the retry window).
+                    let snapshot = try await log.latestSnapshot()
+                    answer(.rebuilt(snapshot, try await log.loggedBatches(after: 0)))
+                } catch {
+                    answer(.readFailed(StoreFailure(error)))
+                }
+            case .log(let after):
+                do { answer(.logRead(try await log.loggedBatches(after: after))) } catch { answer(.readFailed(StoreFailure(error))) }
+            }
         }
-    }
-
-    func loggedBatches(after sequence: UInt64) throws -> [LoggedBatch] {
-        let log = self.log
-        return try Blocking.run { try await log.loggedBatches(after: sequence) }
     }
 
     private static func required(_ leadership: EtcdLeadership?) throws -> EtcdLeadership {

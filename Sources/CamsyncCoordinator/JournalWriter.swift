@@ -11,7 +11,7 @@ import ZeroMQ
 /// more: every later turn fails too (the core stops).
 final class JournalWriter: CommandLog, @unchecked Sendable {
     /// Used by one thread at a time: the writer's queue, or the loop while nothing is queued
-    /// (GRDB's queue serializes the loop's replay reads, `batches(after:limit:)`, with both).
+    /// (replays are read on the writer's queue too).
     private let journal: Journal
     private let queue = DispatchQueue(label: "camsync.journal")
     private let state = Locked(State())
@@ -54,8 +54,17 @@ final class JournalWriter: CommandLog, @unchecked Sendable {
         } then: { answer($0) }
     }
 
-    func batches(after sequence: UInt64, limit: Int) throws -> [[UInt8]] {
-        try journal.batches(after: sequence, limit: limit)
+    /// A replay's read, on the writer's queue after the writes before it. The journal holds the whole
+    /// state on this machine: a rebuild or a read of the log is never asked of it (etcd's, in HA).
+    func read(_ read: LogRead, answer: @escaping @Sendable (StoreAnswer) -> Void) {
+        guard case .replay(let routingID, let requestID, let after, let limit) = read else {
+            answer(.readFailed(StoreFailure(.unavailable, "the embedded journal serves replays only")))
+            return
+        }
+        enqueue { [self] _ in
+            .replay(routingID: routingID, requestID: requestID, after: after,
+                    Result { try journal.batches(after: after, limit: limit) })
+        } then: { answer($0) }
     }
 
     /// Runs `work` on the writer's queue, after every write submitted before it, with the failure

@@ -25,6 +25,8 @@ extension NodeSession {
         if subscription == .opening {
             subscription = .live
             if catchUp == .snapshotWanted { requestSnapshot() }
+        } else if catchUp == .snapshotWanted, case .coordinatorHeartbeat? = envelope?.body {
+            requestSnapshot()   // a refused snapshot request, asked again (`handleSnapshotReply`)
         }
         guard let envelope else { return leave() }
         switch envelope.body {

@@ -1,3 +1,4 @@
+import CamsyncRuntime
 import CamsyncPolicy
 import CamsyncWire
 
@@ -73,6 +74,13 @@ extension NodeSession {
     }
 
     mutating func handleSnapshotReply(_ envelope: Envelope) {
+        if case .error(let error)? = envelope.body {
+            // Refused (the coordinator was busy, or not ready to serve it): asked again at the next
+            // heartbeat, an interval later, while the replica still waits for a snapshot.
+            log(.warning, "snapshot request refused", ["code": "\(error.code)", "message": "\(error.message)"])
+            if settings.plantedBug != .dropSnapshotError, catchUp == .none, replica.phase != .synced { catchUp = .snapshotWanted }
+            return
+        }
         guard case .snapshot(let snapshot)? = envelope.body else { return }
         let state: ClusterState
         let policy: PolicySettings

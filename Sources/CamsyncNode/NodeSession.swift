@@ -78,6 +78,7 @@ public struct NodeSession {
         leader = FollowedLeader(endpoints: settings.coordinatorCommandEndpoints)
         lastHeardFromCoordinator = now.monotonic
         lastReplyOrReconnect = now.monotonic
+        replica.plantedBug = settings.plantedBug
     }
 
     // MARK: Entry points

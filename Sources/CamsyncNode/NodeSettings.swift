@@ -1,5 +1,5 @@
 public import CamsyncConfig
-import CamsyncRuntime
+public import CamsyncRuntime
 public import CamsyncWire
 
 /// Everything a node process needs to run (docs/OPERATIONS.md lists the defaults).
@@ -23,6 +23,8 @@ public struct NodeSettings: Sendable {
     public var security: NodeSecurity?
     /// Where to append the node's history (fence decisions, app events) as JSON lines; nil = none.
     public var historyPath: String?
+    /// A bug planted for the simulator's oracle to catch (`PlantedBug`); nil everywhere else.
+    public var plantedBug: PlantedBug?
 
     public init(config: NodeConfig, coordinatorCommandEndpoint: String, coordinatorEventEndpoint: String,
                 controlEndpoint: String, heartbeatIntervalMilliseconds: Int64 = 500, liveness: Int64 = 3,

@@ -1,3 +1,4 @@
+import CamsyncRuntime
 public import CamsyncPolicy
 public import CamsyncWire
 
@@ -124,12 +125,24 @@ public struct ReplicaSync: Sendable {
     /// that names the group's last one as its previous.
     public func follows(_ batch: PublishedBatch) -> Bool {
         guard let group else { return batch.sequence == sequence + 1 }
+        if plantedBug == .applyAcrossGroupGap, batch.groups[group] != nil, batch.sequence > groupSequence { return true }
         return batch.groups[group] == groupSequence
     }
+
+    /// A bug planted for the simulator (`NodeSettings.plantedBug`).
+    var plantedBug: PlantedBug?
 
     /// Batches that arrived while waiting for the last snapshot and that the snapshot already
     /// covers: their state is in the snapshot, but their events still happened (app-facing logs).
     public private(set) var coveredBySnapshot: [PublishedBatch] = []
+
+    /// Snapshots this replica took (each replaces it whole; between two, it moves batch by batch).
+    public private(set) var snapshotsTaken = 0
+    /// Batches this replica decided differently from the leader, or could not decide (a replica
+    /// that held the leader's state would never): each costs a snapshot. Never, in a correct cluster.
+    public private(set) var divergences = 0
+    /// Why the last divergence was one.
+    public private(set) var lastDivergence = ""
 
     /// A snapshot reflecting every command up to `sequence`.
     /// `group`: a group's snapshot (its part of the state, and `groupSequence`, the sequence of the
@@ -138,6 +151,7 @@ public struct ReplicaSync: Sendable {
                                          settings: PolicySettings, group: NodeID? = nil,
                                          groupSequence: UInt64 = 0) -> Outcome {
         let previous = self.sequence
+        snapshotsTaken += 1
         // Each sequence once: a new leader publishes again the batches its predecessor may not have (K7).
         var heard = Set<UInt64>()
         buffered.removeAll { !heard.insert($0.sequence).inserted }
@@ -193,8 +207,15 @@ public struct ReplicaSync: Sendable {
                 }
                 term = batch.term
                 ledger?.record(sequence: batch.sequence, command: batch.command, decisions: decisions)
-            case .success:
+            case .success(let decisions):
                 resync()
+                if let group, batch.command.movesNodes {
+                    // A node moving in from another group, which this part of the state does not hold
+                    // (it joins here, rejoins for the leader): the group's snapshot brings it.
+                    return .needSnapshot(reason: "batch \(batch.sequence) moves a node into group \(group) from outside it: the group's snapshot")
+                }
+                divergences += 1
+                lastDivergence = "batch \(batch.sequence) (\(batch.command)): the leader's events \(batch.events), this replica's \(decisions.map(\.event))"
                 return .needSnapshot(reason: "replica diverged at sequence \(batch.sequence): events differ")
             case .failure(let rejection):
                 resync()
@@ -203,6 +224,8 @@ public struct ReplicaSync: Sendable {
                     // attach from elsewhere): not a divergence, the group's snapshot brings it.
                     return .needSnapshot(reason: "batch \(batch.sequence) moves a node this replica of group \(group) does not hold: the group's snapshot")
                 }
+                divergences += 1
+                lastDivergence = "batch \(batch.sequence) (\(batch.command)) refused: \(rejection)"
                 return .needSnapshot(reason: "replica refused sequence \(batch.sequence): \(rejection)")
             }
         }

@@ -1,3 +1,4 @@
+import CamsyncCoordinator
 import CamsyncWorkload
 import CamsyncPolicy
 import CamsyncWire
@@ -39,9 +40,9 @@ extension Simulation {
     func injectFault() {
         let ha = options.mode == .highAvailability
         let kinds = ["kill-leader", "pause-leader", "kill-node", "pause-node", "partition-leader-nodes", "partition-node",
-                     "lossy-network", "reorder", "slow-network"]
+                     "lossy-network", "reorder", "slow-network", "join-storm", "join-storm", "slow-leader", "subscription-drop", "subscription-drop"]
             + (ha ? ["kill-coordinator", "partition-leader-store", "partition-leader-store", "store-quorum-lost", "store-slow",
-                     "pause-leader"] : [])
+                     "pause-leader", "stall-standby", "stall-standby"] : [])
         let kind = kinds[Int.random(in: 0..<kinds.count, using: &faultRNG)]
         let leader = leaderIndex ?? Int.random(in: 0..<coordinators.count, using: &faultRNG)
         let n = Int.random(in: 0..<nodes.count, using: &faultRNG)
@@ -88,6 +89,37 @@ extension Simulation {
             network.extraDelay = randomDelay(5_000...150_000)
             disturbEveryone(until: now + lasting)
             scheduler.schedule(.heal(.messages), at: now + lasting)
+        case "join-storm":
+            // Every node process restarted at once (a fleet rolled out, a power cut): each registers
+            // and asks for its snapshot within the same two milliseconds. The coordinators are not
+            // disturbed: a leader must come through it leading.
+            for m in nodes.indices where nodes[m].running {
+                crashNode(m)
+                disturb(.node(m))
+                scheduler.schedule(.heal(.restartNode(m)), at: now + randomDelay(0...2_000))
+            }
+        case "slow-leader":
+            // The leader's machine starved of CPU: all its work takes 5–50 times as long for a while.
+            guard coordinators[leader].running else { return }
+            coordinators[leader].slowdown = randomDelay(5...50)
+            coordinators[leader].slowUntil = now + lasting
+            disturb(.coordinator(leader), until: now + lasting)
+        case "subscription-drop":
+            // One node's SUB connection breaks and comes back (a TCP reset): publications meanwhile
+            // are lost to it, its commands and replies are not. Its replica must notice the gap.
+            guard nodes[n].running else { return }
+            nodes[n].subscriptionDownUntil = now + randomDelay(20_000...600_000)
+            disturb(.node(n), until: nodes[n].subscriptionDownUntil)
+        case "stall-standby":
+            // A standby's thread descheduled for up to a second while it works (a starved machine): the
+            // leader's pulses arrive meanwhile and wait; the standby must hear them before it judges
+            // the leader's silence. The leader is not disturbed: it must keep leading.
+            let standbys = coordinators.indices.filter { $0 != leaderIndex && coordinators[$0].running }
+            guard !standbys.isEmpty else { return }
+            let c = standbys[Int.random(in: 0..<standbys.count, using: &faultRNG)]
+            let phase: [CoordinatorPhase] = [.news, .answers, .frames]
+            coordinators[c].stall = (phase[Int.random(in: 0..<3, using: &faultRNG)], randomDelay(450_000...1_200_000))
+            disturb(.coordinator(c), until: now + 1_200_000)
         case "store-quorum-lost":
             store.available = false
             for c in coordinators.indices { storeLost(c) }

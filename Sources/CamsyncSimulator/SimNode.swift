@@ -24,6 +24,13 @@ struct SimNode {
     /// The topics the SUB is subscribed to, as `NodeLoop` keeps them: what the session followed
     /// after its last step (none while the process is down).
     var subscribed: [String] = []
+    /// Until when the SUB's connection is down (µs): what is published meanwhile never reaches it (a
+    /// SUB that reconnects has missed it), while the DEALER works on.
+    var subscriptionDownUntil: Int64 = 0
+    /// Registrations, snapshot and replay requests in the current second of simulated time.
+    var catchUps: (second: Int64, count: Int) = (0, 0)
+    /// Since when (µs) this node's replica has waited for a snapshot; nil while synced.
+    var unsyncedSince: Int64?
 
     init(index: Int, config: NodeConfig) {
         self.index = index
@@ -66,12 +73,13 @@ extension Simulation {
         nodes[n].startedAt = now
         nodes[n].clockOffset = Int64.random(in: 0...100_000, using: &rng)
         let endpoints = coordinators.indices.map(SimTopology.commandEndpoint)
-        let settings = NodeSettings(
+        var settings = NodeSettings(
             config: nodes[n].config, coordinatorCommandEndpoint: endpoints.joined(separator: ","),
             coordinatorEventEndpoint: coordinators.indices.map(SimTopology.eventEndpoint).joined(separator: ","),
             controlEndpoint: "sim://\(nodes[n].config.id)/control",
             heartbeatIntervalMilliseconds: options.heartbeatMilliseconds, liveness: options.liveness,
             requestRetryMilliseconds: 1_000, requestAttempts: 1_000)
+        settings.plantedBug = options.plantedBug
         var session = NodeSession(settings: settings, now: nodeTime(n))
         nodes[n].target = SimTopology.coordinator(endpoint: session.followed.commandEndpoint) ?? 0
         nodes[n].epoch += 1
@@ -93,20 +101,25 @@ extension Simulation {
     func nodeReceivesReply(_ n: Int, _ bytes: [UInt8]) {
         trace.record(now, "\(nodes[n].config.id) gets a reply", 12, Int64(n), bytes: bytes)
         let time = nodeTime(n)
+        let before = groupPosition(n)
         let actions = nodes[n].session!.receiveReply([bytes], now: time)
+        checkGroupChain(n, from: before)
         perform(n, actions)
     }
 
     func nodeReceivesPublication(_ n: Int, topic: [UInt8], _ bytes: [UInt8]) {
         trace.record(now, "\(nodes[n].config.id) gets a publication", 13, Int64(n), bytes: bytes)
         let time = nodeTime(n)
+        let before = groupPosition(n)
         let actions = nodes[n].session!.receivePublication([topic, bytes], now: time)
+        checkGroupChain(n, from: before)
         perform(n, actions)
     }
 
     func nodeTick(_ n: Int) {
         let time = nodeTime(n)
         let actions = nodes[n].session!.tick(now: time)
+        checkSynced(n)
         perform(n, actions)
     }
 
@@ -128,7 +141,11 @@ extension Simulation {
             case .appendHistory(let entry):
                 nodeEntries.append(entry)
                 if case .fence(let record) = entry { nodeSawFence(n, record) }
-            case .replyToControl, .count, .log:
+            case .count(let metric):
+                if metric == .registrationSent || metric == .snapshotRequested || metric == .replayRequested {
+                    catchUpRequested(n, metric)
+                }
+            case .replyToControl, .log:
                 break
             }
         }

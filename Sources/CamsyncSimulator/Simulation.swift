@@ -22,8 +22,10 @@ public final class Simulation {
         case coordinatorFrame(Int, generation: Int, routingID: [UInt8], bytes: [UInt8])
         case coordinatorNews(Int, generation: Int, LeadershipEvent)
         /// The leader's pulse reaching a standby's SUB.
-        case coordinatorPulse(Int, generation: Int, bytes: [UInt8])
+        case coordinatorPulse(Int, generation: Int, from: Int, bytes: [UInt8])
         case coordinatorWake(Int, generation: Int, token: Int)
+        /// The next phase of a coordinator's iteration, once the work of the one before it is done.
+        case coordinatorPhase(Int, generation: Int)
         case coordinatorIO(Int, generation: Int, StoreAnswer)
         case supervisor(Int, generation: Int, candidacy: Int, SupervisorStep)
         case nodeReply(Int, generation: Int, epoch: Int, bytes: [UInt8])
@@ -57,6 +59,13 @@ public final class Simulation {
     var nodeIndex: [String: Int] = [:]
     var clients: [SimClient] = []
     var network = SimNetwork()
+    /// What work costs the simulated processes.
+    let workCosts = SimWorkCosts()
+    /// Each published batch's previous batch in each device group it went to (sequence → group →
+    /// previous), for the node group-chain oracle (`checkGroupChain`).
+    var groupPrevious: [UInt64: [String: UInt64]] = [:]
+    /// Since when each coordinator leads (µs), for the healthy-leader oracle.
+    var leadingSince: [Int: Int64] = [:]
     var violations: [String] = []
     var faultCounts: [String: Int] = [:]
     var acks: [AcknowledgedCommand] = []
@@ -83,6 +92,8 @@ public final class Simulation {
                                            liveness: options.liveness, snapshotEvery: 500, retryWindow: 65_536,
                                            policy: PolicySettings(pipRestoreDeadlineMilliseconds: 500))
         settings.plantedBug = options.plantedBug
+        // One, so that the refusal path is taken at a few nodes too (a join storm of six).
+        settings.snapshotsPerTurn = 1
         self.settings = settings
         nodeConfigs = try SimTopology.nodeConfigs(count: options.nodes)
     }
@@ -139,16 +150,21 @@ public final class Simulation {
             if deferIfPaused(coordinator: c, event) { return }
             coordinators[c].mailbox.append(news)
             runCoordinator(c)
-        case .coordinatorPulse(let c, let generation, let bytes):
+        case .coordinatorPulse(let c, let generation, let from, let bytes):
             guard coordinators[c].isRunning(generation) else { return }
             if deferIfPaused(coordinator: c, event) { return }
             coordinators[c].pulses.append(bytes)
+            coordinators[c].pulseDelivered = (from, now)
             runCoordinator(c)
         case .coordinatorWake(let c, let generation, let token):
             guard coordinators[c].isRunning(generation), coordinators[c].wakeToken == token else { return }
             if deferIfPaused(coordinator: c, event) { return }
             coordinators[c].wakeAt = nil
             runCoordinator(c)
+        case .coordinatorPhase(let c, let generation):
+            guard coordinators[c].isRunning(generation) else { return }
+            if deferIfPaused(coordinator: c, event) { return }
+            continueTurn(c)
         case .coordinatorIO(let c, let generation, let outcome):
             guard coordinators[c].isRunning(generation) else { return }
             if deferIfPaused(coordinator: c, event) { return }

@@ -1,3 +1,4 @@
+public import CamsyncRuntime
 public import CamsyncCoordinator
 
 /// What one simulated run is: a seed and the shape of the cluster (docs/TESTING.md "The simulator").

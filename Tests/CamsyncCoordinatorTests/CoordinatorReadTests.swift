@@ -38,8 +38,8 @@ import Testing
     }
 
     /// A CURVE coordinator with ipad-1 and ipad-2 registered, each by its own key.
-    static func cluster() -> CoordinatorCore {
-        var core = R.core(security: security)
+    static func cluster(snapshotsPerTurn: Int = 64) -> CoordinatorCore {
+        var core = R.core(security: security, snapshotsPerTurn: snapshotsPerTurn)
         for (node, key) in [("ipad-1", "KEY1"), ("ipad-2", "KEY2")] {
             _ = core.receiveTurn(R.frame(R.register(NodeID(node)), route: Array(node.utf8), userID: key), at: R.at(1))
             for case .commit(let commit) in core.endTurn(at: R.at(1)) { _ = core.turnCommitted(commit.id, at: R.at(1)) }
@@ -101,5 +101,24 @@ import Testing
         #expect(gate.verdict(topic: Array(EventTopic.node("tv-1").utf8), key: "K") == .admit)
         #expect(gate.verdict(topic: Array(EventTopic.node("tv-2").utf8), key: "K") == .admit)
         #expect(gate.verdict(topic: Array(EventTopic.heartbeat.utf8), key: nil) != .admit)
+    }
+
+    /// A mass rejoin costs a bounded turn: one turn serves `snapshotsPerTurn` snapshot requests, and
+    /// answers the rest OVERLOADED (their nodes ask again at the next heartbeat); the next turn serves again.
+    @Test("a turn serves at most snapshotsPerTurn snapshots; the rest are refused OVERLOADED")
+    func snapshotsPerTurn() throws {
+        var core = Self.cluster(snapshotsPerTurn: 1)
+        let ask = { (node: String, key: String) in
+            R.frame(Read.snapshot(group: "", mine: true).envelope(sender: node), route: Array(node.utf8), userID: key)
+        }
+        let turn = core.runTurn(at: R.at(2)) { core in
+            core.receive(ask("ipad-1", "KEY1"), at: R.at(2)) + core.receive(ask("ipad-2", "KEY2"), at: R.at(2))
+        }
+        let bodies = R.replies(turn).map(\.body)
+        #expect(bodies.count == 2)
+        #expect(bodies.contains { if case .snapshot? = $0 { true } else { false } })
+        #expect(bodies.contains { if case .error(let error)? = $0 { error.code == .overloaded } else { false } })
+        let next = core.receiveTurn(ask("ipad-2", "KEY2"), at: R.at(3))
+        #expect(R.replies(next).contains { if case .snapshot? = $0.body { true } else { false } }, "served at the next turn")
     }
 }

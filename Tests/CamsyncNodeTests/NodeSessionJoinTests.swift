@@ -1,3 +1,4 @@
+import CamsyncRuntime
 import CamsyncPolicy
 import CamsyncWire
 import Testing
@@ -52,6 +53,30 @@ import Testing
         guard case .nodeStatus(let report)? = status.body else { Issue.record("not a node status"); return }
         #expect(report.registered && report.synced && report.coordinatorReachable && report.sequence == 2)
         #expect(status.requestID == 7)
+    }
+
+    /// A snapshot request refused (a leader serving its turn's share of snapshots during a mass
+    /// rejoin answers OVERLOADED) is asked again at the next heartbeat; with the planted bug that drops
+    /// the refusal, the node stays unsynced.
+    @Test("a refused snapshot request is asked again at the next heartbeat", arguments: [false, true])
+    func refusedSnapshotIsAskedAgain(planted: Bool) throws {
+        var settings = H.settings()
+        if planted { settings.plantedBug = .dropSnapshotError }
+        var session = NodeSession(settings: settings, now: H.at(0))
+        let coordinator = FakeCoordinator()
+        _ = session.start(now: H.at(0))
+        let request = try #require(session.receivePublication(coordinator.heartbeat(), now: H.at(100)).snapshotRequests.first)
+        let refusal = Envelope.error(Camsync_V1_Error(code: .overloaded, message: "busy"), requestID: request.requestID,
+                                     term: coordinator.term)
+        _ = session.receiveReply([refusal.serializedBytes()], now: H.at(150))
+        #expect(!session.snapshotRequested)
+        let next = session.receivePublication(coordinator.heartbeat(), now: H.at(600))
+        if planted {
+            #expect(next.snapshotRequests.isEmpty && session.replica.phase == .awaitingSnapshot, "the planted bug drops the refusal")
+        } else {
+            #expect(next.snapshotRequests.count == 1, "asked again: \(next)")
+            #expect(session.snapshotRequested)
+        }
     }
 
     enum Loss: String, CaseIterable, CustomTestStringConvertible {

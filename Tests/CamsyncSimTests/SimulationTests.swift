@@ -1,3 +1,4 @@
+import CamsyncRuntime
 import CamsyncCoordinator
 import CamsyncSimulator
 import CamsyncTestSupport
@@ -78,6 +79,21 @@ struct SimulationTests {
             }
         }
         #expect(caughtAt != nil, "\(bug.rawValue) went unnoticed over \(within) seeds")
+    }
+
+    /// The planted bugs of the real loops and of the node, each caught within 10 seeds from more than one
+    /// start (measured from 1, 1,000 and 77,777: docs/TESTING.md "Planted bugs"): a turn that hears the
+    /// leader's pulse only when its poll reported one (a stalled standby deposes a healthy leader); a
+    /// node that applies a batch of its group across a gap (its replica diverges); a node that drops a
+    /// refused snapshot request (it stays unsynced after a join storm).
+    @Test("the loop's and the node's planted bugs are caught within 10 seeds", arguments: [
+        PlantedBug.pulseOnlyWhenPolled, .applyAcrossGroupGap, .dropSnapshotError,
+    ], [1, 77_777] as [UInt64])
+    func loopAndNodeBugsAreCaught(_ bug: PlantedBug, from start: UInt64) throws {
+        for seed in start..<(start + 10) {
+            if !(try Self.run(SimulationOptions(seed: seed, plantedBug: bug))).passed { return }
+        }
+        Issue.record("\(bug.rawValue) went unnoticed over seeds \(start)–\(start + 9)")
     }
 
     /// A coordinator restarted from its snapshot that forgets the device groups' last sequences names

@@ -1,3 +1,4 @@
+import CamsyncRuntime
 import ArgumentParser
 import CamsyncCoordinator
 import CamsyncSimulator

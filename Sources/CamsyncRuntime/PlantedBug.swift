@@ -1,6 +1,6 @@
-/// Bugs planted on purpose, each behind this switch (`CoordinatorSettings.plantedBug`), so that a
-/// test can show the simulator's oracle catches them (`camsync sim --plant`). Nothing but the
-/// simulator sets it; a coordinator process has no flag for it.
+/// Bugs planted on purpose, each behind this switch (`CoordinatorSettings.plantedBug`,
+/// `NodeSettings.plantedBug`), so that a test can show the simulator's oracle catches them
+/// (`camsync sim --plant`). Nothing but the simulator sets it; no process has a flag for it.
 public enum PlantedBug: String, Sendable, Equatable, CaseIterable {
     /// A turn's replies and publications leave before its commit is durable.
     case acknowledgeBeforeDurable = "ack-before-durable"
@@ -14,4 +14,12 @@ public enum PlantedBug: String, Sendable, Equatable, CaseIterable {
     /// A coordinator started from a snapshot forgets the device groups' last sequences the snapshot
     /// keeps: the next batch of a group untouched since names no previous batch.
     case forgetGroupSequences = "forget-group-sequences"
+    /// A turn hears the leader's pulse only when its poll reported one: a pulse that arrives while the
+    /// turn applies the log or takes frames waits for the next poll, after `tick` judged the silence.
+    case pulseOnlyWhenPolled = "pulse-only-when-polled"
+    /// A node drops an error reply to its snapshot request, and nothing asks again: it stays unsynced.
+    case dropSnapshotError = "drop-snapshot-error"
+    /// A node applies a batch of its device group whose previous batch (in the group) it never saw,
+    /// instead of replaying the gap.
+    case applyAcrossGroupGap = "apply-across-group-gap"
 }
