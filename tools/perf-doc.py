@@ -1,13 +1,16 @@
 #!/usr/bin/env python3
 """Writes docs/PERFORMANCE.md's figures table from a `camsync bench` JSON report.
 
-  python3 tools/perf-doc.py                      # the table from docs/perf/bench.json (make perf-doc)
+  python3 tools/perf-doc.py                      # the generated parts from docs/perf/bench.json and apart.json (make perf-doc)
   python3 tools/perf-doc.py --record REPORT      # keep REPORT as docs/perf/bench.json (with the commit), then the table
   python3 tools/perf-doc.py --check              # exit 1 if the page's table is not what the report gives
   python3 tools/perf-doc.py --self-test
 
-The table sits between `<!-- perf-table:begin -->` and `<!-- perf-table:end -->`; everything else
-on the page is written by hand. Every number in the table comes from the report: a target's
+Three parts of the page are generated, each between its markers: the targets table
+(`perf-table`), every row of the benchmarks in ROWS_OF (`perf-rows`), and the figures measured
+apart from the bench, from docs/perf/apart.json (`perf-apart`); everything else on the page is
+written by hand and names a row instead of repeating its figure. A benchmark that failed shows each
+target it did not judge (the report's `notRun`) as not run. Every number in the table comes from the report: a target's
 measured figure, its threshold and basis, the floor rows its benchmark measured in the same run,
 the load when that benchmark started. Only the cause of a miss is text kept here (CAUSES), each
 pointing at the page's "Causes of misses".
@@ -28,7 +31,12 @@ import sys
 
 DOC = "docs/PERFORMANCE.md"
 REPORT = "docs/perf/bench.json"
+APART = "docs/perf/apart.json"
 BEGIN, END = "<!-- perf-table:begin -->", "<!-- perf-table:end -->"
+ROWS_BEGIN, ROWS_END = "<!-- perf-rows:begin -->", "<!-- perf-rows:end -->"
+APART_BEGIN, APART_END = "<!-- perf-apart:begin -->", "<!-- perf-apart:end -->"
+# The benchmarks whose every row and note the page shows (the prose of "Fleet" names them).
+ROWS_OF = ["fleet"]
 
 # Why a target is missed, by figure (first match wins). Each names its part of "Causes of misses".
 CAUSES = [
@@ -44,7 +52,7 @@ CAUSES = [
     (r"fleet, .* a batch reaches every node of its group", "the heartbeat's fan-out to every node, on shared cores (fleet)"),
     (r"fleet", "not yet explained: see the run's notes"),
     (r"HA failover", "not yet explained: see the run's notes"),
-    (r"recovery|restart|rebuild", "replay through the engine on a loaded host (restart and standby rebuild)"),
+    (r"recovery|restart|rebuild", "replay through the engine on a loaded host"),
 ]
 
 FLOOR = re.compile(r"raw |\(floor\)|floor|fdatasync|coordinator empty|ceiling", re.IGNORECASE)
@@ -161,6 +169,14 @@ def cause(target):
     return "not yet explained"
 
 
+def not_run(result):
+    """The targets a failed benchmark did not judge; a report recorded before `notRun` existed names
+    none, and then the benchmark's targets count as one (those of "Targets" measured by it)."""
+    if result.get("notRun") is not None:
+        return result["notRun"]
+    return [f"every target measured by `{result['name']}` (\"Targets\")"]
+
+
 def load_range(results):
     loads = [r["loadAverage"] for r in results if r.get("loadAverage") is not None]
     return f"{min(loads):.2f}–{max(loads):.2f}" if loads else "not recorded"
@@ -186,7 +202,9 @@ def table(report):
     for result in results:
         load = f"{result['loadAverage']:.2f}" if result.get("loadAverage") is not None else ""
         if result.get("error"):
-            out.append(f"| {result['name']} | — | not run: {cell(result['error'])} | | | {load} | **failed** | |")
+            out.append(f"| {result['name']} | — | failed: {cell(result['error'].strip())} | | | {load} | **failed** | |")
+            for figure in not_run(result):
+                out.append(f"| {result['name']} | {cell(figure)} | — | | | {load} | **not run** | the benchmark failed |")
             continue
         if not result["targets"]:
             skipped = [n for n in result.get("notes", []) if n.startswith("skipped")]
@@ -202,15 +220,71 @@ def table(report):
                        f"{sign} {value(t['target'], t['unit'])}{basis} | {floor} | {load} | {verdict} | {cell(cause(t))} |")
     targets = [t for r in results for t in r["targets"]]
     missed = sum(1 for t in targets if not met(t))
-    out += ["", f"{len(targets)} targets: {len(targets) - missed} met, {missed} missed.", END]
+    not_run_count = sum(len(not_run(r)) for r in results if r.get("error"))
+    out += ["", f"{len(targets) + not_run_count} targets: {len(targets) - missed} met, {missed} missed, {not_run_count} not run.", END]
     return "\n".join(out)
 
 
-def rewrite(doc_text, report):
-    start, end = doc_text.find(BEGIN), doc_text.find(END)
-    if start < 0 or end < start:
-        raise SystemExit(f"{DOC}: the markers {BEGIN} … {END} are missing")
-    return doc_text[:start] + table(report) + doc_text[end + len(END):]
+def latency_cells(row):
+    lat = row.get("latency")
+    if not lat or lat.get("count", 0) == 0:
+        return "", ""
+    if lat["count"] == 1:
+        return duration(lat["p50"]), ""
+    return duration(lat["p50"]), duration(lat["p99"])
+
+
+def rows_part(report):
+    """Every row of the benchmarks in ROWS_OF (floors aside: the targets table shows them; the notes
+    stay in the report)."""
+    out = [ROWS_BEGIN, f"<!-- generated by tools/perf-doc.py from {REPORT}: edit neither by hand; `make perf-doc` -->"]
+    for result in report["results"]:
+        if result["name"] not in ROWS_OF:
+            continue
+        out += ["", f"**{result['name']}**", ""]
+        if result.get("error"):
+            out.append(f"Failed: {cell(result['error'].strip())}")
+            continue
+        out += ["| row | p50 | p99 | rate | RSS |", "|---|---|---|---|---|"]
+        for row in result["rows"]:
+            if row["benchmark"] == "floor":
+                continue  # the targets table shows each target's floor
+            p50, p99 = latency_cells(row)
+            per_second = row.get("throughputPerSecond")
+            rss = row.get("rssMB")
+            out.append(f"| {cell(row['scenario'])} | {p50} | {p99} | {rate(per_second) if per_second is not None else ''} | "
+                       f"{f'{rss:.1f} MB' if rss is not None else ''} |")
+    out.append(ROWS_END)
+    return "\n".join(out)
+
+
+def apart_part(apart):
+    """The figures measured apart from the bench (docs/perf/apart.json): [{figure, measured, target,
+    verdict, how, run}]; `target` and `verdict` may be empty where the project sets none."""
+    out = [APART_BEGIN, f"<!-- generated by tools/perf-doc.py from {APART}: edit neither by hand; `make perf-doc` -->", "",
+           "| figure | measured | target | verdict | how | run |", "|---|---|---|---|---|---|"]
+    for f in apart:
+        verdict = f.get("verdict", "")
+        out.append(f"| {cell(f['figure'])} | {cell(f['measured'])} | {cell(f.get('target', ''))} | "
+                   f"{'**missed**' if verdict == 'missed' else verdict} | {cell(f['how'])} | {cell(f['run'])} |")
+    out.append(APART_END)
+    return "\n".join(out)
+
+
+def replace(doc_text, begin, end, part):
+    start, stop = doc_text.find(begin), doc_text.find(end)
+    if start < 0 or stop < start:
+        raise SystemExit(f"{DOC}: the markers {begin} … {end} are missing")
+    return doc_text[:start] + part + doc_text[stop + len(end):]
+
+
+def rewrite(doc_text, report, apart=None):
+    doc_text = replace(doc_text, BEGIN, END, table(report))
+    if ROWS_BEGIN in doc_text:
+        doc_text = replace(doc_text, ROWS_BEGIN, ROWS_END, rows_part(report))
+    if apart is not None and APART_BEGIN in doc_text:
+        doc_text = replace(doc_text, APART_BEGIN, APART_END, apart_part(apart))
+    return doc_text
 
 
 def commit():
@@ -236,17 +310,25 @@ def self_test():
                           "target": 1000.0, "unit": "us", "basis": ""}]},
             {"name": "ha-latency", "seconds": 1, "loadAverage": 0.5, "rows": [], "targets": [], "error": None,
              "notes": ["skipped: etcd is not installed"]},
-            {"name": "fanout", "seconds": 1, "loadAverage": 0.5, "rows": [], "targets": [], "notes": [], "error": "boom"},
+            {"name": "fanout", "seconds": 1, "loadAverage": 0.5, "rows": [], "targets": [], "notes": [], "error": "boom",
+             "notRun": ["event reaches all nodes, p99"]},
+            {"name": "fleet", "seconds": 1, "loadAverage": 0.5, "targets": [], "error": None, "notes": ["a note"],
+             "rows": [{"benchmark": "fleet", "scenario": "100 nodes: command → ack",
+                       "latency": {"count": 10, "p50": 500.0, "p99": 900.0, "max": 950.0}}]},
         ],
     }
-    doc = f"# t\n\nbefore\n{BEGIN}\nold\n{END}\nafter\n"
-    new = rewrite(doc, report)
-    assert new.startswith("# t\n\nbefore\n" + BEGIN) and new.endswith(END + "\nafter\n"), new
+    apart = [{"figure": "sim speed", "measured": "76×", "target": "≥ 100×", "verdict": "missed", "how": "camsync sim", "run": "x"}]
+    doc = f"# t\n\nbefore\n{BEGIN}\nold\n{END}\nmid\n{ROWS_BEGIN}\n{ROWS_END}\n{APART_BEGIN}\n{APART_END}\nafter\n"
+    new = rewrite(doc, report, apart)
+    assert new.startswith("# t\n\nbefore\n" + BEGIN) and new.endswith(APART_END + "\nafter\n"), new
+    assert "| fanout | event reaches all nodes, p99 | — | | | 0.50 | **not run** |" in new, new
+    assert "| 100 nodes: command → ack | 500 µs | 900 µs |  |  |" in new and "a note" not in new, new
+    assert "| sim speed | 76× | ≥ 100× | **missed** | camsync sim | x |" in new, new
     assert "| latency | claim→grant p50, journal off | 150 µs | ≤ 160 µs (2 × floor p50 80.0µs) | raw DEALER/ROUTER echo, 52 B, 2 processes: p50 80.0 µs, p99 120 µs | 1.50 | met |  |" in new, new
     assert "| 1.50 | **missed** | thread hand-offs" in new, new
     assert "skipped: etcd is not installed" in new and "**failed**" in new, new
-    assert "2 targets: 1 met, 1 missed." in new, new
-    assert rewrite(new, report) == new
+    assert "3 targets: 1 met, 1 missed, 1 not run." in new, new
+    assert rewrite(new, report, apart) == new
     assert value(51234, "/s") == "51.2k/s" and value(0.85, "x") == "0.85×" and value(2_410_000, "us") == "2.41 s"
     print("perf-doc: self-test passed")
 
@@ -269,9 +351,11 @@ def main(argv):
         print(f"perf-doc: {source} recorded as {REPORT} (commit {report['commit']})")
     with open(REPORT) as f:
         report = json.load(f)
+    with open(APART) as f:
+        apart = json.load(f)
     with open(DOC) as f:
         doc = f.read()
-    new = rewrite(doc, report)
+    new = rewrite(doc, report, apart)
     if "--check" in argv:
         if new != doc:
             print(f"perf-doc: {DOC}'s table differs from {REPORT}; run `make perf-doc`")

@@ -80,4 +80,28 @@ public enum BenchmarkName: String, CaseIterable, Sendable {
         default: false
         }
     }
+
+    /// The targets it judges, in words (docs/PERFORMANCE.md "Targets"): what a report lists as not
+    /// run when the benchmark fails before judging them.
+    public var targets: [String] {
+        switch self {
+        case .latency: ["claim→grant p50 and p99, journal off", "claim→grant p50 and p99, journal full",
+                        "claim→grant p99, journal off, web view watched"]
+        case .throughput: ["commands/s, journal full"]
+        case .fanout: ["event reaches all nodes, p99"]
+        case .failover: ["node killed → declared dead, every replica updated"]
+        case .recovery: ["restart with 100k journaled commands, serving again"]
+        case .memory: ["coordinator RSS, 1000 nodes / 10000 apps"]
+        case .micro: []
+        case .haLatency: ["claim→grant p50, log on etcd"]
+        case .haFailover: ["HA failover: first ack", "HA failover with 1000 nodes: every node follows after the first ack",
+                           "HA failover: registrations and snapshot requests caused"]
+        case .haThroughput: ["commands/s, log on etcd", "commands/s as a share of the raw ceiling"]
+        case .scale: ["flat cost against apps and nodes", "standby rebuild", "restart, replay all"]
+        case .fleet: ["fleet: registration + sync of every node", "fleet: copies the leader sends per batch",
+                      "fleet: a batch reaches every node of its group, p99", "fleet: a node's CPU and memory, flat"]
+        case .fleetFailover: ["HA failover with a fleet: first ack", "HA failover with a fleet: every node follows after the first ack",
+                              "HA failover with a fleet: registrations and snapshot requests caused"]
+        }
+    }
 }

@@ -3,7 +3,8 @@ import CamsyncRuntime
 import Foundation
 
 /// Runs the selected benchmarks one after the other and collects their results. A benchmark that
-/// fails is reported with its error; the others still run.
+/// fails is reported with its error and the targets it did not judge; the others still run, and
+/// `camsync bench` exits 2 (so `make bench` fails).
 public enum BenchSuite {
     public static func run(_ names: [BenchmarkName], settings: BenchSettings, command: String) -> BenchReport {
         let formatter = ISO8601DateFormatter()
@@ -18,6 +19,7 @@ public enum BenchSuite {
                 result = try run(name, settings)
             } catch {
                 result = BenchmarkResult(name: name.rawValue, error: "\(error)")
+                result.notRun = name.targets
                 settings.progress("\(name.rawValue) FAILED: \(error)")
             }
             result.seconds = Double(Clock.monotonicNanoseconds() - started) / 1e9

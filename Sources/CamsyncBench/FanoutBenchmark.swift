@@ -36,7 +36,8 @@ public enum FanoutBenchmark {
         let rawEndpoint = BenchSystem.loopbackEndpoint()
         try raw.bind(rawEndpoint)
         var rawSequence: UInt64 = 0
-        let topic = Array("ev.\(node)".utf8)
+        // The topic the coordinator publishes every batch under, which the subscribers follow.
+        let topic = Array(EventTopic.everyBatch.utf8)
         settings.progress("fanout: floor, raw PUB → \(k) SUB sockets in \(processes) processes")
         let floor = try measure(settings, dir: dir, label: "raw", events: rawEndpoint, context: context) {
             rawSequence += 1
@@ -84,7 +85,7 @@ public enum FanoutBenchmark {
                                           unit: .microseconds, basis: "command sent → last SUB, journal off; raw PUB floor p99 "
                                               + ReportFormatter.duration(microseconds: floor.all.summary.p99)))
         result.notes.append("fan-out figures start when the command is sent (an upper bound on publish → all received); "
-            + "subscribers subscribe to \"ev.\" and \"hb\" like full replicas and decode every envelope; the floor sends the "
+            + "subscribers subscribe to \"\(EventTopic.everyBatch)\" and \"\(EventTopic.heartbeat)\" like full replicas and decode every envelope; the floor sends the "
             + "same batch bytes from a bare PUB socket to the same subscriber processes; all of it shares the machine's cores")
         return result
     }

@@ -73,6 +73,16 @@ final class HACoordinators {
             .map { if case .snapshot? = $0.body { true } else { false } }
     }
 
+    /// Throws `UncausedLeadershipMove` when another coordinator than `index` now leads; `during`
+    /// says what was under way (nobody killed a coordinator then).
+    func checkLeads(_ index: Int, while during: String, directory: String) throws {
+        guard try leads(index) != true else { return }
+        let next = try waitForLeader()
+        if next != index {
+            throw UncausedLeadershipMove("c\(index) → c\(next) during \(during) (coordinator logs kept in \(directory))")
+        }
+    }
+
     /// What coordinator `index` says of itself (role, applied sequence), or nil when it did not
     /// answer within `timeoutMilliseconds`.
     func status(_ index: Int, timeoutMilliseconds: Int = 300) throws -> Camsync_V1_CoordinatorStatus? {

@@ -66,6 +66,8 @@ public struct BenchmarkResult: Codable, Sendable, Equatable {
     public var notes: [String]
     public var seconds: Double
     public var error: String?
+    /// The targets a benchmark that failed did not judge (`BenchmarkName.targets`); nil when it ran.
+    public var notRun: [String]?
     /// 1-minute load average when the benchmark started (the machine may be shared).
     public var loadAverage: Double?
 
@@ -173,13 +175,15 @@ public enum ReportFormatter {
         }
         out += table(header, rows) + "\n\n"
         let checks = report.results.flatMap(\.targets)
-        if !checks.isEmpty {
+        let notRun = report.results.flatMap { result in (result.notRun ?? []).map { (result.name, $0) } }
+        if !checks.isEmpty || !notRun.isEmpty {
             out += "targets (docs/PERFORMANCE.md \"Targets\")\n"
             out += table(["figure", "measured", "target", "verdict", "basis"], checks.map { check in
                 [check.figure, value(check.measured, unit: check.unit),
                  "\(check.comparison == .atMost ? "≤" : "≥") \(value(check.target, unit: check.unit))",
                  check.met ? "met" : "MISSED", check.basis]
-            }, leftColumns: 1, alsoLeft: [3, 4]) + "\n\n"
+            } + notRun.map { name, figure in [figure, "—", "", "NOT RUN", "\(name) failed"] },
+            leftColumns: 1, alsoLeft: [3, 4]) + "\n\n"
         }
         let loads = report.results.compactMap { r in r.loadAverage.map { "\(r.name) \($0)" } }
         let notes = report.results.flatMap { r in r.notes.map { "[\(r.name)] \($0)" } }

@@ -125,3 +125,11 @@ public struct BenchError: Error, CustomStringConvertible {
     public init(_ message: String) { self.message = message }
     public var description: String { message }
 }
+
+/// The HA leadership moved while no trial killed the leader: a fault of the cluster under test (a
+/// healthy leader deposed), which fails the benchmark's run rather than being noted beside it.
+public struct UncausedLeadershipMove: Error, CustomStringConvertible {
+    public var message: String
+    public init(_ message: String) { self.message = message }
+    public var description: String { "the leadership moved without a kill: \(message)" }
+}

@@ -88,15 +88,17 @@ public enum ChildProcesses {
         for pid in registered { kill(pid, SIGKILL) }
     }
 
-    /// On SIGINT or SIGTERM: kill the children, then exit with 128 + signal. On a crash signal: kill
-    /// the children from the handler, then let the crash go on as before (Swift's backtracer, or the
+    /// On SIGINT, SIGTERM or SIGHUP (the terminal closed): kill the children, run `beforeExit` (say,
+    /// remove a temporary directory), then exit with 128 + signal. On a crash signal: kill the
+    /// children from the handler, then let the crash go on as before (Swift's backtracer, or the
     /// default action). Call once, from the main thread.
-    public static func installSignalHandlers() {
-        for signalNumber in [SIGINT, SIGTERM] {
+    public static func installSignalHandlers(beforeExit: @escaping @Sendable () -> Void = {}) {
+        for signalNumber in [SIGINT, SIGTERM, SIGHUP] {
             signal(signalNumber, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
             source.setEventHandler {
                 killAll()
+                beforeExit()
                 exit(128 + signalNumber)
             }
             source.resume()

@@ -69,9 +69,10 @@ public enum ActionVerbs {
 
     /// Every verb with its usage, meaning and SPEC rules.
     public static var help: String {
-        var text = "Actions (camsync ctl act NODE ACTION [ARGS]); APP is a bundle id of an app on NODE:\n"
+        // One paragraph a verb, so that `--help` wraps each at the terminal's width.
+        var text = "Actions (camsync ctl act NODE ACTION [ARGS]); APP is a bundle id of an app on NODE.\n"
         for verb in verbs {
-            text += "\n  \(verb.usage)\n      \(verb.summary) [\(verb.rules)]\n      e.g. \(verb.examples[0])\n"
+            text += "\n\(verb.usage) — \(verb.summary) [\(verb.rules)]. Example: \(verb.examples[0])\n"
         }
         text += "\nNot offered: registering (a node does it when it starts), declaring a node dead and the PiP restore deadline (the coordinator issues those).\n"
         return text

@@ -39,6 +39,23 @@ import Testing
         #expect(text.contains("videoDeviceNotAvailableWithMultipleForegroundApps  4"))
     }
 
+    @Test("the headline names the leader's term and sequence once; the state's own line only where they differ or none leads")
+    func headlineOnce() throws {
+        var report = StatusReport(state: try Self.state(), sequence: 5, term: 3)
+        let leader = HighAvailabilityReport.Coordinator(name: "c1", endpoint: "tcp://127.0.0.1:1", role: "leading", term: 3,
+                                                        appliedSequence: 5, lag: 0, answeredInMilliseconds: 1, error: nil)
+        report.highAvailability = HighAvailabilityReport(leader: "c1", coordinators: [leader], etcd: [])
+        var text = CtlStatusCommand.render(report)
+        #expect(text.hasPrefix("leader c1 in term 3, sequence 5\n\nNodes"), "\(text)")
+        #expect(!text.contains("coordinator term"))
+        report.sequence = 7
+        text = CtlStatusCommand.render(report)
+        #expect(text.hasPrefix("leader c1 in term 3, sequence 5\nthe state below: term 3, sequence 7\n"), "\(text)")
+        report.highAvailability = HighAvailabilityReport(leader: nil, coordinators: [], etcd: [])
+        text = CtlStatusCommand.render(report)
+        #expect(text.hasPrefix("no coordinator leads\ncoordinator term 3, sequence 7\n"), "\(text)")
+    }
+
     @Test("audio sessions: category, options, active or interrupted by whom, ducked, silence hint, microphone (A1–A8)")
     func audioRows() throws {
         var engine = PolicyEngine(state: try Self.state())

@@ -141,7 +141,7 @@ struct HATopologyTests {
         // Through the topology: whichever coordinator is asked first, ctl reaches the leader.
         let ctl = try camsync(["ctl", "status", "-f", file, "--run-dir", run])
         #expect(ctl.status == 0, "ctl status -f: \(ctl.output)")
-        #expect(ctl.output.contains("coordinator term "))
+        #expect(ctl.output.contains(" in term "), "the headline names the leader and its term: \(ctl.output)")
 
         // Which one leads, as the coordinators themselves say.
         let curve = try Self.adminCurve(run)
@@ -169,7 +169,7 @@ struct HATopologyTests {
         #expect(refused.status != 0)
         #expect(refused.output.contains("notLeader") && refused.output.contains("the leader is \(leader)"), "\(refused.output)")
         let followed = try camsync(["ctl", "status", "--coordinator", "tcp://127.0.0.1:\(standbyPort)"] + keys)
-        #expect(followed.status == 0 && followed.output.contains("coordinator term "), "\(followed.output)")
+        #expect(followed.status == 0 && followed.output.contains(" in term "), "\(followed.output)")
 
         // A second `up` starts nothing new.
         let again = try camsync(["cluster", "up", file, "--timeout", "20"])

@@ -59,6 +59,9 @@ struct ClusterOptions: ParsableArguments {
             }
             if topology.security?.curve == true {
                 let keys = "\(run)/keys"
+                if coordinatorKey == nil, coordinatorKeys == nil, !FileManager.default.fileExists(atPath: "\(keys)/coordinators.txt") {
+                    throw NoClusterHere(topology: topology.name, topologyPath: path, runDirectory: run, chosenByOption: runDir != nil)
+                }
                 let trusted = try coordinatorKey.map { TrustedCoordinators.shared(try readKey($0, what: "coordinator public")) }
                     ?? LocalCluster.trustedHere(topology, try readTrustedCoordinators(coordinatorKeys ?? "\(keys)/coordinators.txt"))
                 resolved.curve = try curve(secret: adminKey ?? "\(keys)/admin.key", trusting: trusted)
@@ -117,5 +120,25 @@ extension ClusterOptions.Resolved {
             return "ipc://\(NSTemporaryDirectory())camsync-\(node).sock"
         }
         throw ValidationError("no node '\(node)' in this cluster; known nodes: \(controlEndpoints.keys.sorted().joined(separator: ", "))")
+    }
+}
+
+/// A topology's cluster was never brought up from this run directory (its keys are not there): what
+/// `ctl -f` says instead of the missing file's name, without a usage line.
+struct NoClusterHere: Error, CustomStringConvertible {
+    var topology: String
+    var topologyPath: String
+    var runDirectory: String
+    var chosenByOption: Bool
+
+    var description: String {
+        let chosen = chosenByOption ? "--run-dir chose it" : (ProcessInfo.processInfo.environment["CAMSYNC_RUN_DIR"].map {
+            $0.isEmpty ? "the default for this topology" : "CAMSYNC_RUN_DIR=\($0) chose it" } ?? "the default for this topology")
+        return """
+            no cluster `\(topology)` runs from the run directory \(runDirectory) (\(chosen)): it holds no keys/coordinators.txt.
+            Start one with `camsync cluster up \(topologyPath)`, or point at the directory it was started in: \
+            the run directory is $CAMSYNC_RUN_DIR/\(topology) when CAMSYNC_RUN_DIR is set, /tmp/camsync-\(topology) \
+            otherwise, or the one --run-dir names.
+            """
     }
 }

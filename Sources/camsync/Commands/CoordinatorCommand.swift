@@ -14,16 +14,23 @@ struct CoordinatorCommand: AsyncParsableCommand {
         commandName: "coordinator",
         abstract: "Run the coordinator: the single writer of cluster state.",
         discussion: """
-            Binds a ROUTER for commands and a PUB for events, journals every accepted command in
+            Binds a ROUTER for commands and a PUB for events, journals every accepted command in \
             DATA-DIR/journal.sqlite before acknowledging it, and declares silent nodes dead.
-            Example: camsync coordinator --data-dir /var/lib/camsync --commands tcp://0.0.0.0:5555 --events tcp://0.0.0.0:5556
 
-            HA mode (SPEC K6): with --etcd, several coordinators share one etcd cluster; one leads
-            (elected through etcd), the others are standbys that follow the log on etcd and answer
+            Example:
+              camsync coordinator --data-dir /var/lib/camsync \\
+                --commands tcp://0.0.0.0:5555 --events tcp://0.0.0.0:5556
+
+            HA mode (SPEC K6): with --etcd, several coordinators share one etcd cluster; one leads \
+            (elected through etcd), the others are standbys that follow the log on etcd and answer \
             NOT_LEADER naming the leader. No journal is kept locally (no --data-dir).
-            Example: camsync coordinator --etcd http://10.0.0.1:2379,http://10.0.0.2:2379,http://10.0.0.3:2379 \
-              --name c1 --commands tcp://0.0.0.0:5555 --events tcp://0.0.0.0:5556 \
-              --advertise-commands tcp://10.0.0.11:5555 --advertise-events tcp://10.0.0.11:5556
+
+            Example:
+              camsync coordinator --name c1 \\
+                --etcd http://10.0.0.1:2379,http://10.0.0.2:2379,http://10.0.0.3:2379 \\
+                --commands tcp://0.0.0.0:5555 --events tcp://0.0.0.0:5556 \\
+                --advertise-commands tcp://10.0.0.11:5555 \\
+                --advertise-events tcp://10.0.0.11:5556
             """)
 
     @OptionGroup var global: GlobalOptions

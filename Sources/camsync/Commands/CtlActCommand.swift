@@ -8,7 +8,7 @@ struct CtlActCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "act",
         abstract: "Perform a user/app action on a node, through that node's control socket.",
-        discussion: "Actions (APP is a bundle id installed on NODE):\n\n" + ActionVerbs.help)
+        discussion: ActionVerbs.help)
 
     @OptionGroup var cluster: ClusterOptions
     @Option(help: "Seconds to wait for the answer.") var timeout: Double = 15

@@ -9,13 +9,14 @@ struct CtlAdminCommand: ParsableCommand {
         commandName: "admin",
         abstract: "Admin actions, sent straight to the coordinator with the admin key.",
         discussion: """
-            These need the admin key when the cluster uses CURVE (found with -f TOPOLOGY, or
+            These need the admin key when the cluster uses CURVE (found with -f TOPOLOGY, or \
             --admin-key/--coordinator-key); a node's key is refused (FORBIDDEN).
-            Examples:
-              camsync ctl admin -f deploy/topologies/lab.yaml force-release ipad-1/builtin
-              camsync ctl admin -f deploy/topologies/lab.yaml declare-dead display-1
-              camsync ctl admin -f deploy/topologies/lab.yaml drain ipad-2
-              camsync ctl admin -f deploy/topologies/lab.yaml attach-display display-1 ipad-2
+
+            Examples (F=deploy/topologies/lab.yaml):
+              camsync ctl admin -f $F force-release ipad-1/builtin
+              camsync ctl admin -f $F declare-dead display-1
+              camsync ctl admin -f $F drain ipad-2
+              camsync ctl admin -f $F attach-display display-1 ipad-2
             """)
 
     enum Action: String, ExpressibleByArgument, CaseIterable {

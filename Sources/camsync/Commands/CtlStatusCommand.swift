@@ -94,7 +94,15 @@ struct CtlStatusCommand: ParsableCommand {
 
     static func render(_ report: StatusReport) -> String {
         var out = report.highAvailability.map { $0.headline + "\n" } ?? ""
-        out += "coordinator term \(report.term), sequence \(report.sequence)\n"
+        // The headline names the leader's term and sequence; the state's own are said only when it
+        // names none, or when the state below was read at another term or sequence than it names.
+        if let leading = report.highAvailability?.coordinators.first(where: { $0.role == "leading" }) {
+            if leading.term != report.term || leading.appliedSequence != report.sequence {
+                out += "the state below: term \(report.term), sequence \(report.sequence)\n"
+            }
+        } else {
+            out += "coordinator term \(report.term), sequence \(report.sequence)\n"
+        }
         for (title, header, rows) in [
             ("Nodes", StatusReport.nodeHeader, report.nodes), ("Cameras", StatusReport.cameraHeader, report.cameras),
             ("Capture sessions", StatusReport.sessionHeader, report.sessions),

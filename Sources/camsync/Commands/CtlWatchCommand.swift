@@ -11,20 +11,20 @@ struct CtlWatchCommand: ParsableCommand {
         commandName: "watch",
         abstract: "Print the live event stream (sequence, time, node, command, events); follows coordinator restarts.",
         discussion: """
-            Examples:
-              camsync ctl watch -f deploy/topologies/lab.yaml --device ipad-1 --json
-              camsync ctl watch -f deploy/topologies/lab.yaml --from-sequence 0   # history from the journal, then live
+            Examples (F=deploy/topologies/lab.yaml; the second: the journal's history, then live):
+              camsync ctl watch -f $F --device ipad-1 --json
+              camsync ctl watch -f $F --from-sequence 0
 
-            With --from-sequence N the history after N is replayed from the coordinator's journal first
-            (a replay request), then the live stream follows without a gap; batches the live stream
-            misses are replayed too. If the journal no longer holds batch N+1 the command says so and
+            With --from-sequence N the history after N is replayed from the coordinator's journal first \
+            (a replay request), then the live stream follows without a gap; batches the live stream \
+            misses are replayed too. If the journal no longer holds batch N+1 the command says so and \
             exits with code 3 (take a snapshot: `ctl status`).
 
-            With --device the stream is that device's group (the device and its displays, topic
-            `ev.DEVICE` ended by a zero byte): each batch names the group's previous batch, so a missed
+            With --device the stream is that device's group (the device and its displays, topic \
+            `ev.DEVICE` ended by a zero byte): each batch names the group's previous batch, so a missed \
             one is noticed and replayed from the journal like a gap of the whole stream.
 
-            Each sequence is printed once: a batch a new HA leader publishes again after a failover
+            Each sequence is printed once: a batch a new HA leader publishes again after a failover \
             (SPEC K7), or one the live stream repeats after a replay, is skipped.
             """)
 

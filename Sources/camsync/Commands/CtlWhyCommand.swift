@@ -8,10 +8,12 @@ struct CtlWhyCommand: ParsableCommand {
         commandName: "why",
         abstract: "Why an app's camera session, PiP window and audio session are as they are: the SPEC rule, the sequence and the command.",
         discussion: """
-            Replays the coordinator's command log through the policy engine and reports, for NODE/APP,
-            the rule that made each decision (C2.4, C4, C6, A7, P5 …), the sequence and the command
+            Replays the coordinator's command log through the policy engine and reports, for NODE/APP, \
+            the rule that made each decision (C2.4, C4, C6, A7, P5 …), the sequence and the command \
             that caused it, and the camera's holder with the sessions waiting for it in C6's order.
-            Example: camsync ctl why -f deploy/topologies/lab.yaml ipad-1/com.example.videocall   (add --json for scripts)
+
+            Example (add --json for scripts):
+              camsync ctl why -f deploy/topologies/lab.yaml ipad-1/com.example.videocall
             """)
 
     @OptionGroup var cluster: ClusterOptions

@@ -8,16 +8,19 @@ import CamsyncVerbs
 import CamsyncWire
 import Foundation
 import ZeroMQ
+#if canImport(Glibc)
+import Glibc
+#endif
 
 struct DemoCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "demo",
         abstract: "Start a local cluster and play the seeds' story step by step, narrated (this is `make run`).",
         discussion: """
-            A coordinator, two iPads (ipad-1 on iPadOS 16 with multitasking camera access, ipad-2 on
-            iPadOS 15) and an external display attached to ipad-1 run as separate processes in a temp
-            dir. Each step prints the `camsync ctl act` command it runs and the events apps see. The last
-            chapter is audio on ipad-2: music, a game mixing in, a call interrupting the music, and a
+            A coordinator, two iPads (ipad-1 on iPadOS 16 with multitasking camera access, ipad-2 on \
+            iPadOS 15) and an external display attached to ipad-1 run as separate processes in a temp \
+            dir. Each step prints the `camsync ctl act` command it runs and the events apps see. The last \
+            chapter is audio on ipad-2: music, a game mixing in, a call interrupting the music, and a \
             recorder refused the microphone with reason 2 (SPEC §8).
             """)
 
@@ -153,6 +156,15 @@ struct DemoCommand: ParsableCommand {
         let webAddress = web ? "127.0.0.1:\(LoopbackPorts.free())" : nil
         if let webAddress { cluster.coordinatorArguments += ["--http", webAddress] }
         let pauseMs = self.pauseMs ?? (web ? 1_500 : 0)
+        // However the demo ends, its cluster ends: normally or by an error (the defer below), on
+        // SIGINT, SIGTERM or SIGHUP or a crash (every child is killed, then the demo exits), and when
+        // its reader goes away (`camsync demo | head -3`: a write to the closed pipe fails instead
+        // of killing the demo by SIGPIPE, and the story stops at the next step).
+        let keepDirectory = runDir != nil
+        signal(SIGPIPE, SIG_IGN)
+        ChildProcesses.installSignalHandlers {
+            if !keepDirectory { try? FileManager.default.removeItem(atPath: directory) }
+        }
         defer {
             cluster.stop(grace: 5)
             if runDir == nil { try? FileManager.default.removeItem(atPath: directory) }
@@ -170,6 +182,7 @@ struct DemoCommand: ParsableCommand {
 
         var seen: [String: UInt64] = [:]
         for (index, step) in Self.steps.enumerated() {
+            if DemoOutput.closed { return }
             if !json && !(ha && index == Self.failoverAfterStep) {
                 say("\(index + 1). \(step.narration)  [\(step.rules)]")
                 say("   $ camsync ctl act \(step.node) \(step.action)")
@@ -210,7 +223,7 @@ struct DemoCommand: ParsableCommand {
             }
             if pauseMs > 0 { usleep(UInt32(pauseMs) * 1000) }
         }
-        if !json {
+        if !json && !DemoOutput.closed {
             let snapshot = try cluster.coordinatorState()
             say("Final status (camsync ctl status):")
             var report = StatusReport(state: snapshot.state, sequence: snapshot.sequence, term: snapshot.term,
@@ -246,14 +259,32 @@ struct DemoCommand: ParsableCommand {
         return lines.sorted { $0.0 < $1.0 }.map(\.1)
     }
 
-    func say(_ line: String) { emit(line) }
+    func say(_ line: String) { DemoOutput.write(line, to: STDOUT_FILENO) }
 
     /// Progress that is not part of the story's output: stderr with --json, so stdout stays JSON lines.
     private func note(_ line: String) {
-        if json {
-            FileHandle.standardError.write(Data((line + "\n").utf8))
-        } else {
-            emit(line)
+        DemoOutput.write(line, to: json ? STDERR_FILENO : STDOUT_FILENO)
+    }
+}
+
+/// The demo's output, written unbuffered with write(2). SIGPIPE is ignored while the demo runs, so
+/// a reader that went away makes a write fail (EPIPE) instead of ending the process; `closed` then
+/// holds, the demo stops at its next step, and its cluster is stopped as at any other end.
+enum DemoOutput {
+    nonisolated(unsafe) static var closed = false
+
+    static func write(_ line: String, to descriptor: Int32) {
+        guard !closed else { return }
+        let bytes = Array((line + "\n").utf8)
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress! + offset, $0.count - offset) }
+            if written < 0 {
+                if errno == EINTR { continue }
+                closed = true
+                return
+            }
+            offset += written
         }
     }
 }

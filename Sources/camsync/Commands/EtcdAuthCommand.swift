@@ -11,8 +11,10 @@ struct EtcdAuthCommand: AsyncParsableCommand {
         abstract: "Give a camsync cluster's coordinators a role limited to its etcd prefix, and turn etcd auth on.",
         discussion: """
             Example (as root's certificate, made by camsync keygen --etcd-certs … --client root):
-              camsync etcd-auth --etcd https://10.0.0.1:2379 --etcd-ca ca.crt --etcd-cert root.crt --etcd-key root.key \\
-                --prefix /camsync/site-a --role camsync-site-a --user site-a.c1 --user site-a.c2
+              camsync etcd-auth --etcd https://10.0.0.1:2379 \\
+                --etcd-ca ca.crt --etcd-cert root.crt --etcd-key root.key \\
+                --prefix /camsync/site-a --role camsync-site-a \\
+                --user site-a.c1 --user site-a.c2
             """)
 
     @Option(help: "etcd client URLs, comma-separated.") var etcd: String

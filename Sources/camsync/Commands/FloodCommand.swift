@@ -7,14 +7,14 @@ struct FloodCommand: ParsableCommand {
         commandName: "flood",
         abstract: "Throw a million malformed or adversarial frames at a real coordinator and measure how it holds up.",
         discussion: """
-            Starts a coordinator and two nodes from this binary in a temp dir, lets a good client
-            (admin: set_auto_pip and snapshot requests, alternating) run alone, then floods the
-            coordinator's ROUTER from several pipelined DEALERs with garbage, truncated envelopes,
-            wrong versions, multi-frame messages, invalid commands, impossible references, unknown
-            senders, impersonations and unexpected bodies, plus frames over MAXMSGSIZE from fresh
-            sockets; then the good client runs alone again. Prints frames by kind, replies by code,
-            the good client's latency before/during/after, and the coordinator's RSS. See docs/HOSTILE.md.
-            Exits non-zero when a bad frame went unanswered or was answered wrongly, the good client
+            Starts a coordinator and two nodes from this binary in a temp dir, lets a good client \
+            (admin: set_auto_pip and snapshot requests, alternating) run alone, then floods the \
+            coordinator's ROUTER from several pipelined DEALERs with garbage, truncated envelopes, \
+            wrong versions, multi-frame messages, invalid commands, impossible references, unknown \
+            senders, impersonations and unexpected bodies, plus frames over MAXMSGSIZE from fresh \
+            sockets; then the good client runs alone again. Prints frames by kind, replies by code, \
+            the good client's latency before/during/after, and the coordinator's RSS. See docs/HOSTILE.md. \
+            Exits non-zero when a bad frame went unanswered or was answered wrongly, the good client \
             failed, or the coordinator died.
             """)
 

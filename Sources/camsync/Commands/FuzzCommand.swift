@@ -7,9 +7,9 @@ struct FuzzCommand: ParsableCommand {
         commandName: "fuzz",
         abstract: "Run the seeded hostile-input fuzzer (decode → map → authorise → apply, invariants checked), or write its corpus.",
         discussion: """
-            Each input is one frame run through HostileInput.exercise against a realistic cluster
-            (two iPads, a display, running sessions, PiP). Exits non-zero on a broken property.
-            `--write-corpus DIR` writes the seed corpus (one file per valid envelope) for libFuzzer
+            Each input is one frame run through HostileInput.exercise against a realistic cluster \
+            (two iPads, a display, running sessions, PiP). Exits non-zero on a broken property. \
+            `--write-corpus DIR` writes the seed corpus (one file per valid envelope) for libFuzzer \
             (`make fuzz`). See docs/HOSTILE.md.
             """)
 

@@ -10,21 +10,28 @@ struct KeygenCommand: ParsableCommand {
         abstract: "Write a CURVE key pair (Z85) to PREFIX.key (secret, mode 0600) and PREFIX.pub; or, with --etcd-certs, "
             + "the etcd path's CA and certificates.",
         discussion: """
-            Example: camsync keygen /etc/camsync/keys/ipad-1
+            Example:
+              camsync keygen /etc/camsync/keys/ipad-1
 
-            Every CURVE key of a topology, with --topology FILE DIR (kept when present): a pair per coordinator
-            (DIR/coordinator-NAME.key, or DIR/coordinator.key for a single one) and DIR/coordinators.txt listing them
-            with their endpoints (what nodes and clients believe: --coordinator-keys), a pair per node and DIR/nodes.txt,
-            and the admin pair. --rotate NAME (a coordinator's or a node's name, or admin) makes that pair anew
+            Every CURVE key of a topology, with --topology FILE DIR (kept when present): a pair per coordinator \
+            (DIR/coordinator-NAME.key, or DIR/coordinator.key for a single one) and DIR/coordinators.txt listing them \
+            with their endpoints (what nodes and clients believe: --coordinator-keys), a pair per node and DIR/nodes.txt, \
+            and the admin pair. --rotate NAME (a coordinator's or a node's name, or admin) makes that pair anew \
             (docs/OPERATIONS.md "Rotating keys").
-            Example: camsync keygen --topology deploy/topologies/ha.yaml /etc/camsync/keys --rotate c2
 
-            etcd over mutual TLS (docs/OPERATIONS.md "Certificates"): makes DIR/ca.crt + ca.key (kept when present),
-            a server + peer certificate per --member NAME=HOST[,HOST…] and a client certificate per --client NAME
-            (its common name is the etcd user: CLUSTER.NAME for coordinators, root for root). Existing certificates
+            Example:
+              camsync keygen --topology deploy/topologies/ha.yaml --rotate c2 \\
+                /etc/camsync/keys
+
+            etcd over mutual TLS (docs/OPERATIONS.md "Certificates"): makes DIR/ca.crt + ca.key (kept when present), \
+            a server + peer certificate per --member NAME=HOST[,HOST…] and a client certificate per --client NAME \
+            (its common name is the etcd user: CLUSTER.NAME for coordinators, root for root). Existing certificates \
             are kept unless --force (renewal: a new key and certificate from the same CA).
-            Example: camsync keygen --etcd-certs /etc/camsync/tls --cluster site-a \\
-              --member etcd-0=10.0.0.1 --member etcd-1=10.0.0.2 --member etcd-2=10.0.0.3 --client c1 --client c2 --client root
+
+            Example:
+              camsync keygen --etcd-certs /etc/camsync/tls --cluster site-a \\
+                --member etcd-0=10.0.0.1 --member etcd-1=10.0.0.2 \\
+                --member etcd-2=10.0.0.3 --client c1 --client c2 --client root
             """)
 
     @Argument(help: "Path prefix of the two CURVE key files (with --topology: the keys directory).") var prefix: String?

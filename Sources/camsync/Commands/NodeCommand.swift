@@ -9,9 +9,11 @@ struct NodeCommand: AsyncParsableCommand {
         commandName: "node",
         abstract: "Run a node: one iPad or one external display, described by a YAML config.",
         discussion: """
-            Registers with the coordinator, keeps a replica of cluster state, fences the cameras it
+            Registers with the coordinator, keeps a replica of cluster state, fences the cameras it \
             hosts (C8) and takes user/app actions on its control socket (`camsync ctl act`).
-            Example: camsync node --config deploy/lab/ipad-1.yaml --control ipc:///tmp/ipad-1.sock
+
+            Example:
+              camsync node --config deploy/lab/ipad-1.yaml --control ipc:///tmp/ipad-1.sock
             """)
 
     @OptionGroup var global: GlobalOptions

@@ -9,16 +9,18 @@ struct SimCommand: ParsableCommand {
         commandName: "sim",
         abstract: "Simulate a whole cluster deterministically: one seed, one run, byte for byte.",
         discussion: """
-            Runs the real coordinator cores and node sessions through a simulated network, etcd (or
-            journal) and clocks, with faults the seed chooses: coordinator crash, pause past its lease,
-            partitions (leader from etcd, leader from nodes, a node from every coordinator), etcd losing
-            quorum or slowing, node crash and pause, lost, duplicated, reordered and delayed messages.
-            Then the faults heal and the cluster must converge and grant a fresh claim. The soak's
-            history checker and the simulator's own oracle judge every run; a failing seed prints the
+            Runs the real coordinator cores and node sessions through a simulated network, etcd (or \
+            journal) and clocks, with faults the seed chooses: coordinator crash, pause past its lease, \
+            partitions (leader from etcd, leader from nodes, a node from every coordinator), etcd losing \
+            quorum or slowing, node crash and pause, lost, duplicated, reordered and delayed messages. \
+            Then the faults heal and the cluster must converge and grant a fresh claim. The soak's \
+            history checker and the simulator's own oracle judge every run; a failing seed prints the \
             command that replays it. See docs/TESTING.md.
-            Examples: camsync sim --seed 7 --trace
-                      camsync sim --seeds 1-200
-                      camsync sim --seeds 1-20 --plant ack-before-durable
+
+            Examples:
+              camsync sim --seed 7 --trace
+              camsync sim --seeds 1-200
+              camsync sim --seeds 1-20 --plant ack-before-durable
             """)
 
     @Option(help: "One seed to run.") var seed: UInt64?

@@ -7,13 +7,15 @@ struct SoakCommand: ParsableCommand {
         commandName: "soak",
         abstract: "Run a real cluster under a seeded workload and faults, record the history, and check it.",
         discussion: """
-            Checks: no two sessions capture one camera at overlapping times (C1, at the resource); tokens
-            strictly increase per camera system (C8); every acknowledged command survives restarts (K3, K5);
-            the R1 alert at most once per device; replicas converge after the faults stop; every C2 reason
-            matches the engine's model; the audio invariants (A1–A8) hold through the replay and on every
-            replica, and every AVAudioSession notification a node gave matches the model. Exit status 1 on
+            Checks: no two sessions capture one camera at overlapping times (C1, at the resource); tokens \
+            strictly increase per camera system (C8); every acknowledged command survives restarts (K3, K5); \
+            the R1 alert at most once per device; replicas converge after the faults stop; every C2 reason \
+            matches the engine's model; the audio invariants (A1–A8) hold through the replay and on every \
+            replica, and every AVAudioSession notification a node gave matches the model. Exit status 1 on \
             any violation.
-            Example: camsync soak --duration 120 --seed 7
+
+            Example:
+              camsync soak --duration 120 --seed 7
             """)
 
     @Option(help: "Seconds of workload and faults.") var duration: Double = 60
