@@ -169,7 +169,8 @@ struct HATopologyTests {
         #expect(refused.status != 0)
         #expect(refused.output.contains("notLeader") && refused.output.contains("the leader is \(leader)"), "\(refused.output)")
         let followed = try camsync(["ctl", "status", "--coordinator", "tcp://127.0.0.1:\(standbyPort)"] + keys)
-        #expect(followed.status == 0 && followed.output.contains(" in term "), "\(followed.output)")
+        // Asked by address only, ctl knows no etcd to name a leader in the headline: the state's own line says the term.
+        #expect(followed.status == 0 && followed.output.contains("coordinator term "), "\(followed.output)")
 
         // A second `up` starts nothing new.
         let again = try camsync(["cluster", "up", file, "--timeout", "20"])
