@@ -393,6 +393,7 @@ void agent_on_published(display_agent *agent, size_t n_frames, const uint8_t *by
         }
     } else if (envelope->body_case == CAMSYNC__V1__ENVELOPE__BODY_COORDINATOR_HEARTBEAT) {
         const Camsync__V1__CoordinatorHeartbeat *heartbeat = envelope->coordinator_heartbeat;
+        if (agent->snapshot_wanted && !agent->snapshot_requested) agent_request_snapshot(agent);   // a refused one, again
         // An HA leader names itself: the command socket follows it.
         if (heartbeat->coordinator)
             agent_follow(agent, heartbeat->coordinator,
@@ -529,8 +530,14 @@ void agent_on_reply(display_agent *agent, const uint8_t *bytes, size_t length) {
         break;
     case ORIGIN_SNAPSHOT:
         agent->snapshot_requested = 0;
-        if (envelope->body_case == CAMSYNC__V1__ENVELOPE__BODY_SNAPSHOT) on_snapshot(agent, envelope->snapshot);
-        else agent_request_snapshot(agent);
+        if (envelope->body_case == CAMSYNC__V1__ENVELOPE__BODY_SNAPSHOT) {
+            on_snapshot(agent, envelope->snapshot);
+        } else {
+            // Refused (OVERLOADED while a turn's snapshots are served, during a mass rejoin): asked
+            // again at the next heartbeat, an interval later, not at once.
+            agent_log(agent, "warning", "snapshot request refused message=\"%s\"", message);
+            agent->snapshot_wanted = 1;
+        }
         break;
     case ORIGIN_REPLAY:
         if (envelope->body_case == CAMSYNC__V1__ENVELOPE__BODY_REPLAY) {
