@@ -190,6 +190,7 @@ extension CoordinatorCore {
         var actions: [CoordinatorAction] = [.log(.init(.warning, "stepping down", [
             "term": "\(term)", "sequence": "\(sequence)", "why": reason]))]
         actions += abandonTurns("not acknowledged: this coordinator stepped down (\(reason))")
+        snapshotBacklog.removeAll()   // their nodes ask again, and are told who leads
         let wasLeading = role.isLeading
         // A catch-up read still out is answered later (`answerOfAnotherPhase`); the rebuild waits for it.
         ha.phase = .rebuilding(read: read, win: nil)

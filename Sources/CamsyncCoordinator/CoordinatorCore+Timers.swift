@@ -24,6 +24,7 @@ extension CoordinatorCore {
             if let due = state.readDue { deadline = min(deadline, due) }
         }
         if role.isLeading {
+            if !snapshotBacklog.isEmpty { deadline = now }   // the next turn serves the backlog's next share
             deadline = min(deadline, nextHeartbeat)
             if let liveness = livenessCheckDue ?? nextLivenessDeadline() { deadline = min(deadline, liveness) }
             if let (due, _) = engine.nextDeadline() {

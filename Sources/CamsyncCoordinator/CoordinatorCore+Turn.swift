@@ -96,6 +96,11 @@ extension CoordinatorCore {
 
     /// The turn's snapshot requests become replies, all of one snapshot of the state as it is now.
     private mutating func answerSnapshotRequests(at time: CoordinatorTime) {
+        if !snapshotBacklog.isEmpty {
+            let served = min(snapshotBacklog.count, max(0, settings.snapshotsPerTurn - turn.snapshotRequests.count))
+            turn.snapshotRequests.insert(contentsOf: snapshotBacklog.prefix(served), at: 0)
+            snapshotBacklog.removeFirst(served)
+        }
         guard !turn.snapshotRequests.isEmpty else { return }
         var whole: Envelope?
         for (routingID, requestID, group) in turn.snapshotRequests {

@@ -33,6 +33,8 @@ public struct CoordinatorCore: Sendable {
     public internal(set) var counters = CoordinatorCounters()
     /// The turn being gathered: its log appends, and the replies and publications that wait for them.
     var turn = Turn()
+    /// Snapshot requests admitted beyond what one turn serves, oldest first (`snapshotsPerTurn`).
+    var snapshotBacklog: [(routingID: [UInt8], requestID: UInt64, group: NodeID?)] = []
     /// Turns handed to the log and not released yet, oldest first (at most `settings.commitsInFlight`).
     var inFlight: [TurnInFlight] = []
     var nextCommitID: UInt64 = 1

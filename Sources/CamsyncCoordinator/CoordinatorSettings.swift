@@ -20,9 +20,11 @@ public struct CoordinatorSettings: Sendable, Equatable {
     public var maxMessageSize: Int64
     /// Most requests handled per loop turn (one journal transaction covers them: group commit).
     public var batchLimit: Int
-    /// The most snapshot requests one turn serves; the rest are answered OVERLOADED and asked again
-    /// by their nodes at the next heartbeat, so that a mass rejoin costs a bounded turn.
+    /// The most snapshot requests one turn serves, so that a mass rejoin costs bounded turns; the
+    /// rest wait in a backlog of at most `snapshotBacklog` for the turns that follow (served in the
+    /// order they came), and beyond it are answered OVERLOADED, to be asked again at the next heartbeat.
     public var snapshotsPerTurn = 64
+    public var snapshotBacklog = 20_000
     /// Most turns in flight to the log at once (a pipelined log: the next turn is gathered, and sent,
     /// while earlier ones are written; replies still leave in commit order). 1: one at a time.
     public var commitsInFlight: Int

@@ -70,6 +70,7 @@ final class SimCoordinatorWorld: CoordinatorWorld {
     // MARK: What the core's actions do
 
     func send(_ envelope: Envelope, to routingID: [UInt8]) {
+        if case .snapshot? = envelope.body { charge(costs.snapshot) }
         charge(costs.reply)
         let bytes = envelope.serializedBytes()
         let target = String(decoding: routingID, as: UTF8.self)
@@ -238,7 +239,6 @@ final class SimCoordinatorWorld: CoordinatorWorld {
     func count(_ metric: CoordinatorMetric) {
         switch metric {
         case .accepted: charge(costs.command)
-        case .snapshotServed: charge(costs.snapshot)
         case .role(let leading, let term): simulation.roleChanged(c, leading: leading, term: term)
         default: break
         }

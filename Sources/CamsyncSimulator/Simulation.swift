@@ -92,8 +92,10 @@ public final class Simulation {
                                            liveness: options.liveness, snapshotEvery: 500, retryWindow: 65_536,
                                            policy: PolicySettings(pipRestoreDeadlineMilliseconds: 500))
         settings.plantedBug = options.plantedBug
-        // One, so that the refusal path is taken at a few nodes too (a join storm of six).
+        // One a turn, and a backlog of a twelfth of the nodes (none at six), so that the refusal is
+        // taken at a few nodes too (a join storm of six), and the backlog in a larger fleet.
         settings.snapshotsPerTurn = 1
+        settings.snapshotBacklog = options.nodes / 12
         self.settings = settings
         nodeConfigs = try SimTopology.nodeConfigs(count: options.nodes)
     }

@@ -38,8 +38,8 @@ import Testing
     }
 
     /// A CURVE coordinator with ipad-1 and ipad-2 registered, each by its own key.
-    static func cluster(snapshotsPerTurn: Int = 64) -> CoordinatorCore {
-        var core = R.core(security: security, snapshotsPerTurn: snapshotsPerTurn)
+    static func cluster(snapshotsPerTurn: Int = 64, snapshotBacklog: Int = 20_000) -> CoordinatorCore {
+        var core = R.core(security: security, snapshotsPerTurn: snapshotsPerTurn, snapshotBacklog: snapshotBacklog)
         for (node, key) in [("ipad-1", "KEY1"), ("ipad-2", "KEY2")] {
             _ = core.receiveTurn(R.frame(R.register(NodeID(node)), route: Array(node.utf8), userID: key), at: R.at(1))
             for case .commit(let commit) in core.endTurn(at: R.at(1)) { _ = core.turnCommitted(commit.id, at: R.at(1)) }
@@ -103,22 +103,28 @@ import Testing
         #expect(gate.verdict(topic: Array(EventTopic.heartbeat.utf8), key: nil) != .admit)
     }
 
-    /// A mass rejoin costs a bounded turn: one turn serves `snapshotsPerTurn` snapshot requests, and
-    /// answers the rest OVERLOADED (their nodes ask again at the next heartbeat); the next turn serves again.
-    @Test("a turn serves at most snapshotsPerTurn snapshots; the rest are refused OVERLOADED")
+    /// A mass rejoin costs bounded turns: one turn serves `snapshotsPerTurn` snapshot requests, the
+    /// next ones wait in the backlog (up to `snapshotBacklog`) for the turns after it, in order, and the
+    /// rest are answered OVERLOADED (their nodes ask again at the next heartbeat).
+    @Test("a turn serves snapshotsPerTurn snapshots, the backlog waits for the next turns, beyond it OVERLOADED")
     func snapshotsPerTurn() throws {
-        var core = Self.cluster(snapshotsPerTurn: 1)
-        let ask = { (node: String, key: String) in
-            R.frame(Read.snapshot(group: "", mine: true).envelope(sender: node), route: Array(node.utf8), userID: key)
+        var core = Self.cluster(snapshotsPerTurn: 1, snapshotBacklog: 1)
+        let ask = { (node: String, key: String, id: UInt64) in
+            var envelope = Read.snapshot(group: "", mine: true).envelope(sender: node)
+            envelope.requestID = id
+            return R.frame(envelope, route: Array(node.utf8), userID: key)
         }
-        let turn = core.runTurn(at: R.at(2)) { core in
-            core.receive(ask("ipad-1", "KEY1"), at: R.at(2)) + core.receive(ask("ipad-2", "KEY2"), at: R.at(2))
+        let first = core.runTurn(at: R.at(2)) { core in
+            core.receive(ask("ipad-1", "KEY1", 1), at: R.at(2)) + core.receive(ask("ipad-2", "KEY2", 2), at: R.at(2))
+                + core.receive(ask("ipad-1", "KEY1", 3), at: R.at(2))
         }
-        let bodies = R.replies(turn).map(\.body)
-        #expect(bodies.count == 2)
-        #expect(bodies.contains { if case .snapshot? = $0 { true } else { false } })
-        #expect(bodies.contains { if case .error(let error)? = $0 { error.code == .overloaded } else { false } })
-        let next = core.receiveTurn(ask("ipad-2", "KEY2"), at: R.at(3))
-        #expect(R.replies(next).contains { if case .snapshot? = $0.body { true } else { false } }, "served at the next turn")
+        let isSnapshot = { (envelope: Envelope) in if case .snapshot? = envelope.body { true } else { false } }
+        #expect(R.replies(first).filter(isSnapshot).map(\.requestID) == [1], "one served this turn")
+        #expect(R.replies(first).contains { if case .error(let error)? = $0.body { error.code == .overloaded && $0.requestID == 3 } else { false } },
+                "the third is beyond the backlog: OVERLOADED")
+        #expect(core.nextDeadline(at: R.at(2)) == 2, "the backlog makes the next turn due at once")
+        let second = core.tickTurn(at: R.at(3))
+        #expect(R.replies(second).filter(isSnapshot).map(\.requestID) == [2], "the backlog's is served by the next turn")
+        #expect(core.snapshotBacklog.isEmpty)
     }
 }

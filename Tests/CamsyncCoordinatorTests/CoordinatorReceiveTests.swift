@@ -9,10 +9,12 @@ import Testing
 struct CoordinatorReceiveTests {
     static let ipad1 = Array("ipad-1".utf8)
 
-    static func core(security: CoordinatorSecurity? = nil, snapshotEvery: UInt64 = 10_000, snapshotsPerTurn: Int = 64) -> CoordinatorCore {
+    static func core(security: CoordinatorSecurity? = nil, snapshotEvery: UInt64 = 10_000, snapshotsPerTurn: Int = 64,
+                     snapshotBacklog: Int = 20_000) -> CoordinatorCore {
         var settings = CoordinatorSettings(dataDirectory: "", heartbeatIntervalMilliseconds: 250, liveness: 4,
                                            snapshotEvery: snapshotEvery, security: security)
         settings.snapshotsPerTurn = snapshotsPerTurn
+        settings.snapshotBacklog = snapshotBacklog
         var core = CoordinatorCore(settings: settings, term: 7)
         core.beginServing(at: at(0))
         return core

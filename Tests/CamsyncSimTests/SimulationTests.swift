@@ -82,7 +82,7 @@ struct SimulationTests {
     }
 
     /// The planted bugs of the real loops and of the node, each caught within 10 seeds from more than one
-    /// start (measured from 1, 1,000 and 77,777: docs/TESTING.md "Planted bugs"): a turn that hears the
+    /// start (measured from 1, 1,000 and 77,777: docs/TESTING.md "Proof that the oracle bites"): a turn that hears the
     /// leader's pulse only when its poll reported one (a stalled standby deposes a healthy leader); a
     /// node that applies a batch of its group across a gap (its replica diverges); a node that drops a
     /// refused snapshot request (it stays unsynced after a join storm).
