@@ -140,7 +140,11 @@ public enum HostileInput {
             switch action {
             case .reply(_, let envelope):
                 try checkReply(envelope, bytes)
-                if case .snapshot? = envelope.body { try checkSnapshot(envelope, state: core.state, bytes) }
+                if case .snapshot(let snapshot)? = envelope.body {
+                    // A group's snapshot (only_my_group, or a named group) holds that group's part only.
+                    let expected = snapshot.group.isEmpty ? core.state : core.engine.state(ofGroup: NodeID(snapshot.group))
+                    try checkSnapshot(envelope, state: expected, bytes)
+                }
             case .publish(_, let publication):
                 try checkReply(publication.envelope, bytes)
                 try checkEncoding(publication, bytes)

@@ -173,13 +173,21 @@ extension PolicyEngine {
     // MARK: Displays
 
     /// A new command that would change nothing and is refused rather than logged under a sequence of
-    /// its own [policy]: attaching a display to the device it is attached to already. The coordinator
-    /// asks before it applies a command it has not logged yet; a log that holds such an attach (one
-    /// written before this refusal) still replays, since `apply` keeps accepting it as a no-op.
+    /// its own [policy]: attaching a display to the device it is attached to already, and detaching a
+    /// display that is attached to none. The coordinator asks before it applies a command it has not
+    /// logged yet; a log that holds such a command (one written before this refusal) still replays,
+    /// since `apply` keeps accepting it as a no-op.
     public func noOpRefusal(_ command: Command) -> Rejection? {
-        guard case .attachDisplay(let display, let device) = command, let record = state.nodes[display], record.alive,
-              record.kind == .display, record.attachedTo == device else { return nil }
-        return Rejection(.alreadyExists, "\(display) is already attached to \(device): nothing to do")
+        switch command {
+        case .attachDisplay(let display, let device):
+            guard let record = state.nodes[display], record.alive, record.kind == .display, record.attachedTo == device else { return nil }
+            return Rejection(.alreadyExists, "\(display) is already attached to \(device): nothing to do")
+        case .detachDisplay(let display):
+            guard let record = state.nodes[display], record.alive, record.kind == .display, record.attachedTo == nil else { return nil }
+            return Rejection(.displayNotAttached, "\(display) is not attached to a device: nothing to do")
+        default:
+            return nil
+        }
     }
 
     mutating func attachDisplay(_ display: NodeID, to device: NodeID, _ tx: inout Transaction) throws(Rejection) {

@@ -27,6 +27,25 @@ import Testing
         #expect(h.ok(.declareNodeDead(ipad)).isEmpty)  // idempotent
     }
 
+    /// [policy] Commands that would change nothing are refused before they take a sequence: attaching a
+    /// display where it is attached, detaching one that is attached to none. `apply` still accepts them
+    /// as no-ops (a log written before the refusal replays).
+    @Test("attaching an attached display and detaching a detached one are refused as no-ops; apply still accepts them")
+    func noOpDisplayCommandsAreRefused() {
+        var h = Harness()
+        h.ok(.registerNode(deviceRegistration(ipad)))
+        h.ok(.registerNode(displayRegistration("tv", attachedTo: ipad)))
+        #expect(h.engine.noOpRefusal(.attachDisplay(display: "tv", device: ipad))?.code == .alreadyExists)
+        #expect(h.engine.noOpRefusal(.detachDisplay(display: "tv")) == nil, "an attached display detaches")
+        #expect(h.ok(.detachDisplay(display: "tv")) == [.displayDetached(display: "tv", device: ipad)])
+        let refusal = h.engine.noOpRefusal(.detachDisplay(display: "tv"))
+        #expect(refusal?.code == .displayNotAttached)
+        #expect(refusal?.message == "tv is not attached to a device: nothing to do")
+        #expect(h.engine.noOpRefusal(.attachDisplay(display: "tv", device: ipad)) == nil, "a detached display attaches")
+        #expect(h.ok(.detachDisplay(display: "tv")).isEmpty, "replayed from an older log: no events")
+        #expect(h.engine.noOpRefusal(.detachDisplay(display: "nobody")) == nil, "an unknown node is apply's to refuse")
+    }
+
     /// K1, L3, C2.4, C10 — seed 000: a stage window on a display; the display dies → the window is back on the
     /// device screen, eligibility re-evaluated (still multitasking → reason 4), display camera disconnected.
     @Test func k1_deadDisplayReturnsWindows() {
