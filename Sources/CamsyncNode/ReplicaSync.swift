@@ -1,4 +1,5 @@
 import CamsyncRuntime
+import CamsyncVerbs
 public import CamsyncPolicy
 public import CamsyncWire
 
@@ -215,7 +216,8 @@ public struct ReplicaSync: Sendable {
                     return .needSnapshot(reason: "batch \(batch.sequence) moves a node into group \(group) from outside it: the group's snapshot")
                 }
                 divergences += 1
-                lastDivergence = "batch \(batch.sequence) (\(batch.command)): the leader's events \(batch.events), this replica's \(decisions.map(\.event))"
+                lastDivergence = "batch \(batch.sequence): the leader's events [\(batch.events.map(\.words).joined(separator: "; "))], "
+                    + "this replica's [\(decisions.map(\.event.words).joined(separator: "; "))]"
                 return .needSnapshot(reason: "replica diverged at sequence \(batch.sequence): events differ")
             case .failure(let rejection):
                 resync()
@@ -225,7 +227,7 @@ public struct ReplicaSync: Sendable {
                     return .needSnapshot(reason: "batch \(batch.sequence) moves a node this replica of group \(group) does not hold: the group's snapshot")
                 }
                 divergences += 1
-                lastDivergence = "batch \(batch.sequence) (\(batch.command)) refused: \(rejection)"
+                lastDivergence = "batch \(batch.sequence) refused by this replica: \(rejection.message)"
                 return .needSnapshot(reason: "replica refused sequence \(batch.sequence): \(rejection)")
             }
         }

@@ -53,6 +53,8 @@ struct DemoTests {
         let out = Pipe()
         process.standardOutput = out
         process.standardError = FileHandle.nullDevice
+        let ended = DispatchSemaphore(value: 0)
+        process.terminationHandler = { _ in ended.signal() }
         try process.run()
         defer { if process.isRunning { process.terminate() } }
         // Read until the first step is told: the cluster is up by then.
@@ -68,9 +70,7 @@ struct DemoTests {
         #expect(cluster.count >= 4, "a coordinator, two iPads and a display run: \(cluster)")
         // What `head` does once it has its lines: close its end of the pipe.
         try reader.close()
-        let deadline = Date().addingTimeInterval(60)
-        while process.isRunning && Date() < deadline { usleep(50_000) }
-        #expect(!process.isRunning, "the demo ended within 60 s of its reader going away")
+        #expect(ended.wait(timeout: .now() + 60) == .success, "the demo ended within 60 s of its reader going away")
         let survivors = cluster.filter(Self.isAlive)
         #expect(survivors.isEmpty, "every process of the demo's cluster ended; still running: \(survivors)")
         for pid in survivors { kill(pid, SIGKILL) }
