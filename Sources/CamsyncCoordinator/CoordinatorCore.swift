@@ -70,6 +70,12 @@ public struct CoordinatorCore: Sendable {
     /// later than any other, so it stays a lower bound until the tick that reaches it looks again:
     /// a turn costs nothing per node of the cluster.
     var livenessCheckDue: Int64?
+    /// The last instant (monotonic ms) at which this core had taken every frame waiting for it (the
+    /// frames phase found the socket empty). Silence is judged up to then, not up to the clock: a
+    /// leader that fell behind (a starved thread, a turn stalled after its frames) has heartbeats
+    /// waiting unread, and their nodes are not silent (K7). nil: whoever hands the core its frames
+    /// (a test, the fuzzer) hands it all of them.
+    var heardAllAt: Int64?
     public var livenessTimeoutMilliseconds: Int64 { settings.livenessTimeoutMilliseconds }
 
     /// How many committed batches the core keeps in memory for replays (about 200 bytes to 2 KiB each).
@@ -241,6 +247,11 @@ public struct CoordinatorCore: Sendable {
         if lastSeen[node] != nil || engine.state.nodes[node] != nil {
             lastSeen[node] = monotonicMilliseconds
         }
+    }
+
+    /// The frames phase found nothing more waiting at `time`: silence may be judged up to then.
+    public mutating func heardEverything(at time: CoordinatorTime) {
+        heardAllAt = time.monotonicMilliseconds
     }
 
     /// Alive nodes whose silence exceeded the timeout, in id order. Nodes never heard from

@@ -60,7 +60,11 @@ extension CoordinatorCore {
         case .frames:
             let start = world.now().monotonicMilliseconds
             var received = 0
-            while takesFrames, let frame = try world.nextFrame() {
+            while takesFrames {
+                guard let frame = try world.nextFrame() else {
+                    heardEverything(at: world.now())
+                    break
+                }
                 received += 1
                 let now = world.now()
                 try carryOut(receive(frame, at: now), in: world)

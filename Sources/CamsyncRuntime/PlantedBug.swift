@@ -17,6 +17,10 @@ public enum PlantedBug: String, Sendable, Equatable, CaseIterable {
     /// A turn hears the leader's pulse only when its poll reported one: a pulse that arrives while the
     /// turn applies the log or takes frames waits for the next poll, after `tick` judged the silence.
     case pulseOnlyWhenPolled = "pulse-only-when-polled"
+    /// A leader judges its nodes' silence up to the clock, not up to the last instant it had taken
+    /// every frame waiting: a leader stalled after its frames declares nodes dead whose heartbeats
+    /// wait unread (K7).
+    case judgeSilenceAtClock = "judge-silence-at-clock"
     /// A node drops an error reply to its snapshot request, and nothing asks again: it stays unsynced.
     case dropSnapshotError = "drop-snapshot-error"
     /// A node applies a batch of its device group whose previous batch (in the group) it never saw,

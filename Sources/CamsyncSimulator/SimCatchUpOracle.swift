@@ -24,7 +24,7 @@ extension Simulation {
         }
         guard now - since > syncBound else { return }
         let disturbed = ([disturbedUntil[.node(n)], disturbedUntil[.store], everyoneDisturbedUntil]
-            + coordinators.indices.map { disturbedUntil[.coordinator($0)] }).compactMap { $0 }.max() ?? 0
+            + coordinators.indices.flatMap { [disturbedUntil[.coordinator($0)], stalledUntil[$0]] }).compactMap { $0 }.max() ?? 0
         guard disturbed < now - syncBound, nodes[n].startedAt < now - syncBound else { return }
         violation("\(nodes[n].config.id) has waited \((now - since) / 1000) ms for a snapshot, undisturbed for "
                   + "\(syncBound / 1000) ms: it stopped asking")

@@ -49,6 +49,8 @@ struct SimCoordinator {
     var slowUntil: Int64 = 0
     /// A stall due in the next iteration's `phase` (the thread descheduled while it works): µs charged there.
     var stall: (phase: CoordinatorPhase, microseconds: Int64)?
+    /// A starved machine: until `until`, every iteration stalls in one of `phases` (a stall fault).
+    var stalling: (until: Int64, phases: [CoordinatorPhase])?
     var wakeToken = 0
     var wakeAt: Int64?
     var supervisor = SimSupervisor()
@@ -184,6 +186,14 @@ extension Simulation {
             coordinators[c].spinsAt = (now, 0)
         }
         coordinators[c].polled = CoordinatorReadiness(pulse: !coordinators[c].pulses.isEmpty)
+        if let stalling = coordinators[c].stalling, coordinators[c].stall == nil {
+            if now < stalling.until {
+                coordinators[c].stall = (stalling.phases[Int.random(in: 0..<stalling.phases.count, using: &faultRNG)],
+                                         randomDelay(450_000...1_200_000))
+            } else {
+                coordinators[c].stalling = nil
+            }
+        }
         coordinators[c].phase = 0
         continueTurn(c)
     }

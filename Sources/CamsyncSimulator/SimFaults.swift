@@ -42,7 +42,9 @@ extension Simulation {
         let kinds = ["kill-leader", "pause-leader", "kill-node", "pause-node", "partition-leader-nodes", "partition-node",
                      "lossy-network", "reorder", "slow-network", "join-storm", "join-storm", "slow-leader", "subscription-drop", "subscription-drop"]
             + (ha ? ["kill-coordinator", "partition-leader-store", "partition-leader-store", "store-quorum-lost", "store-slow",
-                     "pause-leader", "stall-standby", "stall-standby"] : [])
+                     "pause-leader", "stall-standby", "stall-standby"]
+                  // In HA a stalled leader is suspected and deposed before it judges anyone's silence.
+                  : ["stall-leader"])
         let kind = kinds[Int.random(in: 0..<kinds.count, using: &faultRNG)]
         let leader = leaderIndex ?? Int.random(in: 0..<coordinators.count, using: &faultRNG)
         let n = Int.random(in: 0..<nodes.count, using: &faultRNG)
@@ -110,6 +112,15 @@ extension Simulation {
             guard nodes[n].running else { return }
             nodes[n].subscriptionDownUntil = now + randomDelay(20_000...600_000)
             disturb(.node(n), until: nodes[n].subscriptionDownUntil)
+        case "stall-leader":
+            // The leader's thread descheduled for up to a second while it works (a starved machine):
+            // the nodes' heartbeats arrive meanwhile and wait. It may lose its leadership (its pulse is
+            // late), but it must not declare a node dead whose heartbeat waits to be read (K7): the
+            // nodes are not disturbed.
+            guard coordinators[leader].running else { return }
+            // After its frames, before its tick: where the heartbeats it has not read are at stake.
+            coordinators[leader].stalling = (now + lasting, [.frames, .pulses])
+            stalledUntil[leader] = max(stalledUntil[leader] ?? 0, now + lasting + 1_200_000)
         case "stall-standby":
             // A standby's thread descheduled for up to a second while it works (a starved machine): the
             // leader's pulses arrive meanwhile and wait; the standby must hear them before it judges
@@ -117,9 +128,8 @@ extension Simulation {
             let standbys = coordinators.indices.filter { $0 != leaderIndex && coordinators[$0].running }
             guard !standbys.isEmpty else { return }
             let c = standbys[Int.random(in: 0..<standbys.count, using: &faultRNG)]
-            let phase: [CoordinatorPhase] = [.news, .answers, .frames]
-            coordinators[c].stall = (phase[Int.random(in: 0..<3, using: &faultRNG)], randomDelay(450_000...1_200_000))
-            disturb(.coordinator(c), until: now + 1_200_000)
+            coordinators[c].stalling = (now + lasting, [.news, .answers, .frames])
+            disturb(.coordinator(c), until: now + lasting + 1_200_000)
         case "store-quorum-lost":
             store.available = false
             for c in coordinators.indices { storeLost(c) }

@@ -29,7 +29,7 @@ extension Simulation {
         }
         leadingSince[c] = nil
         let window = options.leaseSeconds * 1_000_000 + 500_000
-        let touched = [disturbedUntil[.coordinator(c)], disturbedUntil[.store], everyoneDisturbedUntil].compactMap { $0 }.max() ?? 0
+        let touched = [disturbedUntil[.coordinator(c)], stalledUntil[c], disturbedUntil[.store], everyoneDisturbedUntil].compactMap { $0 }.max() ?? 0
         guard touched < now - window else { return }
         violation("a healthy leader was deposed: \(coordinators[c].name) stopped leading term \(term), though no fault "
                   + "touched it, the store or the network for the last \(window / 1000) ms")

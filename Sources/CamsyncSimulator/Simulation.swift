@@ -75,6 +75,9 @@ public final class Simulation {
     /// Until when each process was last disturbed by a fault (µs), and every process by a network-wide one.
     var disturbedUntil: [SimNetwork.Endpoint: Int64] = [:]
     var everyoneDisturbedUntil: Int64 = 0
+    /// Coordinators whose thread a fault stalled, until when: it excuses their leadership and a node's
+    /// slow sync, never a node declared dead (K7).
+    var stalledUntil: [Int: Int64] = [:]
     var faultPhase = true
     var finished = false
     let settings: CoordinatorSettings

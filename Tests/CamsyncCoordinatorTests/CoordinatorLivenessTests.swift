@@ -46,3 +46,31 @@ struct CoordinatorLivenessTests {
         #expect(declared.count == 2, "both fall silent in the end")
     }
 }
+
+/// K1/K7: silence is judged up to the last instant the loop had read every frame waiting
+/// (`heardEverything(at:)`), not up to the clock: a leader that fell behind its queue (its thread
+/// starved after it took its frames) declares no one dead for heartbeats that wait unread, and
+/// declares the silent node once it has caught up.
+@Suite("CoordinatorCore: silence judged up to the last instant everything waiting was read")
+struct CoordinatorHeardEverythingTests {
+    @Test func aLeaderBehindItsQueueDeclaresNoOne() {
+        var core = CoordinatorReceiveTests.core()
+        _ = core.receiveTurn(CoordinatorReceiveTests.frame(CoordinatorReceiveTests.register("ipad-1", requestID: 1),
+                                                          route: Array("ipad-1".utf8)), at: CoordinatorReceiveTests.at(100))
+        core.heardEverything(at: CoordinatorReceiveTests.at(100))
+        let timeout = core.livenessTimeoutMilliseconds
+        func declared(at now: Int64) -> [NodeID] {
+            CoordinatorReceiveTests.appends(core.tickTurn(at: CoordinatorReceiveTests.at(now))).compactMap {
+                if case .declareNodeDead(let node)? = try? WireCodec.decodeCommand($0.command) { node } else { nil }
+            }
+        }
+        // Stalled since 100: the clock is far past the timeout, what was read is not.
+        #expect(declared(at: 100 + 3 * timeout) == [])
+        // Caught up (the socket found empty) at a time within the timeout: still alive.
+        core.heardEverything(at: CoordinatorReceiveTests.at(100 + timeout))
+        #expect(declared(at: 100 + 3 * timeout + CoordinatorCore.catchingUpRecheck) == [])
+        // Caught up past the timeout, nothing heard from it: declared.
+        core.heardEverything(at: CoordinatorReceiveTests.at(100 + 3 * timeout + 10))
+        #expect(declared(at: 100 + 3 * timeout + 10) == ["ipad-1"])
+    }
+}
