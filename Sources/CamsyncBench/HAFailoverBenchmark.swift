@@ -84,7 +84,7 @@ public enum HAFailoverBenchmark {
                                          leaseSeconds: setting.leaseSeconds, heartbeatMs: 500, liveness: Self.liveness,
                                          pulseMs: setting.pulseMs, suspicionMs: setting.suspicionMs)
         defer { cluster.stop() }
-        var leader = try cluster.waitForLeader()
+        let leader = try cluster.waitForLeader()
         // Two sockets per node, and as many again closed by a failover's reconnects, not reaped yet.
         let context = try ZMQContext(ioThreads: 2, maxSockets: 4 * nodes + 256)
         let commandEndpoints = cluster.coordinators.map(\.commandEndpoint)

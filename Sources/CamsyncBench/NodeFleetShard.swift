@@ -3,6 +3,7 @@ import CamsyncNode
 import CamsyncPolicy
 import CamsyncRuntime
 import CamsyncWire
+import Logging
 import ZeroMQ
 #if canImport(Glibc)
 import Glibc
@@ -17,7 +18,7 @@ import Glibc
 /// and heartbeats the nodes received and sent. With `displays`, each device number starts two nodes:
 /// the device and its display, which attaches itself to it (one device group of two).
 final class NodeFleetShard: @unchecked Sendable {
-    private struct Member {
+    fileprivate struct Member {
         var session: NodeSession
         var dealer: ZMQSocket
         var subscriber: ZMQSocket
@@ -232,31 +233,7 @@ final class NodeFleetShard: @unchecked Sendable {
     }
 
     private func execute(_ actions: [NodeAction], for index: Int) throws {
-        for action in actions {
-            switch action {
-            case .send(let envelope):
-                if case .nodeHeartbeat? = envelope.body { heartbeatsSent += 1 }
-                _ = try? members[index].dealer.send([envelope.serializedBytes()], dontWait: true)
-            case .reconnect(let endpoint, let serverKey, let reopenSubscriber):
-                lastMovedAt = Clock.monotonicNanoseconds()
-                members[index].dealer.close()
-                members[index].dealer = try NodeSockets.dealer(context, members[index].session.settings, endpoint: endpoint,
-                                                               serverKey: serverKey)
-                if reopenSubscriber {
-                    members[index].subscriber.close()
-                    members[index].subscriber = try NodeSockets.subscriber(context, members[index].session.settings,
-                                                                           topics: members[index].session.subscriptions)
-                    members[index].subscribed = members[index].session.subscriptions
-                }
-                changed.insert(index)
-            case .count(.registrationSent): registrations += 1
-            case .count(.snapshotRequested): snapshotRequests += 1
-            case .count(.replayRequested): replayRequests += 1
-            case .count, .replyToControl, .appendHistory, .log: break
-            }
-        }
-        NodeSockets.follow(members[index].session.subscriptions, on: members[index].subscriber,
-                           subscribed: &members[index].subscribed)
+        try Member.World(shard: self, index: index).carryOut(actions, subscriptions: members[index].session.subscriptions)
         noteStanding(index)
         members[index].deadline = members[index].session.nextDeadline
         earliestDeadline = min(earliestDeadline, members[index].deadline)
@@ -264,6 +241,38 @@ final class NodeFleetShard: @unchecked Sendable {
         if let leaving, followedAt[safe: index] == .some(nil), members[index].session.followed.commandEndpoint != leaving {
             followedAt[index] = Clock.monotonicNanoseconds()
         }
+    }
+
+    fileprivate func send(_ envelope: Envelope, for index: Int) {
+        if case .nodeHeartbeat? = envelope.body { heartbeatsSent += 1 }
+        _ = try? members[index].dealer.send([envelope.serializedBytes()], dontWait: true)
+    }
+
+    fileprivate func reconnect(_ index: Int, commandEndpoint: String, serverKey: String?, subscriber reopenSubscriber: Bool) throws {
+        lastMovedAt = Clock.monotonicNanoseconds()
+        members[index].dealer.close()
+        members[index].dealer = try NodeSockets.dealer(context, members[index].session.settings, endpoint: commandEndpoint,
+                                                       serverKey: serverKey)
+        if reopenSubscriber {
+            members[index].subscriber.close()
+            members[index].subscriber = try NodeSockets.subscriber(context, members[index].session.settings,
+                                                                   topics: members[index].session.subscriptions)
+            members[index].subscribed = members[index].session.subscriptions
+        }
+        changed.insert(index)
+    }
+
+    fileprivate func count(_ metric: NodeMetric) {
+        switch metric {
+        case .registrationSent: registrations += 1
+        case .snapshotRequested: snapshotRequests += 1
+        case .replayRequested: replayRequests += 1
+        default: break
+        }
+    }
+
+    fileprivate func follow(_ subscriptions: [String], for index: Int) {
+        NodeSockets.follow(subscriptions, on: members[index].subscriber, subscribed: &members[index].subscribed)
     }
 
     /// Keeps `joined` and `following` in step with member `index` (read in place, not copied).
@@ -307,4 +316,22 @@ final class NodeFleetShard: @unchecked Sendable {
 
 private extension Array {
     subscript(safe index: Int) -> Element? { indices.contains(index) ? self[index] : nil }
+}
+
+/// One member's world: its DEALER and SUB in the shard; what it counts is the shard's (`NodeWorld`).
+extension NodeFleetShard.Member {
+    struct World: NodeWorld {
+        unowned let shard: NodeFleetShard
+        let index: Int
+
+        func send(_ envelope: Envelope) { shard.send(envelope, for: index) }
+        func reconnect(commandEndpoint: String, serverKey: String?, subscriber: Bool) throws {
+            try shard.reconnect(index, commandEndpoint: commandEndpoint, serverKey: serverKey, subscriber: subscriber)
+        }
+        func replyToControl(identity: [UInt8], _ envelope: Envelope) {}   // a shard's nodes have no control socket
+        func appendHistory(_ entry: NodeHistoryEntry) {}
+        func count(_ metric: NodeMetric) { shard.count(metric) }
+        func log(_ level: Logger.Level, _ message: Logger.Message, _ metadata: Logger.Metadata) {}
+        func follow(_ subscriptions: [String]) { shard.follow(subscriptions, for: index) }
+    }
 }

@@ -123,43 +123,46 @@ final class NodeLoop {
             try handle(message)
         }
     }
+}
 
-    // MARK: Actions
+/// The node process's world: its ZeroMQ sockets, history file, metrics and logger.
+extension NodeLoop: NodeWorld {
+    func perform(_ actions: [NodeAction]) throws {
+        try carryOut(actions, subscriptions: session.subscriptions)
+    }
+
+    func send(_ envelope: Envelope) {
+        do {
+            _ = try dealer.send([envelope.serializedBytes()], dontWait: true)
+        } catch {
+            logger.debug("send to coordinator failed", metadata: ["error": "\(error)"])
+        }
+    }
+
+    func reconnect(commandEndpoint: String, serverKey: String?, subscriber reopenSubscriber: Bool) throws {
+        dealer.close()
+        dealer = try NodeSockets.dealer(context, settings, endpoint: commandEndpoint, serverKey: serverKey)
+        if reopenSubscriber {
+            subscriber.close()
+            subscriber = try NodeSockets.subscriber(context, settings, topics: session.subscriptions)
+            subscribed = session.subscriptions
+        }
+        registerPollItems()
+    }
+
+    func replyToControl(identity: [UInt8], _ envelope: Envelope) {
+        _ = try? control.send([identity, envelope.serializedBytes()], dontWait: true)
+    }
+
+    func appendHistory(_ entry: NodeHistoryEntry) { history?.append(entry) }
+    func count(_ metric: NodeMetric) { metrics.record(metric) }
+    func log(_ level: Logger.Level, _ message: Logger.Message, _ metadata: Logger.Metadata) {
+        logger.log(level: level, message, metadata: metadata)
+    }
 
     /// Keeps the SUB socket's subscriptions what the session follows (its own feed, or every batch
     /// when the coordinator keeps it a full replica, and the heartbeats).
-    func followSubscriptions() {
-        NodeSockets.follow(session.subscriptions, on: subscriber, subscribed: &subscribed)
-    }
-
-    func perform(_ actions: [NodeAction]) throws {
-        defer { followSubscriptions() }
-        for action in actions {
-            switch action {
-            case .send(let envelope):
-                do {
-                    _ = try dealer.send([envelope.serializedBytes()], dontWait: true)
-                } catch {
-                    logger.debug("send to coordinator failed", metadata: ["error": "\(error)"])
-                }
-            case .reconnect(let commandEndpoint, let serverKey, let reopenSubscriber):
-                dealer.close()
-                dealer = try NodeSockets.dealer(context, settings, endpoint: commandEndpoint, serverKey: serverKey)
-                if reopenSubscriber {
-                    subscriber.close()
-                    subscriber = try NodeSockets.subscriber(context, settings, topics: session.subscriptions)
-                    subscribed = session.subscriptions
-                }
-                registerPollItems()
-            case .replyToControl(let identity, let envelope):
-                _ = try? control.send([identity, envelope.serializedBytes()], dontWait: true)
-            case .appendHistory(let entry):
-                history?.append(entry)
-            case .count(let metric):
-                metrics.record(metric)
-            case .log(let level, let message, let metadata):
-                logger.log(level: level, message, metadata: metadata)
-            }
-        }
+    func follow(_ subscriptions: [String]) {
+        NodeSockets.follow(subscriptions, on: subscriber, subscribed: &subscribed)
     }
 }

@@ -1,12 +1,12 @@
 import CamsyncConfig
 import CamsyncNode
+import Logging
 import CamsyncPolicy
 import CamsyncHistory
 import CamsyncWire
 
-/// One node process of the simulation: the real `NodeSession`, and a shell that does what `NodeLoop`
-/// does with its actions (the DEALER to the coordinator the session follows, the SUB to every
-/// coordinator, the history file).
+/// One node process of the simulation: the real `NodeSession`, whose actions are carried out by the
+/// one `NodeWorld.carryOut` against the simulated network (`SimNodeWorld`).
 struct SimNode {
     let index: Int
     let config: NodeConfig
@@ -46,18 +46,8 @@ struct SimNode {
         running && subscribed.contains { topic.utf8.starts(with: $0.utf8) }
     }
 
-    /// After a step of the session, what the shell does with its state (`NodeLoop`): follows its
-    /// subscriptions, and returns when it wants to be woken (monotonic ms; nil: no session).
-    /// Mutating so that the session is read in place, not copied out of the simulation's array.
-    mutating func followSession() -> Int64? {
-        guard let session else {
-            subscribed = []
-            return nil
-        }
-        let wanted = session.subscriptions
-        if wanted != subscribed { subscribed = wanted }
-        return session.nextDeadline
-    }
+    /// When the session wants to be woken (monotonic ms; nil: no session).
+    var wakeDeadline: Int64? { session?.nextDeadline }
 }
 
 extension Simulation {
@@ -124,39 +114,20 @@ extension Simulation {
     }
 
     private func perform(_ n: Int, _ actions: [NodeAction]) {
-        for action in actions {
-            switch action {
-            case .send(let envelope):
-                let bytes = envelope.serializedBytes()
-                let c = nodes[n].target
-                let routingID = Array(nodes[n].config.id.rawValue.utf8)
-                for at in network.deliveries(from: .node(n), to: .coordinator(c), at: now, rng: &rng) {
-                    scheduler.schedule(.coordinatorFrame(c, generation: coordinators[c].generation, routingID: routingID,
-                                                         bytes: bytes), at: at)
-                }
-            case .reconnect(let endpoint, _, _):
-                nodes[n].target = SimTopology.coordinator(endpoint: endpoint) ?? nodes[n].target
-                nodes[n].epoch += 1
-                trace.record(now, "\(nodes[n].config.id) connects to \(endpoint)", 14, Int64(n), Int64(nodes[n].target))
-            case .appendHistory(let entry):
-                nodeEntries.append(entry)
-                if case .fence(let record) = entry { nodeSawFence(n, record) }
-            case .count(let metric):
-                if metric == .registrationSent || metric == .snapshotRequested || metric == .replayRequested {
-                    catchUpRequested(n, metric)
-                }
-            case .replyToControl, .log:
-                break
-            }
+        guard let subscriptions = nodes[n].session?.subscriptions else { return }
+        do {
+            try SimNodeWorld(simulation: self, n: n).carryOut(actions, subscriptions: subscriptions)
+        } catch {
+            violation("\(nodes[n].config.id)'s actions threw \(error)")
         }
-        guard let deadline = nodes[n].followSession() else { return }
+        guard let deadline = nodes[n].wakeDeadline else { return }
         nodes[n].wakeToken += 1
         let at = (deadline - nodes[n].clockOffset) * 1000
         scheduler.schedule(.nodeWake(n, generation: nodes[n].generation, token: nodes[n].wakeToken), at: max(at, now + 1))
     }
 
     /// Nothing more than the history keeps: a hook for the trace.
-    private func nodeSawFence(_ n: Int, _ record: FenceRecord) {
+    func nodeSawFence(_ n: Int, _ record: FenceRecord) {
         trace.record(now, "\(nodes[n].config.id) fence \(record.decision.kind) \(record.decision.app) token \(record.decision.token.value)",
                      15, Int64(n), Int64(record.decision.token.value))
     }
@@ -165,5 +136,50 @@ extension Simulation {
         guard nodes[n].pausedUntil > now else { return false }
         scheduler.schedule(event, at: nodes[n].pausedUntil)
         return true
+    }
+}
+
+/// A simulated node's world: its messages cross the simulated network to the coordinator it
+/// follows; what it records goes to the history the checker reads (`NodeWorld`).
+struct SimNodeWorld: NodeWorld {
+    unowned let simulation: Simulation
+    let n: Int
+
+    func send(_ envelope: Envelope) {
+        let sim = simulation
+        let bytes = envelope.serializedBytes()
+        let c = sim.nodes[n].target
+        let routingID = Array(sim.nodes[n].config.id.rawValue.utf8)
+        for at in sim.network.deliveries(from: .node(n), to: .coordinator(c), at: sim.now, rng: &sim.rng) {
+            sim.scheduler.schedule(.coordinatorFrame(c, generation: sim.coordinators[c].generation, routingID: routingID,
+                                                     bytes: bytes), at: at)
+        }
+    }
+
+    func reconnect(commandEndpoint: String, serverKey: String?, subscriber: Bool) {
+        let sim = simulation
+        sim.nodes[n].target = SimTopology.coordinator(endpoint: commandEndpoint) ?? sim.nodes[n].target
+        sim.nodes[n].epoch += 1
+        sim.trace.record(sim.now, "\(sim.nodes[n].config.id) connects to \(commandEndpoint)", 14, Int64(n), Int64(sim.nodes[n].target))
+    }
+
+    func replyToControl(identity: [UInt8], _ envelope: Envelope) {}
+
+    func appendHistory(_ entry: NodeHistoryEntry) {
+        simulation.nodeEntries.append(entry)
+        if case .fence(let record) = entry { simulation.nodeSawFence(n, record) }
+    }
+
+    func count(_ metric: NodeMetric) {
+        if metric == .registrationSent || metric == .snapshotRequested || metric == .replayRequested {
+            simulation.catchUpRequested(n, metric)
+        }
+    }
+
+    func log(_ level: Logger.Level, _ message: Logger.Message, _ metadata: Logger.Metadata) {}
+
+    /// The simulated SUB follows what the session subscribes to (read when a publication is routed).
+    func follow(_ subscriptions: [String]) {
+        if simulation.nodes[n].subscribed != subscriptions { simulation.nodes[n].subscribed = subscriptions }
     }
 }
