@@ -3,7 +3,6 @@ import CamsyncNode
 import CamsyncPolicy
 import CamsyncRuntime
 import CamsyncWire
-import Logging
 import ZeroMQ
 #if canImport(Glibc)
 import Glibc
@@ -331,7 +330,6 @@ extension NodeFleetShard.Member {
         func replyToControl(identity: [UInt8], _ envelope: Envelope) {}   // a shard's nodes have no control socket
         func appendHistory(_ entry: NodeHistoryEntry) {}
         func count(_ metric: NodeMetric) { shard.count(metric) }
-        func log(_ level: Logger.Level, _ message: Logger.Message, _ metadata: Logger.Metadata) {}
         func follow(_ subscriptions: [String]) { shard.follow(subscriptions, for: index) }
     }
 }

@@ -23,6 +23,9 @@ public protocol NodeWorld {
 }
 
 extension NodeWorld {
+    /// A world without a logger (the simulator, a fleet shard) drops the session's log lines.
+    public func log(_ level: Logger.Level, _ message: Logger.Message, _ metadata: Logger.Metadata) {}
+
     /// Carries out `actions` in order, then keeps the subscription what `subscriptions` says.
     public func carryOut(_ actions: [NodeAction], subscriptions: [String]) throws {
         defer { follow(subscriptions) }

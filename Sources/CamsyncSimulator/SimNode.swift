@@ -1,6 +1,5 @@
 import CamsyncConfig
 import CamsyncNode
-import Logging
 import CamsyncPolicy
 import CamsyncHistory
 import CamsyncWire
@@ -176,7 +175,6 @@ struct SimNodeWorld: NodeWorld {
         }
     }
 
-    func log(_ level: Logger.Level, _ message: Logger.Message, _ metadata: Logger.Metadata) {}
 
     /// The simulated SUB follows what the session subscribes to (read when a publication is routed).
     func follow(_ subscriptions: [String]) {
