@@ -67,10 +67,14 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(name: "CamsyncRuntime", swiftSettings: swiftSettings),
+        // etcd's plain values, which the coordinator's core names without linking the client: a
+        // member's address, the client's TLS files, a leadership won.
+        .target(name: "CamsyncEtcdModel", swiftSettings: swiftSettings),
         // The etcd v3 client (generated gRPC stubs in Generated/, `make etcd-proto`) and its domain wrapper.
         .target(
             name: "CamsyncEtcd",
             dependencies: [
+                "CamsyncEtcdModel",
                 .product(name: "GRPCCore", package: "grpc-swift-2"),
                 .product(name: "GRPCNIOTransportHTTP2", package: "grpc-swift-nio-transport"),
                 .product(name: "GRPCProtobuf", package: "grpc-swift-protobuf"),
@@ -91,10 +95,21 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // The coordinator's pure core: its decisions, its turn's phases and the seam its worlds implement
+        // (`CoordinatorWorld`); no sockets, no journal, no etcd client (package-check proves it).
+        .target(
+            name: "CamsyncCoordinatorCore",
+            dependencies: [
+                "CamsyncEtcdModel", "CamsyncPolicy", "CamsyncRuntime", "CamsyncWire",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // The coordinator process's world: ZeroMQ, the journal (GRDB), etcd, the loop and its threads.
         .target(
             name: "CamsyncCoordinator",
             dependencies: [
-                "ZeroMQ", "CamsyncRuntime", "CamsyncPolicy", "CamsyncWire", "CamsyncEtcd",
+                "ZeroMQ", "CamsyncCoordinatorCore", "CamsyncEtcdModel", "CamsyncRuntime", "CamsyncPolicy", "CamsyncWire", "CamsyncEtcd",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
@@ -111,7 +126,17 @@ let package = Package(
         .target(
             name: "CamsyncNode",
             dependencies: [
-                "ZeroMQ", "CamsyncRuntime", "CamsyncPolicy", "CamsyncWire", "CamsyncConfig", "CamsyncVerbs",
+                "CamsyncRuntime", "CamsyncPolicy", "CamsyncWire", "CamsyncConfig", "CamsyncVerbs",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // A node process's world (`NodeWorld` over ZeroMQ): its sockets, loop and metrics, for
+        // `camsync node` and the fleet benchmark's shards. The session above stays free of I/O.
+        .target(
+            name: "CamsyncNodeProcess",
+            dependencies: [
+                "ZeroMQ", "CamsyncNode", "CamsyncRuntime", "CamsyncPolicy", "CamsyncWire",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
             ],
@@ -119,13 +144,13 @@ let package = Package(
         ),
         .target(
             name: "CamsyncClient",
-            dependencies: ["ZeroMQ", "CamsyncPolicy", "CamsyncWire", "CamsyncVerbs", "CamsyncEtcd"],
+            dependencies: ["CamsyncEtcdModel", "ZeroMQ", "CamsyncPolicy", "CamsyncWire", "CamsyncVerbs", "CamsyncEtcd"],
             swiftSettings: swiftSettings
         ),
         // The read-only HTTP side of a daemon: /metrics (swift-prometheus) and the live web view.
         .target(
             name: "CamsyncWeb",
-            dependencies: [
+            dependencies: ["CamsyncEtcdModel", 
                 "ZeroMQ", "CamsyncPolicy", "CamsyncWire", "CamsyncClient", "CamsyncNode", "CamsyncVerbs", "CamsyncEtcd",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -142,7 +167,7 @@ let package = Package(
         // `camsync cluster`, `ctl -f`, `keygen`, the demo and the lab.
         .target(
             name: "CamsyncTopology",
-            dependencies: [
+            dependencies: ["CamsyncEtcdModel", 
                 "CamsyncConfig", "CamsyncEtcd", "CamsyncPKI", "CamsyncWire", "ZeroMQ",
                 .product(name: "Yams", package: "Yams"),
             ],
@@ -160,14 +185,14 @@ let package = Package(
         // seeded workload, and the assembly of a run's records into a `History`.
         .target(
             name: "CamsyncWorkload",
-            dependencies: ["CamsyncCoordinator", "CamsyncHistory", "CamsyncNode", "CamsyncPolicy", "CamsyncRuntime", "CamsyncWire"],
+            dependencies: ["CamsyncCoordinatorCore", "CamsyncCoordinator", "CamsyncHistory", "CamsyncNode", "CamsyncPolicy", "CamsyncRuntime", "CamsyncWire"],
             swiftSettings: swiftSettings
         ),
         // The deterministic simulator (`camsync sim`): coordinators, nodes, etcd and the network in one
         // process on a simulated clock. No processes, no sockets.
         .target(
             name: "CamsyncSimulator",
-            dependencies: [
+            dependencies: ["CamsyncCoordinatorCore", "CamsyncEtcdModel", 
                 "CamsyncConfig", "CamsyncCoordinator", "CamsyncEtcd", "CamsyncHistory", "CamsyncNode", "CamsyncPolicy",
                 "CamsyncRuntime", "CamsyncTopology", "CamsyncWire", "CamsyncWorkload",
             ],
@@ -177,7 +202,7 @@ let package = Package(
         // child processes, and local etcd clusters.
         .target(
             name: "CamsyncProcessLab",
-            dependencies: [
+            dependencies: ["CamsyncCoordinatorCore", "CamsyncEtcdModel", 
                 "ZeroMQ", "CamsyncClient", "CamsyncConfig", "CamsyncCoordinator", "CamsyncEtcd", "CamsyncPKI", "CamsyncPolicy",
                 "CamsyncRuntime", "CamsyncStats", "CamsyncTopology", "CamsyncWire",
             ],
@@ -186,16 +211,16 @@ let package = Package(
         // The benchmarks (`camsync bench`).
         .target(
             name: "CamsyncBench",
-            dependencies: [
-                "ZeroMQ", "CamsyncConfig", "CamsyncCoordinator", "CamsyncEtcd", "CamsyncNode", "CamsyncPolicy", "CamsyncProcessLab",
-                "CamsyncRuntime", "CamsyncStats", "CamsyncTopology", "CamsyncWire",
+            dependencies: ["CamsyncCoordinatorCore", "CamsyncEtcdModel", 
+                "ZeroMQ", "CamsyncConfig", "CamsyncCoordinator", "CamsyncEtcd", "CamsyncNode", "CamsyncNodeProcess", "CamsyncPolicy",
+                "CamsyncProcessLab", "CamsyncRuntime", "CamsyncStats", "CamsyncTopology", "CamsyncWire",
             ],
             swiftSettings: swiftSettings
         ),
         // Hostile input: the corpus, the mutator, the seeded fuzzer's checks (`camsync fuzz`, Fuzz/) and the flood.
         .target(
             name: "CamsyncHostile",
-            dependencies: [
+            dependencies: ["CamsyncCoordinatorCore", 
                 "ZeroMQ", "CamsyncClient", "CamsyncCoordinator", "CamsyncPolicy", "CamsyncProcessLab",
                 "CamsyncRuntime", "CamsyncStats", "CamsyncTopology", "CamsyncWire",
             ],
@@ -213,7 +238,7 @@ let package = Package(
         // The process soak (`camsync soak`): a local cluster under the workload and injected faults, checked by CamsyncHistory.
         .target(
             name: "CamsyncSoakDriver",
-            dependencies: [
+            dependencies: ["CamsyncCoordinatorCore", 
                 "ZeroMQ", "CamsyncClient", "CamsyncCoordinator", "CamsyncEtcd", "CamsyncHistory", "CamsyncNode", "CamsyncPolicy",
                 "CamsyncProcessLab", "CamsyncRuntime", "CamsyncTopology", "CamsyncWire", "CamsyncWorkload",
             ],
@@ -222,7 +247,8 @@ let package = Package(
         .executableTarget(
             name: "camsync",
             dependencies: [
-                "ZeroMQ", "CamsyncPolicy", "CamsyncConfig", "CamsyncWire", "CamsyncCoordinator", "CamsyncNode", "CamsyncClient",
+                "ZeroMQ", "CamsyncCoordinatorCore", "CamsyncEtcdModel", "CamsyncPolicy", "CamsyncConfig", "CamsyncWire", "CamsyncCoordinator", "CamsyncNode", "CamsyncNodeProcess",
+                "CamsyncClient",
                 "CamsyncVerbs", "CamsyncWeb", "CamsyncEtcd", "CamsyncPKI", "CamsyncTopology", "CamsyncProcessLab", "CamsyncBench",
                 "CamsyncHostile", "CamsyncScenario", "CamsyncSimulator", "CamsyncSoakDriver", "CamsyncRuntime",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -247,12 +273,12 @@ let package = Package(
         .testTarget(name: "ZeroMQTests", dependencies: ["CamsyncTestSupport", "ZeroMQ"], swiftSettings: swiftSettings),
         .testTarget(name: "CamsyncVerbsTests", dependencies: ["CamsyncVerbs", "CamsyncPolicy"], swiftSettings: swiftSettings),
         .testTarget(name: "CamsyncPolicyTests", dependencies: ["CamsyncPolicy", "CamsyncRuntime"], swiftSettings: swiftSettings),
-        .testTarget(name: "CamsyncCoordinatorTests", dependencies: ["CamsyncTestSupport", "CamsyncCoordinator", "CamsyncEtcd", "CamsyncPolicy", "CamsyncWire", "CamsyncClient", "ZeroMQ", .product(name: "Logging", package: "swift-log")], swiftSettings: swiftSettings),
-        .testTarget(name: "CamsyncNodeTests", dependencies: ["CamsyncNode", "CamsyncPolicy", "CamsyncConfig", "CamsyncWire", "CamsyncCoordinator", "CamsyncRuntime"],
+        .testTarget(name: "CamsyncCoordinatorTests", dependencies: ["CamsyncCoordinatorCore", "CamsyncEtcdModel", "CamsyncTestSupport", "CamsyncCoordinator", "CamsyncEtcd", "CamsyncPolicy", "CamsyncWire", "CamsyncClient", "ZeroMQ", .product(name: "Logging", package: "swift-log")], swiftSettings: swiftSettings),
+        .testTarget(name: "CamsyncNodeTests", dependencies: ["CamsyncNodeProcess", "CamsyncCoordinatorCore", "CamsyncNode", "CamsyncPolicy", "CamsyncConfig", "CamsyncWire", "CamsyncCoordinator", "CamsyncRuntime"],
                     swiftSettings: swiftSettings),
         .testTarget(
             name: "IntegrationTests",
-            dependencies: ["CamsyncTestSupport", "camsync", "CamsyncClient", "CamsyncPolicy", "CamsyncConfig", "CamsyncWire", "ZeroMQ",
+            dependencies: ["CamsyncCoordinatorCore", "CamsyncEtcdModel", "CamsyncTestSupport", "camsync", "CamsyncClient", "CamsyncPolicy", "CamsyncConfig", "CamsyncWire", "ZeroMQ",
                            "CamsyncCoordinator", "CamsyncEtcd", "CamsyncNode", "CamsyncTopology", "CamsyncProcessLab", "CamsyncBench",
                            "CamsyncHostile", "CamsyncSoakDriver"],
             swiftSettings: swiftSettings
@@ -264,7 +290,7 @@ let package = Package(
         ),
         .testTarget(
             name: "CamsyncCLITests",
-            dependencies: ["camsync", "CamsyncClient", "CamsyncCoordinator", "CamsyncEtcd", "CamsyncPolicy", "CamsyncWire", "ZeroMQ", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: ["CamsyncCoordinatorCore", "CamsyncEtcdModel", "camsync", "CamsyncClient", "CamsyncCoordinator", "CamsyncEtcd", "CamsyncPolicy", "CamsyncWire", "ZeroMQ", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -281,7 +307,7 @@ let package = Package(
         ),
         .testTarget(
             name: "CamsyncEtcdTests",
-            dependencies: ["CamsyncTestSupport", "CamsyncEtcd", "CamsyncProcessLab", "CamsyncPKI", "CamsyncCoordinator", "CamsyncPolicy", "CamsyncWire"],
+            dependencies: ["CamsyncCoordinatorCore", "CamsyncEtcdModel", "CamsyncTestSupport", "CamsyncEtcd", "CamsyncProcessLab", "CamsyncPKI", "CamsyncCoordinator", "CamsyncPolicy", "CamsyncWire"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -5,6 +5,8 @@ import Foundation
 import ZeroMQ
 #if canImport(Glibc)
 import Glibc
+import CamsyncCoordinatorCore
+public import CamsyncEtcdModel
 #endif
 
 /// A real `camsync coordinator` child process on loopback TCP, with its own data directory, or in

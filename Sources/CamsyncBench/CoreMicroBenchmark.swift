@@ -2,6 +2,7 @@ import CamsyncCoordinator
 import CamsyncPolicy
 import CamsyncRuntime
 import CamsyncWire
+import CamsyncCoordinatorCore
 
 /// `micro`'s core row: the coordinator's protocol logic without sockets or a disk, as the loop's
 /// thread runs it under load. 64 nodes' start/stop_session frames (encoded beforehand, as a client

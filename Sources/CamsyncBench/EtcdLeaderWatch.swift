@@ -1,6 +1,7 @@
 import CamsyncEtcd
 import CamsyncRuntime
 import ZeroMQ
+import CamsyncEtcdModel
 
 /// The failover floor as etcd itself shows it: a task observing the coordinators' election (the
 /// v3election `observe` stream) and noting when each new leader term is announced. After a leader's

@@ -5,6 +5,7 @@ import CamsyncRuntime
 import CamsyncWire
 import Foundation
 import ZeroMQ
+import CamsyncCoordinatorCore
 
 /// `ha-throughput`: commands/s through the HA leader (SPEC K6), whose every turn is one etcd txn
 /// (group commit: a turn takes up to 1,024 requests). Many clients keep windows of requests in flight

@@ -6,6 +6,7 @@ import Foundation
 import ZeroMQ
 #if canImport(Glibc)
 import Glibc
+import CamsyncCoordinatorCore
 #endif
 
 /// `memory`: the coordinator's VmRSS (`/proc/PID/status`) empty, after registering N nodes with

@@ -1,5 +1,6 @@
 import CamsyncConfig
 import CamsyncNode
+import CamsyncNodeProcess
 import CamsyncPolicy
 import CamsyncRuntime
 import CamsyncWire

@@ -2,6 +2,7 @@ public import CamsyncEtcd
 import CamsyncWire
 import Foundation
 public import ZeroMQ
+public import CamsyncEtcdModel
 
 /// The HA section of `camsync ctl status` and of the web view (SPEC K6), as data: every coordinator
 /// as it says of itself (role, term, applied sequence, lag behind the leader, how fast it answered)

@@ -1,4 +1,6 @@
 import CamsyncEtcd
+import CamsyncCoordinatorCore
+import CamsyncEtcdModel
 
 /// Where the loop makes the core's `commit`s and snapshots durable and reads replays from: the SQLite
 /// journal (embedded, `JournalWriter`) or etcd (HA, `EtcdLogExecutor`). Writes and reads are started

@@ -1,3 +1,4 @@
+public import CamsyncCoordinatorCore
 /// How a `camsync coordinator` process is started: its settings, and what only a process has (the
 /// key files its CURVE keys are read from, the HTTP address, the log level, the endpoints file).
 /// `arguments` is the one encoder of settings into a command line: the cluster (`LocalCluster`), the

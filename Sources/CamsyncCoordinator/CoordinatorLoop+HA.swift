@@ -1,4 +1,5 @@
 import CamsyncEtcd
+import CamsyncCoordinatorCore
 
 /// What an HA coordinator's loop is given (SPEC K6): the command log on etcd, and the mailbox the
 /// `LeadershipSupervisor` posts etcd's news to.

@@ -5,6 +5,8 @@ import CamsyncWire
 import Foundation
 import Logging
 import ZeroMQ
+import CamsyncCoordinatorCore
+import CamsyncEtcdModel
 
 /// The real world of `CoordinatorWorld`: the ROUTER and the pulse SUB, the publisher, the journal or
 /// etcd, the process's clocks. `CoordinatorTurn` decides what is taken and carried out; this only

@@ -4,6 +4,7 @@ import CamsyncWire
 import Logging
 import ZeroMQ
 import Foundation
+import CamsyncCoordinatorCore
 
 /// The coordinator's shell, confined to its thread: ROUTER in, PUB out, the log, the clock — the real
 /// world of `CoordinatorWorld` (`CoordinatorLoop+World.swift`). Every decision is `CoordinatorCore`'s,

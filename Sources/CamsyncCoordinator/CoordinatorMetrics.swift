@@ -1,5 +1,6 @@
 import CamsyncWire
 import Metrics
+import CamsyncCoordinatorCore
 
 /// The shell's export of `CoordinatorMetric`s through swift-metrics (any backend the process bootstraps
 /// sees them). The counts themselves live in the core's `CoordinatorCounters`.

@@ -1,3 +1,4 @@
+import CamsyncCoordinatorCore
 import CamsyncEtcd
 import Foundation
 import Logging

@@ -1,6 +1,8 @@
 public import CamsyncEtcd
 import CamsyncPolicy
 import CamsyncWire
+public import CamsyncCoordinatorCore
+public import CamsyncEtcdModel
 
 /// The command log on etcd (SPEC K6): what an HA leader's shell does with the core's `append`,
 /// `serveReplay` and `writeSnapshot` actions instead of the SQLite journal. Building block of the

@@ -2,6 +2,8 @@ import CamsyncEtcd
 import CamsyncRuntime
 import Dispatch
 import ZeroMQ
+import CamsyncCoordinatorCore
+import CamsyncEtcdModel
 
 /// The HA loop's command log (SPEC K6): `EtcdCommandLog` driven from the loop thread. Every write is
 /// conditional on the leadership the core names in its action (none: refused). Commits, snapshots and

@@ -1,6 +1,7 @@
 import CamsyncRuntime
 import Foundation
 import ZeroMQ
+import CamsyncCoordinatorCore
 
 /// The event socket (an XPUB in manual mode), sent on by the loop while it is idle and by a thread
 /// of its own under load: the loop hands over each publication (topic, envelope with its bytes) in

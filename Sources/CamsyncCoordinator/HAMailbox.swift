@@ -2,6 +2,8 @@ import CamsyncEtcd
 import CamsyncWire
 import Foundation
 import ZeroMQ
+import CamsyncCoordinatorCore
+import CamsyncEtcdModel
 
 /// What passes between the HA supervisor (tasks talking to etcd) and the loop thread (sockets and
 /// the core): etcd's news for the core in a locked queue with a pipe the loop polls, and the other

@@ -1,5 +1,6 @@
 import GRDB
 import GRDBSQLite
+import CamsyncCoordinatorCore
 
 /// A group commit's rows, bound straight to SQLite's prepared insert: GRDB's `execute(arguments:)`
 /// boxes every value of every row in a `StatementArguments` (and the journal copied each blob into a

@@ -1,6 +1,8 @@
 import CamsyncEtcd
 import Dispatch
 import ZeroMQ
+import CamsyncCoordinatorCore
+import CamsyncEtcdModel
 
 /// The embedded coordinator's log: the SQLite journal, written on a thread of its own in the order
 /// the turns were submitted, so that the loop gathers (and decides) the next turn while the disk

@@ -3,6 +3,8 @@ import CamsyncRuntime
 import CamsyncWire
 import Logging
 import ZeroMQ
+import CamsyncCoordinatorCore
+import CamsyncEtcdModel
 
 /// The etcd side of an HA coordinator (SPEC K6), as tasks beside the loop thread:
 /// - candidacy: a lease kept alive, a campaign on the election key whose value is this

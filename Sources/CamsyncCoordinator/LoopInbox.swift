@@ -1,3 +1,4 @@
+import CamsyncCoordinatorCore
 import CamsyncRuntime
 import ZeroMQ
 import Foundation

@@ -1,6 +1,7 @@
 import CamsyncPolicy
 import Foundation
 import CamsyncWire
+import CamsyncCoordinatorCore
 
 /// Which topics of the event socket a subscriber may read (docs/PROTOCOL.md "Topics" and
 /// "Authorisation"): under CURVE a node's key reads its own feed (`EventTopic.node`) and the

@@ -1,3 +1,4 @@
+import CamsyncCoordinatorCore
 import ZeroMQ
 
 /// Tasks parked until a condition on some locked state holds (the HA mailbox's resignations, the

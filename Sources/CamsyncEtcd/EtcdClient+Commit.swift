@@ -1,4 +1,5 @@
 import Foundation
+public import CamsyncEtcdModel
 
 extension EtcdClient {
     /// Applies `writes` in one transaction if, and only if, `leadership` still holds: the

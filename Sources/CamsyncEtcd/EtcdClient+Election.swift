@@ -1,5 +1,6 @@
 import Foundation
 import GRPCCore
+public import CamsyncEtcdModel
 
 /// Leadership through etcd's v3election service (the server side of `concurrency.Election`):
 /// each candidate puts `election/<lease hex>` attached to its lease; the key with the lowest

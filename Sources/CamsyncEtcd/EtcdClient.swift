@@ -3,6 +3,7 @@ import GRPCNIOTransportHTTP2
 import NIOCore
 import NIOPosix
 import Synchronization
+public import CamsyncEtcdModel
 
 /// A client of an etcd v3 cluster over gRPC (grpc-swift-2, HTTP/2 on SwiftNIO, generated stubs).
 ///

@@ -1,4 +1,5 @@
 import GRPCCore
+public import CamsyncEtcdModel
 
 extension EtcdError {
     /// Maps what a call threw to an `EtcdError`; rethrows cancellation of the calling task as is.

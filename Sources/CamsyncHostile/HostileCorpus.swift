@@ -1,6 +1,7 @@
 public import CamsyncCoordinator
 public import CamsyncPolicy
 public import CamsyncWire
+public import CamsyncCoordinatorCore
 
 /// A realistic cluster to throw input at — two iPads and a display attached to the first,
 /// apps in full screen, Split View, Slide Over and a stage window, a running capture session

@@ -1,6 +1,7 @@
 public import CamsyncCoordinator
 public import CamsyncPolicy
 public import CamsyncWire
+public import CamsyncCoordinatorCore
 
 /// One untrusted frame through exactly what the coordinator runs: `CoordinatorCore.receive` (envelope
 /// decoding, authentication, the mapping to a domain `Command`, authorisation, the retry window and the

@@ -3,6 +3,7 @@ import Foundation
 import CamsyncCoordinator
 import CamsyncPolicy
 import CamsyncWire
+import CamsyncCoordinatorCore
 
 /// The always-available fuzz driver: a seeded random-frame generator over a corpus of valid
 /// envelopes, each input run through `HostileInput.exercise` against a realistic cluster.

@@ -4,6 +4,7 @@ import CamsyncHistory
 import CamsyncPolicy
 import CamsyncRuntime
 import CamsyncWire
+import CamsyncCoordinatorCore
 
 /// One coordinator process of the simulation: the real `CoordinatorCore`, run by the real turn
 /// (`CoordinatorPhase.turn`, `CoordinatorCore.run(_:in:polled:)`) in the simulated world

@@ -2,6 +2,8 @@ import CamsyncCoordinator
 import CamsyncEtcd
 import CamsyncPolicy
 import CamsyncWire
+import CamsyncCoordinatorCore
+import CamsyncEtcdModel
 
 /// The simulated world of `CoordinatorWorld` for one coordinator incarnation: the frames, news,
 /// pulses and answers the simulation queued for it; its network, store and journal; and time that

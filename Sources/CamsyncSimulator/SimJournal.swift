@@ -1,4 +1,5 @@
 import CamsyncCoordinator
+import CamsyncCoordinatorCore
 
 /// The embedded coordinator's journal: what a commit made durable survives a crash; a commit under
 /// way when the process dies is lost (it was never acknowledged).

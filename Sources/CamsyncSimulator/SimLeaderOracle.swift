@@ -1,4 +1,5 @@
 import CamsyncCoordinator
+import CamsyncCoordinatorCore
 
 /// A leader that no fault touched is never deposed: a load the cluster is built for (a join storm, a
 /// rejoin after a failover) must not cost a leadership move. A step-down is judged healthy-leader

@@ -1,6 +1,8 @@
 import CamsyncCoordinator
 import CamsyncEtcd
 import CamsyncWire
+import CamsyncCoordinatorCore
+import CamsyncEtcdModel
 
 /// The consensus store as the coordinators use etcd (SPEC K6), on the simulated clock: one logical
 /// key space with a revision counter; leases whose TTL etcd raises to its minimum and which expire

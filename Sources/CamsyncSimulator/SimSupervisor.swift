@@ -1,6 +1,8 @@
 import CamsyncCoordinator
 import CamsyncEtcd
 import CamsyncWire
+import CamsyncCoordinatorCore
+import CamsyncEtcdModel
 
 /// What `LeadershipSupervisor` does, against the simulated store: a candidacy (a lease kept alive
 /// every TTL/3, a campaign whose win is posted), the leader as the store shows it, and the log's

@@ -1,6 +1,7 @@
 import CamsyncCoordinator
 import CamsyncRuntime
 import CamsyncWire
+import CamsyncCoordinatorCore
 
 /// Faults of etcd's log watch (HA only), on a schedule and a random stream of their own, so that
 /// adding them left the choices of every seed's other faults as they were:

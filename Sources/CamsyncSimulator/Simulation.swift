@@ -7,6 +7,7 @@ import CamsyncRuntime
 import CamsyncHistory
 import CamsyncWorkload
 import CamsyncWire
+import CamsyncCoordinatorCore
 
 /// A deterministic simulation of a whole cluster (`camsync sim`): the real `CoordinatorCore`s and
 /// `NodeSession`s, driven through a simulated network, a simulated etcd (`SimStore`) or journal, and

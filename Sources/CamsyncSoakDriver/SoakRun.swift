@@ -13,6 +13,7 @@ import Foundation
 import ZeroMQ
 #if canImport(Glibc)
 import Glibc
+import CamsyncCoordinatorCore
 #endif
 
 /// How a soak runs.

@@ -3,6 +3,7 @@ import CamsyncEtcd
 import CamsyncPKI
 import Foundation
 import Yams
+import CamsyncEtcdModel
 
 /// A whole cluster described in one YAML file (docs/OPERATIONS.md "Topology files"):
 /// the coordinator, every node (the same fields as a node config file) and the settings.

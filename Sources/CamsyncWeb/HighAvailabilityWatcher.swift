@@ -3,6 +3,7 @@ public import CamsyncEtcd
 import Foundation
 import Logging
 import ZeroMQ
+import CamsyncEtcdModel
 
 /// The web view's HA panel (SPEC K6): once a second, every coordinator's own status and every etcd
 /// member's, on a thread of its own (the requests block; the follower and the HTTP server do not wait

@@ -6,6 +6,7 @@ import Hummingbird
 public import Logging
 public import Prometheus
 public import ServiceLifecycle
+public import CamsyncEtcdModel
 
 /// A daemon's read-only HTTP side (`--http`): `/metrics` in the Prometheus text format, and on the
 /// coordinator the live web view (`/`, `/events` as server-sent events, `/device.json`, `/state.json`). It takes no

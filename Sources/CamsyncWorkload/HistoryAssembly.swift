@@ -3,6 +3,7 @@ package import CamsyncNode
 package import CamsyncPolicy
 package import CamsyncHistory
 import CamsyncWire
+package import CamsyncCoordinatorCore
 
 /// A run's `History` from what its processes recorded: the nodes' history entries (fence decisions,
 /// app events), the acknowledged commands, the command log, and the final states. Shared by the

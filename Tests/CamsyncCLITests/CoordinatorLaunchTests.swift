@@ -6,6 +6,8 @@ import Foundation
 import Testing
 import ZeroMQ
 @testable import camsync
+import CamsyncCoordinatorCore
+import CamsyncEtcdModel
 
 /// One encoder of coordinator settings into a command line (`CoordinatorLaunch`), and
 /// `camsync coordinator` parsing it back into exactly those settings.

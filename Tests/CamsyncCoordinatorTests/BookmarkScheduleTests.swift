@@ -2,6 +2,7 @@ import CamsyncPolicy
 import CamsyncWire
 import Testing
 @testable import CamsyncCoordinator
+@testable import CamsyncCoordinatorCore
 
 /// Which groups' bookmarks a heartbeat carries: every group at first, a group in the two intervals
 /// after each of its batches, and each group once every 20 intervals.

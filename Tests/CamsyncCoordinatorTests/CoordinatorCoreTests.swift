@@ -1,6 +1,7 @@
 import CamsyncPolicy
 import Testing
 @testable import CamsyncCoordinator
+@testable import CamsyncCoordinatorCore
 
 @Suite struct CoordinatorCoreTests {
     static let device = DeviceAttributes(model: "iPad", osMajor: 16, cameras: [CameraSpec(name: "front", position: .front)],

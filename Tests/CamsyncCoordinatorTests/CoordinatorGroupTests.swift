@@ -2,6 +2,7 @@ import CamsyncPolicy
 import CamsyncWire
 import Testing
 @testable import CamsyncCoordinator
+@testable import CamsyncCoordinatorCore
 
 /// Device groups in the coordinator: every batch goes out on the feed of each node of each group it
 /// touches and once on `all`, naming each group's previous batch; the groups' last sequences survive a restart from a snapshot

@@ -3,6 +3,8 @@ import CamsyncPolicy
 import CamsyncWire
 import Testing
 @testable import CamsyncCoordinator
+@testable import CamsyncCoordinatorCore
+import CamsyncEtcdModel
 
 /// SPEC K6 and K7 in the core, without etcd, sockets or clocks: every leadership transition is an
 /// event in and actions out. A standby decides nothing and names the leader; it follows the

@@ -2,6 +2,7 @@ import CamsyncPolicy
 import CamsyncWire
 import Testing
 @testable import CamsyncCoordinator
+@testable import CamsyncCoordinatorCore
 
 /// K1 with the liveness check that does not look at every node each turn (`livenessCheckDue`): every
 /// node is still declared dead at the first tick past its own timeout of silence, as a check of

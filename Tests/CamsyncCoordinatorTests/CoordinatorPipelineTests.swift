@@ -3,6 +3,7 @@ import CamsyncPolicy
 import CamsyncWire
 import Testing
 @testable import CamsyncCoordinator
+@testable import CamsyncCoordinatorCore
 
 /// The pipelined log (`TurnCommit`): several turns in flight, answered in any order, released in
 /// commit order; a turn sent too early is sent again; a failed one takes every later one with it.

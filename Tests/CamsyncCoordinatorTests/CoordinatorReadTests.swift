@@ -2,6 +2,7 @@ import CamsyncPolicy
 import CamsyncWire
 import Testing
 @testable import CamsyncCoordinator
+@testable import CamsyncCoordinatorCore
 
 /// Least privilege for reads (docs/PROTOCOL.md "Authorisation"): under CURVE a node's key reads its
 /// own device group's snapshot and replay, and subscribes to its own feed and `hb`; anything else

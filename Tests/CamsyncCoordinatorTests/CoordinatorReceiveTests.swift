@@ -2,6 +2,7 @@ import CamsyncPolicy
 import CamsyncWire
 import Testing
 @testable import CamsyncCoordinator
+@testable import CamsyncCoordinatorCore
 
 /// The coordinator's protocol logic as it runs in the process, without sockets, a journal or clocks:
 /// frames and time in, actions out.

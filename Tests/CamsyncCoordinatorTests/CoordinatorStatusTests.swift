@@ -2,6 +2,7 @@ import CamsyncEtcd
 import CamsyncWire
 import Testing
 @testable import CamsyncCoordinator
+@testable import CamsyncCoordinatorCore
 
 /// `coordinator_status_request` (SPEC K6, `ctl status`'s HA section): every coordinator answers with
 /// its own view, whatever its role, and the answer changes nothing.

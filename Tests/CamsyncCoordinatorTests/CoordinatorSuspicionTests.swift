@@ -3,6 +3,7 @@ import CamsyncPolicy
 import CamsyncWire
 import Testing
 @testable import CamsyncCoordinator
+@testable import CamsyncCoordinatorCore
 
 /// Failover without waiting for lease expiry, in the core: the leader's pulse, a
 /// standby's suspicion and the revocation it asks for, a paused leader stepping down by itself, and

@@ -2,6 +2,7 @@ import CamsyncEtcd
 @testable import CamsyncCoordinator
 import Testing
 import ZeroMQ
+import CamsyncEtcdModel
 
 /// The mailbox's two waits, which the HA supervisor's tasks park on: the log watch until the core
 /// stops leading, the candidacy until the core resigns its leadership. A test knows a task has parked

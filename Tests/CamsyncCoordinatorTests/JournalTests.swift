@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import CamsyncCoordinator
+@testable import CamsyncCoordinatorCore
 
 @Suite struct JournalTests {
     private func temporaryDirectory() throws -> String {

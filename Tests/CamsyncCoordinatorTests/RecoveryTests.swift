@@ -6,6 +6,7 @@ import Logging
 import Testing
 import ZeroMQ
 @testable import CamsyncCoordinator
+@testable import CamsyncCoordinatorCore
 
 /// K3 with real sockets and the real journal: snapshots plus the commands after them restore the
 /// exact state; the term increments; tokens continue; retries are still recognised.

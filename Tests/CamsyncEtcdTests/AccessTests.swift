@@ -3,6 +3,7 @@ import CamsyncProcessLab
 import CamsyncPKI
 import Foundation
 import Testing
+import CamsyncEtcdModel
 
 extension LiveEtcdTests {
     /// etcd as camsync runs it (docs/OPERATIONS.md "Certificates", "etcd auth"): https with client

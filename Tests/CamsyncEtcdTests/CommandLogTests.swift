@@ -3,6 +3,7 @@ import CamsyncEtcd
 import CamsyncPolicy
 import CamsyncWire
 import Testing
+import CamsyncCoordinatorCore
 
 extension LiveEtcdTests {
     /// The command log on etcd (SPEC K6, K3, K5): group commits as one conditional transaction,

@@ -1,4 +1,5 @@
 import CamsyncEtcd
+import CamsyncEtcdModel
 import CamsyncProcessLab
 import Testing
 

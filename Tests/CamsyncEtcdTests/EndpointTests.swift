@@ -1,6 +1,7 @@
 @testable import CamsyncEtcd
 import Foundation
 import Testing
+import CamsyncEtcdModel
 
 @Suite struct EndpointTests {
     @Test(arguments: [

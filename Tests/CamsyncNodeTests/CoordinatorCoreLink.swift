@@ -2,6 +2,7 @@ import CamsyncPolicy
 import CamsyncCoordinator
 import CamsyncWire
 @testable import CamsyncNode
+import CamsyncCoordinatorCore
 
 /// A `NodeSession` wired to the real `CoordinatorCore`, without sockets, a journal or clocks: what
 /// the session sends goes to the core as the ROUTER would deliver it; the core's replies and

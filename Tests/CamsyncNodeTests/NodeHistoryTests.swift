@@ -2,6 +2,7 @@ import CamsyncPolicy
 import Foundation
 import Testing
 @testable import CamsyncNode
+@testable import CamsyncNodeProcess
 
 /// The history file carries the fence's own `FenceRecord`, typed, from the node to the soak driver.
 @Suite struct NodeHistoryTests {

@@ -3,6 +3,7 @@ import CamsyncPolicy
 import CamsyncWire
 import Testing
 @testable import CamsyncNode
+import CamsyncCoordinatorCore
 
 /// The node's protocol logic against the coordinator's, both real, without sockets: joining (K2,
 /// Clone pattern) and a user's command round trip (K5) agree with what `CoordinatorCore` decides,

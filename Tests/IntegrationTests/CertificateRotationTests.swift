@@ -10,6 +10,7 @@ import Testing
 import ZeroMQ
 #if canImport(Glibc)
 import Glibc
+import CamsyncEtcdModel
 #endif
 
 /// Rotating every credential of a live HA cluster (CURVE on, etcd over mutual TLS) under a

@@ -6,6 +6,8 @@ import CamsyncTestSupport
 import CamsyncWire
 import Foundation
 import Testing
+import CamsyncCoordinatorCore
+import CamsyncEtcdModel
 
 /// etcd's security across real processes: the HA cluster's etcd runs with mutual TLS and auth (a role per
 /// camsync cluster). A real `camsync coordinator` holding a valid certificate of *another* camsync

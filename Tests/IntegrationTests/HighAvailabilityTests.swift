@@ -12,6 +12,7 @@ import Testing
 import ZeroMQ
 #if canImport(Glibc)
 import Glibc
+import CamsyncCoordinatorCore
 #endif
 
 /// SPEC K6 across real processes: a 3-member etcd cluster, three `camsync coordinator --etcd`, and

@@ -11,6 +11,8 @@ import Foundation
 import ZeroMQ
 #if canImport(Glibc)
 import Glibc
+import CamsyncCoordinatorCore
+public import CamsyncEtcdModel
 #endif
 
 /// Runs a topology's processes on this machine: one `camsync coordinator` and one `camsync node`

@@ -3,6 +3,7 @@ public import CamsyncPKI
 import Foundation
 #if canImport(Glibc)
 import Glibc
+public import CamsyncEtcdModel
 #endif
 
 /// A local etcd cluster of Debian's `etcd` binary (package etcd-server, installed by `make deps`)

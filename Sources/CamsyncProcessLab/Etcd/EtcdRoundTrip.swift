@@ -1,6 +1,7 @@
 public import CamsyncStats
 public import CamsyncEtcd
 import Foundation
+import CamsyncEtcdModel
 
 /// The raw cost of a leader's group-commit write: `commit(_:ifLeading:)` of one small put,
 /// one at a time, timed on the monotonic clock. The floor an etcd-backed coordinator adds per batch.

@@ -8,6 +8,8 @@ import Foundation
 import Logging
 import ServiceLifecycle
 import ZeroMQ
+import CamsyncCoordinatorCore
+import CamsyncEtcdModel
 
 struct CoordinatorCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

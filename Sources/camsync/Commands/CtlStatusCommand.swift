@@ -4,6 +4,7 @@ import CamsyncEtcd
 import CamsyncProcessLab
 import Foundation
 import ZeroMQ
+import CamsyncEtcdModel
 
 struct CtlStatusCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

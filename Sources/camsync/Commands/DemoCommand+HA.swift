@@ -6,6 +6,7 @@ import CamsyncPolicy
 import Foundation
 #if canImport(Glibc)
 import Glibc
+import CamsyncCoordinatorCore
 #endif
 
 /// `camsync demo --ha` (`make run-ha`): the same story on three coordinators over a 3-member etcd

@@ -1,5 +1,6 @@
 import ArgumentParser
 import CamsyncEtcd
+import CamsyncEtcdModel
 
 /// Sets up etcd auth for one camsync cluster (docs/OPERATIONS.md "Certificates and etcd auth"): a
 /// role that reads and writes only under the cluster's prefix, one certificate-only user per

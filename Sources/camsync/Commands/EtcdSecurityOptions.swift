@@ -1,5 +1,6 @@
 import ArgumentParser
 import CamsyncEtcd
+import CamsyncEtcdModel
 
 /// How an HA coordinator reaches etcd: mutual TLS (`--etcd-ca`, `--etcd-cert`, `--etcd-key`), or
 /// plaintext only when asked for by name (`--etcd-plaintext`, a lab; the coordinator warns in its log).

@@ -3,6 +3,7 @@ import CamsyncClient
 import CamsyncEtcd
 import CamsyncWeb
 import Logging
+import CamsyncEtcdModel
 
 /// `--http`: the daemon's read-only HTTP side (`/metrics`; on the coordinator also the live web view).
 /// Off unless given, so that many daemons on one host never race for a port; the address is

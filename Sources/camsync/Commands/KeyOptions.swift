@@ -4,6 +4,7 @@ import CamsyncNode
 import CamsyncWire
 import Foundation
 import ZeroMQ
+import CamsyncCoordinatorCore
 
 /// Reads a Z85 key from a file written by `camsync keygen` (first line; surrounding space ignored).
 func readKey(_ path: String, what: String) throws -> String {

@@ -1,6 +1,7 @@
 import CamsyncConfig
 import ArgumentParser
 import CamsyncNode
+import CamsyncNodeProcess
 import Foundation
 import Logging
 

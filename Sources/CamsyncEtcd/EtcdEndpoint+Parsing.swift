@@ -1,15 +1,7 @@
-/// One etcd member's client URL: `host:port`, written `127.0.0.1:2379`, `https://127.0.0.1:2379` or
-/// `http://…`. An IPv4 address or a host name (resolved by DNS). Whether the client speaks TLS is
-/// the client's setting (`EtcdClient.Settings.tls`), not the URL's scheme.
-public struct EtcdEndpoint: Sendable, Hashable, CustomStringConvertible {
-    public var host: String
-    public var port: Int
+public import CamsyncEtcdModel
 
-    public init(host: String, port: Int) {
-        self.host = host
-        self.port = port
-    }
-
+/// Endpoints as written on the command line and in topologies, and how the client connects to one.
+extension EtcdEndpoint {
     /// Parses `host:port`, `https://host:port` or `http://host:port`; throws `.rejected` on anything else.
     public init(parsing text: String) throws {
         var rest = Substring(text)
@@ -28,8 +20,6 @@ public struct EtcdEndpoint: Sendable, Hashable, CustomStringConvertible {
         guard !endpoints.isEmpty else { throw EtcdError(.rejected, "no etcd endpoints in '\(text)'") }
         return endpoints
     }
-
-    public var description: String { "\(host):\(port)" }
 
     /// True for a dotted IPv4 literal (connected to as is); anything else is a host name, resolved by DNS.
     var isIPv4: Bool {

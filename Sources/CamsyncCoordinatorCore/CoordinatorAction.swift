@@ -1,5 +1,5 @@
 public import CamsyncWire
-public import CamsyncEtcd
+public import CamsyncEtcdModel
 
 /// What the coordinator's protocol logic asks its shell to do. `CoordinatorCore` returns these from
 /// every event it is given (a frame, time, the log's answers, etcd's news); the shell

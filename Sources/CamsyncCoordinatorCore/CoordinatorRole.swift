@@ -1,4 +1,4 @@
-public import CamsyncEtcd
+public import CamsyncEtcdModel
 public import CamsyncWire
 
 /// Which part a coordinator plays (SPEC K6), without the data of its phase: what status, metrics,

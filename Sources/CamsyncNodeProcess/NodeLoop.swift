@@ -1,3 +1,4 @@
+import CamsyncNode
 import CamsyncPolicy
 import CamsyncRuntime
 import CamsyncWire

@@ -1,4 +1,4 @@
-public import CamsyncEtcd
+public import CamsyncEtcdModel
 public import CamsyncWire
 
 /// The I/O seam a coordinator's loop runs on (FoundationDB's `INetwork`: `Net2` and `Sim2` behind one

@@ -1,3 +1,4 @@
+public import CamsyncNode
 public import ZeroMQ
 
 /// The two sockets a node holds to the coordinators, as `camsync node` opens them (and the

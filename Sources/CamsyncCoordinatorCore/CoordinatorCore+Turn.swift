@@ -1,5 +1,5 @@
 import CamsyncRuntime
-public import CamsyncEtcd
+public import CamsyncEtcdModel
 public import CamsyncPolicy
 public import CamsyncWire
 

@@ -27,4 +27,11 @@ public struct EtcdLeader: Sendable, Equatable {
     /// The leader key's create revision (see `EtcdLeadership.term`).
     public var term: Int64
     public var lease: Int64
+
+    public init(key: String, value: [UInt8], term: Int64, lease: Int64) {
+        self.key = key
+        self.value = value
+        self.term = term
+        self.lease = lease
+    }
 }

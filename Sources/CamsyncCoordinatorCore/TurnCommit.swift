@@ -1,4 +1,4 @@
-public import CamsyncEtcd
+public import CamsyncEtcdModel
 
 /// One turn's group commit, as the core asks its shell for it (`CoordinatorAction.commit`). Up to
 /// `CoordinatorSettings.commitsInFlight` of them are in flight at once (a pipelined log): the shell

@@ -8,25 +8,7 @@ import Logging
 /// SQLite journal (embedded) or etcd (HA: a standby starting, or catching up after a gap).
 public enum CoordinatorRecovery {
     /// Commands read from the journal at a time: memory stays bounded whatever the journal's length.
-    static let pageSize = 8_192
-
-    static func recover(journal: Journal, settings: CoordinatorSettings, logger: Logger) throws -> CoordinatorCore {
-        let term = try journal.beginTerm()
-        let snapshot = try journal.latestSnapshot()
-        var core = try start(settings: settings, term: term, snapshot: snapshot)
-        var replayed = 0
-        var after: UInt64 = 0
-        while true {
-            let page = try journal.commands(after: after, limit: pageSize)
-            guard let last = page.last else { break }
-            replayed += try replay(page, into: &core, snapshotSequence: snapshot?.sequence ?? 0)
-            after = last.sequence
-        }
-        logger.info("journal recovered", metadata: [
-            "term": "\(term)", "replayed": "\(replayed)", "sequence": "\(core.sequence)",
-        ])
-        return core
-    }
+    package static let pageSize = 8_192
 
     /// The core after `snapshot` and `entries` (those up to the snapshot only refill the retry window, K5).
     public static func rebuild(settings: CoordinatorSettings, term: UInt64, snapshot: JournalSnapshot?,
@@ -61,7 +43,7 @@ public enum CoordinatorRecovery {
     }
 
     /// The core at `snapshot` (or empty).
-    static func start(settings: CoordinatorSettings, term: UInt64, snapshot: JournalSnapshot?) throws -> CoordinatorCore {
+    package static func start(settings: CoordinatorSettings, term: UInt64, snapshot: JournalSnapshot?) throws -> CoordinatorCore {
         guard let snapshot else { return CoordinatorCore(settings: settings, term: term) }
         var (state, groupSequences) = try WireCodec.decodeSnapshotState(snapshot.state)
         if settings.plantedBug == .forgetGroupSequences { groupSequences = GroupSequences() }
@@ -70,7 +52,7 @@ public enum CoordinatorRecovery {
     }
 
     /// Applies `entries`, in order, to `core`; returns how many were replayed (not only remembered).
-    static func replay(_ entries: [JournalEntry], into core: inout CoordinatorCore, snapshotSequence: UInt64) throws -> Int {
+    package static func replay(_ entries: [JournalEntry], into core: inout CoordinatorCore, snapshotSequence: UInt64) throws -> Int {
         var replayed = 0
         for entry in entries {
             if entry.sequence <= snapshotSequence {

@@ -1,4 +1,4 @@
-public import CamsyncEtcd
+public import CamsyncEtcdModel
 public import CamsyncWire
 
 /// How a coordinator runs (SPEC K6): alone on its own journal, or as one of several on etcd.

@@ -63,7 +63,7 @@ extension JournalEntry {
     }
 
     /// The same, `encoded` being the batch's bytes: the command is cut out of them, not encoded again.
-    init(publishedBatch batch: Camsync_V1_EventBatch, encoded: [UInt8]) {
+    package init(publishedBatch batch: Camsync_V1_EventBatch, encoded: [UInt8]) {
         self.init(sequence: batch.sequence, term: batch.term, timeMilliseconds: batch.timeMs, node: batch.sender,
                   requestID: batch.originRequestID,
                   command: WireCodec.command(ofEncodedBatch: encoded) ?? WireCodec.encode(batch.command), batch: encoded)

@@ -1,3 +1,4 @@
+public import CamsyncNode
 public import Logging
 import ZeroMQ
 

@@ -1,4 +1,4 @@
-public import CamsyncEtcd
+public import CamsyncEtcdModel
 
 /// What the command log (the SQLite journal, etcd, or the simulator's store) answered to an I/O
 /// action of the core. The shells carry the actions out differently (the loop on sockets and etcd,
