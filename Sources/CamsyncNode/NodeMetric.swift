@@ -1,3 +1,5 @@
+public import CamsyncPolicy
+
 /// What a node counts and measures (docs/OPERATIONS.md "Metrics"): `NodeSession` returns them as
 /// `NodeAction.count`, the shell exports them through swift-metrics.
 public enum NodeMetric: Sendable, Equatable {
@@ -20,4 +22,8 @@ public enum NodeMetric: Sendable, Equatable {
     case registrationSent
     /// A replay of the log asked for after a gap (instead of a snapshot).
     case replayRequested
+    /// The feed brought a bookmark of another device group, newer than anything the replica holds:
+    /// the node was moved by a batch it never heard, and takes its new group's snapshot. `held`:
+    /// the group its replica held.
+    case movedUnheard(held: NodeID)
 }

@@ -56,9 +56,14 @@ extension NodeSession {
             noteTerm(envelope.term)
             guard let group = replica.group, replica.phase == .synced else { break }
             if bookmark.group != group.rawValue {
-                // The feed carries the bookmarks of the group the node is in: it was moved by a batch it never heard.
+                // The feed carries the bookmarks of the group the node is in. One of another group
+                // whose last batch is newer than anything the replica holds means a move by a batch
+                // never heard; one no newer was queued before the move the replica already holds
+                // (its snapshot overtook it on the other connection): stale.
+                guard bookmark.sequence > replica.sequence || settings.plantedBug == .staleBookmarkAsMove else { break }
                 log(.info, "the feed's bookmark is of another group: moved without hearing it; the group's snapshot", [
                     "held": "\(group)", "bookmark": "\(bookmark.group)"])
+                emit(.count(.movedUnheard(held: group)))
                 replica.resync()
                 requestSnapshot()
             } else if bookmark.sequence > replica.groupSequence, !replayRequested {

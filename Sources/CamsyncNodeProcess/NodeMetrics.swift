@@ -12,6 +12,7 @@ struct NodeMetrics {
     private let termChanges = Counter(label: "camsync_node_term_changes_total")
     private let registrations = Counter(label: "camsync_node_registrations_total")
     private let replays = Counter(label: "camsync_node_replay_requests_total")
+    private let unheardMoves = Counter(label: "camsync_node_unheard_moves_total")
 
     func record(_ metric: NodeMetric) {
         switch metric {
@@ -24,6 +25,7 @@ struct NodeMetrics {
         case .termChanged: termChanges.increment()
         case .registrationSent: registrations.increment()
         case .replayRequested: replays.increment()
+        case .movedUnheard: unheardMoves.increment()
         }
     }
 }

@@ -1,8 +1,8 @@
 import CamsyncNode
 
 /// A node syncs within `syncBound` once nothing disturbs it: a replica that waits for a snapshot that
-/// long while neither it, nor any coordinator, nor the store, nor the whole network was disturbed
-/// meanwhile, has stopped asking. And what catching up costs is bounded: a node sends at most `catchUpsPerSecond` registrations,
+/// long while neither it, nor the coordinator it follows, nor the leader, nor the store, nor the
+/// whole network was disturbed meanwhile, has stopped asking. And what catching up costs is bounded: a node sends at most `catchUpsPerSecond` registrations,
 /// snapshot requests and replay requests in any second of simulated time. Each fault costs a few;
 /// a node that asks again at every reply (a replay or snapshot storm) fails the seed, and the run
 /// stops there: a storm would otherwise run on to the end at a reply's round trip.
@@ -23,8 +23,11 @@ extension Simulation {
             return
         }
         guard now - since > syncBound else { return }
+        // What could keep it from its snapshot: itself, the store, the whole network, and the
+        // coordinators it deals with (the one it follows, and whoever leads now).
+        let involved = Set([nodes[n].target] + coordinators.indices.filter { coordinators[$0].core?.role.isLeading == true })
         let disturbed = ([disturbedUntil[.node(n)], disturbedUntil[.store], everyoneDisturbedUntil]
-            + coordinators.indices.flatMap { [disturbedUntil[.coordinator($0)], stalledUntil[$0]] }).compactMap { $0 }.max() ?? 0
+            + involved.flatMap { [disturbedUntil[.coordinator($0)], stalledUntil[$0]] }).compactMap { $0 }.max() ?? 0
         guard disturbed < now - syncBound, nodes[n].startedAt < now - syncBound else { return }
         violation("\(nodes[n].config.id) has waited \((now - since) / 1000) ms for a snapshot, undisturbed for "
                   + "\(syncBound / 1000) ms: it stopped asking")

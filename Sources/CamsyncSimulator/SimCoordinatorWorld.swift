@@ -107,7 +107,8 @@ final class SimCoordinatorWorld: CoordinatorWorld {
             leaves += copy
             if sim.nodes[n].subscriptionDownUntil > leaves { continue }
             for at in sim.network.deliveries(from: .coordinator(c), to: .node(n), at: leaves, rng: &sim.rng) {
-                sim.scheduler.schedule(.nodePublication(n, generation: sim.nodes[n].generation, topic: topicBytes, bytes: bytes), at: at)
+                sim.scheduler.schedule(.nodePublication(n, generation: sim.nodes[n].generation, topic: topicBytes, bytes: bytes),
+                                       at: sim.feedDelivery(to: n, at: at))
             }
         }
         if topic == CoordinatorCore.pulseTopic {

@@ -41,4 +41,19 @@ extension Simulation {
                       + "without the group's batches between them (the chain passes \(at))")
         }
     }
+
+    /// A node that takes its feed's bookmark of another group for a move it never heard must have
+    /// been moved: the leader does not have it in the group its replica held. (A bookmark queued
+    /// before a move the replica already holds, overtaken by the snapshot that showed the move, is
+    /// stale, and costs no snapshot.)
+    func checkUnheardMove(_ n: Int, held: NodeID) {
+        // The leader of the newest term: a deposed one may not know it yet.
+        let leading = coordinators.indices.filter { coordinators[$0].running && coordinators[$0].core?.role.isLeading == true }
+        guard let leader = leading.max(by: { (coordinators[$0].core?.term ?? 0) < (coordinators[$1].core?.term ?? 0) }),
+              let state = coordinators[leader].core?.state else { return }
+        let node = nodes[n].config.id
+        guard state.group(of: node) == held else { return }
+        violation("\(node) took a stale bookmark for a move: the leader \(coordinators[leader].name) has it in \(held), "
+                  + "the group its replica held")
+    }
 }

@@ -170,8 +170,10 @@ struct SimNodeWorld: NodeWorld {
     }
 
     func count(_ metric: NodeMetric) {
-        if metric == .registrationSent || metric == .snapshotRequested || metric == .replayRequested {
-            simulation.catchUpRequested(n, metric)
+        switch metric {
+        case .registrationSent, .snapshotRequested, .replayRequested: simulation.catchUpRequested(n, metric)
+        case .movedUnheard(let held): simulation.checkUnheardMove(n, held: held)
+        default: break
         }
     }
 

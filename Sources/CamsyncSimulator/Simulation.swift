@@ -38,6 +38,8 @@ public final class Simulation {
         case fault
         /// The next fault of etcd's log watch (`WatchFaults`, HA only).
         case watchFault
+        /// The next fault of a node's feed (`FeedFaults`).
+        case feedFault
         case heal(Heal)
         case endFaults
         case finish
@@ -51,6 +53,7 @@ public final class Simulation {
     /// The fault schedule, on a stream of its own so that a change elsewhere leaves a seed's faults as they were.
     var faultRNG: SplitMix64
     var watchFaults: WatchFaults
+    var feedFaults: FeedFaults
     var trace: SimTrace
     var store = SimStore()
     var journal = SimJournal()
@@ -90,6 +93,7 @@ public final class Simulation {
         rng = SplitMix64(seed: options.seed &* 0x9E37_79B9_7F4A_7C15 &+ 1)
         faultRNG = SplitMix64(seed: options.seed ^ 0xFA17_5EED_0000_0000)
         watchFaults = WatchFaults(seed: options.seed)
+        feedFaults = FeedFaults(seed: options.seed)
         trace = SimTrace(keepsLines: options.trace)
         var settings = CoordinatorSettings(commandEndpoint: "", eventEndpoint: "", dataDirectory: "",
                                            heartbeatIntervalMilliseconds: options.heartbeatMilliseconds,
@@ -140,6 +144,7 @@ public final class Simulation {
         if options.faults, options.mode == .highAvailability {
             scheduler.schedule(.watchFault, at: watchFaults.delay(2_000_000...5_000_000))
         }
+        if options.faults { scheduler.schedule(.feedFault, at: feedFaults.delay(1_000_000...4_000_000)) }
         scheduler.schedule(.endFaults, at: Int64(options.faultSeconds * 1_000_000))
         scheduler.schedule(.finish, at: Int64((options.faultSeconds + options.livenessSeconds) * 1_000_000))
     }
@@ -206,6 +211,10 @@ public final class Simulation {
             guard faultPhase else { return }
             injectWatchFault()
             scheduler.schedule(.watchFault, at: now + watchFaults.delay(2_000_000...6_000_000))
+        case .feedFault:
+            guard faultPhase else { return }
+            injectFeedFault()
+            scheduler.schedule(.feedFault, at: now + feedFaults.delay(1_500_000...4_000_000))
         case .heal(let heal):
             apply(heal)
         case .endFaults:

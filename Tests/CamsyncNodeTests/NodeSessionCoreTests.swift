@@ -109,6 +109,33 @@ import CamsyncCoordinatorCore
         #expect(display.replica.state.nodes[H.node] == nil, "nothing of the old group is kept")
     }
 
+    /// A bookmark of the group it left, queued on its feed before the move its replica already holds
+    /// (a snapshot overtook it on the other connection), is stale: no snapshot. One newer than
+    /// anything the replica holds means a move it never heard: its group's snapshot.
+    @Test("device groups: a stale bookmark of the group a display left costs no snapshot; a newer one does")
+    func staleBookmarkIsNotAMove() throws {
+        var link = CoordinatorCoreLink()
+        let tv = NodeRegistration(node: "tv", attributes: .display(DisplayAttributes(name: "TV", attachedTo: H.node, cameras: [])))
+        var display = NodeSession(settings: H.settings(tv), now: H.at(0))
+        _ = link.exchange(&display, display.start(now: H.at(0)), at: 0)
+        link.admin(.registerNode(NodeRegistration(node: H.node, attributes: .device(H.device))), &display, at: 100)
+        #expect(display.replica.group == H.node && display.replica.phase == .synced)
+        let held = display.replica.sequence
+        func bookmark(_ sequence: UInt64) -> [NodeAction] {
+            let envelope = Envelope(sender: Envelope.coordinatorSender, requestID: 0, term: link.core.term,
+                                    body: .groupBookmark(.with { $0.group = "tv"; $0.sequence = sequence }))
+            return display.receivePublication([Array("ev.tv\u{0}".utf8), envelope.serializedBytes()], now: H.at(300))
+        }
+        func asksForSnapshot(_ actions: [NodeAction]) -> Bool {
+            actions.contains { if case .send(let envelope) = $0, case .snapshotRequest? = envelope.body { true } else { false } }
+        }
+        #expect(!asksForSnapshot(bookmark(held)), "the tv group's last batch is one the replica already holds: stale")
+        #expect(display.replica.group == H.node && display.replica.phase == .synced)
+        let moved = bookmark(held + 1)
+        #expect(asksForSnapshot(moved), "a newer batch of another group: moved by a batch it never heard")
+        #expect(moved.contains { if case .count(.movedUnheard(held: H.node)) = $0 { true } else { false } })
+    }
+
     @Test("device groups: a node may read its own group only; another's snapshot or replay is refused")
     func readsItsOwnGroupOnly() throws {
         var link = CoordinatorCoreLink()

@@ -89,10 +89,11 @@ struct SimulationTests {
     /// start (measured from 1, 1,000 and 77,777: docs/TESTING.md "Proof that the oracle bites"): a turn that hears the
     /// leader's pulse only when its poll reported one (a stalled standby deposes a healthy leader); a
     /// node that applies a batch of its group across a gap (its replica diverges); a node that drops a
-    /// refused snapshot request (it stays unsynced after a join storm).
+    /// refused snapshot request (it stays unsynced after a join storm); a leader that judges its nodes'
+    /// silence up to the clock; a display that takes a stale bookmark of the group it left for a move.
     @Test("the loop's and the node's planted bugs are caught within 10 seeds", arguments: [
-        PlantedBug.pulseOnlyWhenPolled, .applyAcrossGroupGap, .dropSnapshotError, .judgeSilenceAtClock,
-    ], [1, 77_777] as [UInt64])
+        PlantedBug.pulseOnlyWhenPolled, .applyAcrossGroupGap, .dropSnapshotError, .judgeSilenceAtClock, .staleBookmarkAsMove,
+    ], [1, 1_000, 77_777] as [UInt64])
     func loopAndNodeBugsAreCaught(_ bug: PlantedBug, from start: UInt64) throws {
         // A leader's false declarations (K7) show where no etcd takes leadership from a stalled leader.
         let mode: SimulationOptions.Mode = bug == .judgeSilenceAtClock ? .embedded : .highAvailability
