@@ -249,9 +249,17 @@ public struct CoordinatorCore: Sendable {
         }
     }
 
-    /// The frames phase found nothing more waiting at `time`: silence may be judged up to then.
+    /// The frames phase found nothing more waiting at `time`: silence may be judged up to then. A
+    /// leader that was deaf longer than a liveness timeout before this (a paused or starved process)
+    /// starts its liveness clocks afresh, as when it begins to lead (K7): what its nodes sent meanwhile
+    /// may have gone with the connections they reopened, and their silence over it is no evidence.
     public mutating func heardEverything(at time: CoordinatorTime) {
-        heardAllAt = time.monotonicMilliseconds
+        let now = time.monotonicMilliseconds
+        if let last = heardAllAt, role.isLeading,
+           now - last > max(livenessTimeoutMilliseconds, 2 * settings.heartbeatIntervalMilliseconds) {
+            restartLivenessClocks(at: now)
+        }
+        heardAllAt = now
     }
 
     /// Alive nodes whose silence exceeded the timeout, in id order. Nodes never heard from

@@ -8,11 +8,18 @@ import CamsyncWire
 /// command at a time, as the node it concerns, to the coordinator it follows by the one
 /// leader-following rule (`FollowedLeader`, K7); it retries with the same request id (K5) after
 /// 400 ms without an answer (moving to the next coordinator) or after a NOT_LEADER.
+///
+/// The second client sends every other command through the control path instead, as `camsync ctl
+/// act` does: to the control socket of the node the command concerns, which forwards it as itself
+/// (its own request id, its own retries, K5) and answers with the client's request id. That client
+/// does not retry: the node does, and answers with an error when it gives up.
 struct SimClient {
     let index: Int
     var workload: Workload
     var leader: FollowedLeader
     var current: (node: NodeID, command: Command, requestID: UInt64, bytes: [UInt8])?
+    /// The current command went to its node's control socket (`ctl act`), not to a coordinator.
+    var viaNode = false
     var attempts = 0
     var nextRequestID: UInt64
     var wakeToken = 0
@@ -54,7 +61,16 @@ extension Simulation {
             clients[k].current = (node, command, requestID,
                                   Envelope.request(command, sender: node.rawValue, requestID: requestID).serializedBytes())
             clients[k].attempts = 0
+            clients[k].viaNode = k == 1 && clients[k].script.isEmpty && clients[k].nextRequestID % 2 == 0
+                && nodeIndex[node.rawValue].map { nodes[$0].running } == true
             operations += 1
+        } else if clients[k].viaNode {
+            // The node never answered (it crashed, or stayed paused): the command's fate is unknown,
+            // and unacknowledged.
+            trace.note(now, "\(clients[k].id) hears nothing from \(clients[k].current!.node)'s control socket")
+            clients[k].current = nil
+            scheduleClient(k, after: 10_000)
+            return
         } else if clients[k].awaiting {
             // No answer within 400 ms: that coordinator may be gone (K7: do not go back to it on hearsay).
             clients[k].leader.fellSilent(at: nowMilliseconds)
@@ -64,6 +80,12 @@ extension Simulation {
 
     private func send(_ k: Int) {
         guard let current = clients[k].current else { return }
+        if clients[k].viaNode, let n = nodeIndex[current.node.rawValue] {
+            clients[k].awaiting = true
+            scheduler.schedule(.call { [unowned self] in nodeControl(n, from: k, current.bytes) }, at: now + SimTopology.controlDelay)
+            scheduleClient(k, after: 20_000_000)   // the node retries for itself; it answers long before this
+            return
+        }
         clients[k].attempts += 1
         if clients[k].attempts > 200 {
             trace.note(now, "\(clients[k].id) gives up request \(current.requestID)")
@@ -99,6 +121,17 @@ extension Simulation {
             }
             scheduleClient(k, after: 50_000)
             return
+        case .ack(let ack)? where clients[k].viaNode:
+            // The log holds the command under the request id the node forwarded it with.
+            let wire = (try? Envelope.decode(current.bytes)).flatMap { envelope -> [UInt8]? in
+                if case .command(let command)? = envelope.body { try? command.serializedBytes() } else { nil } }
+            if let wire, let n = nodeIndex[current.node.rawValue], let forwarded = nodes[n].forwarded[wire] {
+                acks.append(AcknowledgedCommand(node: current.node, requestID: forwarded, sequence: ack.sequence,
+                                                command: current.command, ackedAt: wall))
+                controlAcks += 1
+            } else {
+                violation("\(clients[k].id): \(current.node) acknowledged request \(current.requestID) without forwarding it")
+            }
         case .ack(let ack)?:
             clients[k].leader.noteTerm(reply.term)
             acks.append(AcknowledgedCommand(node: current.node, requestID: current.requestID, sequence: ack.sequence,

@@ -26,6 +26,9 @@ struct SimNode {
     /// Until when the SUB's connection is down (µs): what is published meanwhile never reaches it (a
     /// SUB that reconnects has missed it), while the DEALER works on.
     var subscriptionDownUntil: Int64 = 0
+    /// The request id under which the node last forwarded each command a control client gave it
+    /// (keyed by the wire command's bytes): what the log holds for a control-path ack.
+    var forwarded: [[UInt8]: UInt64] = [:]
     /// Registrations, snapshot and replay requests in the current second of simulated time.
     var catchUps: (second: Int64, count: Int) = (0, 0)
     /// Since when (µs) this node's replica has waited for a snapshot; nil while synced.
@@ -105,6 +108,15 @@ extension Simulation {
         perform(n, actions)
     }
 
+    /// A control client (`camsync ctl act` on the node's host) hands the node a request.
+    func nodeControl(_ n: Int, from k: Int, _ bytes: [UInt8]) {
+        guard nodes[n].running, nodes[n].session != nil, !deferIfPaused(node: n, .call { [unowned self] in
+            nodeControl(n, from: k, bytes) }) else { return }
+        trace.record(now, "\(nodes[n].config.id) gets a control request from \(clients[k].id)", 16, Int64(n), bytes: bytes)
+        let actions = nodes[n].session!.receiveControl(identity: Array(clients[k].id.utf8), frame: bytes, now: nodeTime(n))
+        perform(n, actions)
+    }
+
     func nodeTick(_ n: Int) {
         let time = nodeTime(n)
         let actions = nodes[n].session!.tick(now: time)
@@ -147,6 +159,9 @@ struct SimNodeWorld: NodeWorld {
     func send(_ envelope: Envelope) {
         let sim = simulation
         let bytes = envelope.serializedBytes()
+        if case .command(let command)? = envelope.body, let wire: [UInt8] = try? command.serializedBytes() {
+            sim.nodes[n].forwarded[wire] = envelope.requestID
+        }
         let c = sim.nodes[n].target
         let routingID = Array(sim.nodes[n].config.id.rawValue.utf8)
         for at in sim.network.deliveries(from: .node(n), to: .coordinator(c), at: sim.now, rng: &sim.rng) {
@@ -162,7 +177,12 @@ struct SimNodeWorld: NodeWorld {
         sim.trace.record(sim.now, "\(sim.nodes[n].config.id) connects to \(commandEndpoint)", 14, Int64(n), Int64(sim.nodes[n].target))
     }
 
-    func replyToControl(identity: [UInt8], _ envelope: Envelope) {}
+    /// The answer goes back to the control client on the node's host (a local socket: no faults).
+    func replyToControl(identity: [UInt8], _ envelope: Envelope) {
+        let sim = simulation
+        guard let k = sim.clients.firstIndex(where: { Array($0.id.utf8) == identity }) else { return }
+        sim.scheduler.schedule(.clientReply(k, bytes: envelope.serializedBytes()), at: sim.now + SimTopology.controlDelay)
+    }
 
     func appendHistory(_ entry: NodeHistoryEntry) {
         simulation.nodeEntries.append(entry)

@@ -21,6 +21,9 @@ enum SimTopology {
         return configs
     }
 
+    /// A control client and its node share a host: a request or an answer takes this long (µs).
+    static let controlDelay: Int64 = 200
+
     static func commandEndpoint(_ coordinator: Int) -> String { "sim://c\(coordinator + 1)/commands" }
     static func eventEndpoint(_ coordinator: Int) -> String { "sim://c\(coordinator + 1)/events" }
 

@@ -76,6 +76,8 @@ public final class Simulation {
     var nodeEntries: [NodeHistoryEntry] = []
     var stops: [NodeStopped] = []
     var operations = 0
+    /// Acknowledgements a client had through a node's control socket.
+    var controlAcks = 0
     /// Until when each process was last disturbed by a fault (µs), and every process by a network-wide one.
     var disturbedUntil: [SimNetwork.Endpoint: Int64] = [:]
     var everyoneDisturbedUntil: Int64 = 0
@@ -97,7 +99,7 @@ public final class Simulation {
         trace = SimTrace(keepsLines: options.trace)
         var settings = CoordinatorSettings(commandEndpoint: "", eventEndpoint: "", dataDirectory: "",
                                            heartbeatIntervalMilliseconds: options.heartbeatMilliseconds,
-                                           liveness: options.liveness, snapshotEvery: 500, retryWindow: 65_536,
+                                           liveness: options.liveness, snapshotEvery: 200, retryWindow: 65_536,
                                            policy: PolicySettings(pipRestoreDeadlineMilliseconds: 500))
         settings.plantedBug = options.plantedBug
         // One a turn, and a backlog of a twelfth of the nodes (none at six), so that the refusal is
@@ -260,7 +262,8 @@ public final class Simulation {
         trace.note(now, "verdict: \(report.passed && violations.isEmpty ? "passed" : "failed")")
         return SimulationResult(options: options, traceHash: trace.hash, traceLines: trace.lines, report: report,
                                 oracleViolations: violations, simulatedMilliseconds: nowMilliseconds, events: trace.events,
-                                operations: operations, acknowledged: acks.count, faults: faults)
+                                operations: operations, acknowledged: acks.count, acknowledgedThroughNodes: controlAcks,
+                                faults: faults)
     }
 
     /// Every batch names, for each device group it goes to, the group's previous batch in the log

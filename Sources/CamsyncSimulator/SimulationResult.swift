@@ -15,6 +15,8 @@ public struct SimulationResult: Sendable {
     public var events: Int
     public var operations: Int
     public var acknowledged: Int
+    /// Of those, the acknowledgements that came through a node's control socket (`ctl act`).
+    public var acknowledgedThroughNodes: Int
     public var faults: [FaultCount]
 
     public var passed: Bool { report.passed && oracleViolations.isEmpty }
@@ -26,7 +28,7 @@ public struct SimulationResult: Sendable {
         let seconds = Double(simulatedMilliseconds) / 1000
         var lines: [String] = []
         lines.append("seed \(options.seed) (\(shape)): \(passed ? "passed" : "FAILED")")
-        lines.append("  simulated \(seconds) s, \(events) events, \(operations) operations, \(acknowledged) acknowledged; faults: \(faultList)")
+        lines.append("  simulated \(seconds) s, \(events) events, \(operations) operations, \(acknowledged) acknowledged (\(acknowledgedThroughNodes) through a node's control socket); faults: \(faultList)")
         lines.append("  trace hash \(String(traceHash, radix: 16))")
         if !passed {
             lines += oracleViolations.prefix(10).map { "  oracle: \($0)" }

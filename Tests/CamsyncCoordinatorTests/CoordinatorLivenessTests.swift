@@ -70,8 +70,31 @@ struct CoordinatorHeardEverythingTests {
         // Caught up (the socket found empty) at a time within the timeout: still alive.
         core.heardEverything(at: CoordinatorReceiveTests.at(100 + timeout))
         #expect(declared(at: 100 + 3 * timeout + CoordinatorCore.catchingUpRecheck) == [])
-        // Caught up past the timeout, nothing heard from it: declared.
+        // Caught up past the timeout, listening all along (every half timeout), nothing heard from it: declared.
+        for heard in stride(from: 100 + timeout + timeout / 2, through: 100 + 3 * timeout, by: Int(timeout / 2)) {
+            core.heardEverything(at: CoordinatorReceiveTests.at(heard))
+        }
         core.heardEverything(at: CoordinatorReceiveTests.at(100 + 3 * timeout + 10))
         #expect(declared(at: 100 + 3 * timeout + 10) == ["ipad-1"])
+    }
+
+    /// A leader deaf for longer than a liveness timeout (paused, starved: no frames phase found its
+    /// socket empty meanwhile) gives every node a full timeout from when it hears again (K7).
+    @Test func aLeaderDeafForATimeoutStartsItsClocksAfresh() {
+        var core = CoordinatorReceiveTests.core()
+        _ = core.receiveTurn(CoordinatorReceiveTests.frame(CoordinatorReceiveTests.register("ipad-1", requestID: 1),
+                                                          route: Array("ipad-1".utf8)), at: CoordinatorReceiveTests.at(100))
+        core.heardEverything(at: CoordinatorReceiveTests.at(100))
+        let timeout = core.livenessTimeoutMilliseconds
+        let resumed: Int64 = 100 + 5 * timeout
+        core.heardEverything(at: CoordinatorReceiveTests.at(resumed))
+        func declared(at now: Int64) -> [NodeID] {
+            CoordinatorReceiveTests.appends(core.tickTurn(at: CoordinatorReceiveTests.at(now))).compactMap {
+                if case .declareNodeDead(let node)? = try? WireCodec.decodeCommand($0.command) { node } else { nil }
+            }
+        }
+        #expect(declared(at: resumed) == [], "silent for five timeouts, but the leader was deaf for them")
+        core.heardEverything(at: CoordinatorReceiveTests.at(resumed + timeout + 1))
+        #expect(declared(at: resumed + timeout + 1) == ["ipad-1"], "a full timeout after it heard again")
     }
 }
