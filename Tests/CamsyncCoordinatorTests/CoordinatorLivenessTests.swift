@@ -94,6 +94,7 @@ struct CoordinatorHeardEverythingTests {
             }
         }
         #expect(declared(at: resumed) == [], "silent for five timeouts, but the leader was deaf for them")
+        core.heardEverything(at: CoordinatorReceiveTests.at(resumed + timeout / 2))   // listening again
         core.heardEverything(at: CoordinatorReceiveTests.at(resumed + timeout + 1))
         #expect(declared(at: resumed + timeout + 1) == ["ipad-1"], "a full timeout after it heard again")
     }
