@@ -57,6 +57,14 @@ struct ClusterOptions: ParsableArguments {
             for node in topology.nodes {
                 resolved.controlEndpoints[node.id] = node.control ?? "ipc://\(run)/\(node.id).sock"
             }
+            // `cluster up` ran here (its coordinators' logs are here) and none of them runs now: say so
+            // at once, instead of waiting on endpoints nobody listens to.
+            let names = topology.coordinatorProcessNames
+            let directory = RunDirectory(path: run)
+            if names.allSatisfy({ FileManager.default.fileExists(atPath: directory.logPath($0)) }),
+               !directory.entries().contains(where: { $0.alive && names.contains($0.name) }) {
+                throw ClusterDown(topology: topology.name, topologyPath: path, runDirectory: run)
+            }
             if topology.security?.curve == true {
                 let keys = "\(run)/keys"
                 if coordinatorKey == nil, coordinatorKeys == nil, !FileManager.default.fileExists(atPath: "\(keys)/coordinators.txt") {
@@ -140,5 +148,21 @@ struct NoClusterHere: Error, CustomStringConvertible {
             the run directory is $CAMSYNC_RUN_DIR/\(topology) when CAMSYNC_RUN_DIR is set, /tmp/camsync-\(topology) \
             otherwise, or the one --run-dir names.
             """
+    }
+}
+
+/// A topology's cluster ran from this run directory (its coordinators' logs are there) but none of
+/// its coordinators runs now (`cluster down`, or they died): what `ctl -f` says at once.
+struct ClusterDown: Error, CustomStringConvertible {
+    var topology: String
+    var topologyPath: String
+    var runDirectory: String
+
+    var description: String {
+        """
+        cluster `\(topology)` is not running: none of its coordinators runs from \(runDirectory) (their logs \
+        are there, from an earlier `cluster up`). Start it with `camsync cluster up \(topologyPath)`; \
+        `camsync cluster logs \(topologyPath)` shows how it ended.
+        """
     }
 }
