@@ -5,8 +5,11 @@ import CamsyncTestSupport
 import Testing
 
 /// The deterministic simulator (`camsync sim`, docs/TESTING.md): a fixed batch of seeds passes, a
-/// seed replays byte for byte, and every planted bug is caught.
-@Suite("camsync sim", .ownThreads)
+/// seed replays byte for byte, and every planted bug is caught. Its dozens of runs take the cores
+/// as a cluster does: the suite holds a cluster slot, and the planted bugs' cases run one at a time,
+/// so that the suites timing real processes beside it are not starved (a fleet shard that sent no
+/// status for 10 s at a load average of 20).
+@Suite("camsync sim", .ownThreads, .clusterSlot)
 struct SimulationTests {
     /// The batch `make test` runs: HA seeds (3 coordinators on the simulated etcd, 6 nodes, 30 s of
     /// faults then 15 s to converge) and embedded seeds (one coordinator and its journal).
@@ -94,7 +97,7 @@ struct SimulationTests {
     /// node that applies a batch of its group across a gap (its replica diverges); a node that drops a
     /// refused snapshot request (it stays unsynced after a join storm); a leader that judges its nodes'
     /// silence up to the clock; a display that takes a stale bookmark of the group it left for a move.
-    @Test("the loop's and the node's planted bugs are caught within 10 seeds", arguments: [
+    @Test("the loop's and the node's planted bugs are caught within 10 seeds", .serialized, arguments: [
         PlantedBug.pulseOnlyWhenPolled, .applyAcrossGroupGap, .dropSnapshotError, .judgeSilenceAtClock, .staleBookmarkAsMove,
     ], [1, 1_000, 77_777] as [UInt64])
     func loopAndNodeBugsAreCaught(_ bug: PlantedBug, from start: UInt64) throws {
