@@ -53,7 +53,9 @@ public struct HighAvailabilityReport: Codable, Sendable, Equatable {
     /// The first line: who leads, in which term, and whether etcd is healthy.
     public var headline: String {
         let leading = coordinators.first { $0.role == "leading" }
-        var line = leading.map { "leader \($0.name) in term \($0.term), sequence \($0.appliedSequence)" } ?? "no coordinator leads"
+        let asked = coordinators.filter { $0.answeredInMilliseconds != nil }.map(\.name)
+        var line = leading.map { "leader \($0.name) in term \($0.term), sequence \($0.appliedSequence)" }
+            ?? (asked.isEmpty ? "no coordinator answered" : "none of the coordinators that answered leads (\(asked.joined(separator: ", ")))")
         if !etcd.isEmpty {
             let healthy = etcd.filter { $0.reachable && $0.errors.isEmpty }.count
             let raftLeader = etcd.first { $0.isLeader }.map { ", raft leader \($0.endpoint)" } ?? ", no raft leader"
@@ -98,7 +100,14 @@ public struct HighAvailabilityReport: Codable, Sendable, Equatable {
             }
         }
         let members = (try? etcdEndpoints.map { try EtcdEndpoint(parsing: $0) }) ?? []
-        let etcd = members.isEmpty ? [] : Self.blocking(timeoutMilliseconds: timeoutMilliseconds, members, tls: etcdTLS)
+        var etcd = members.isEmpty ? [] : Self.blocking(timeoutMilliseconds: timeoutMilliseconds, members, tls: etcdTLS)
+        if etcdTLS == nil {
+            // A member that closes a plaintext connection before HTTP/2 begins wants TLS: say how to give it.
+            for index in etcd.indices where etcd[index].errors.contains(where: { $0.contains("connection preface") }) {
+                etcd[index].errors.append("it speaks TLS: ask with -f TOPOLOGY (its run directory's certificates), "
+                    + "or --etcd-ca, --etcd-cert and --etcd-key")
+            }
+        }
         return HighAvailabilityReport(leader: leader?.name, coordinators: coordinators, etcd: etcd)
     }
 

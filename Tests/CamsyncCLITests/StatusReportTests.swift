@@ -53,7 +53,12 @@ import Testing
         #expect(text.hasPrefix("leader c1 in term 3, sequence 5\nthe state below: term 3, sequence 7\n"), "\(text)")
         report.highAvailability = HighAvailabilityReport(leader: nil, coordinators: [], etcd: [])
         text = CtlStatusCommand.render(report)
-        #expect(text.hasPrefix("no coordinator leads\ncoordinator term 3, sequence 7\n"), "\(text)")
+        #expect(text.hasPrefix("no coordinator answered\ncoordinator term 3, sequence 7\n"), "\(text)")
+        let standby = HighAvailabilityReport.Coordinator(name: "c2", endpoint: "tcp://127.0.0.1:2", role: "standby", term: 3,
+                                                         appliedSequence: 7, lag: nil, answeredInMilliseconds: 1, error: nil)
+        report.highAvailability = HighAvailabilityReport(leader: nil, coordinators: [standby], etcd: [])
+        text = CtlStatusCommand.render(report)
+        #expect(text.hasPrefix("none of the coordinators that answered leads (c2)\n"), "\(text)")
     }
 
     @Test("audio sessions: category, options, active or interrupted by whom, ducked, silence hint, microphone (A1–A8)")

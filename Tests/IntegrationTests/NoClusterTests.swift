@@ -45,6 +45,7 @@ import Testing
         #expect(result.status != 0)
         #expect(result.output.contains("cluster `lab` is not running: none of its coordinators runs from \(run)"), "\(result.output)")
         #expect(result.output.contains("camsync cluster up \(lab)"), "\(result.output)")
+        #expect(result.output.contains("camsync cluster logs \(lab) coordinator"), "\(result.output)")
         #expect(!result.output.contains("Usage:"), "\(result.output)")
     }
 }

@@ -63,7 +63,7 @@ struct ClusterOptions: ParsableArguments {
             let directory = RunDirectory(path: run)
             if names.allSatisfy({ FileManager.default.fileExists(atPath: directory.logPath($0)) }),
                !directory.entries().contains(where: { $0.alive && names.contains($0.name) }) {
-                throw ClusterDown(topology: topology.name, topologyPath: path, runDirectory: run)
+                throw ClusterDown(topology: topology.name, topologyPath: path, runDirectory: run, coordinator: names[0])
             }
             if topology.security?.curve == true {
                 let keys = "\(run)/keys"
@@ -157,12 +157,14 @@ struct ClusterDown: Error, CustomStringConvertible {
     var topology: String
     var topologyPath: String
     var runDirectory: String
+    /// A coordinator's process name, for the `cluster logs` hint.
+    var coordinator: String
 
     var description: String {
         """
         cluster `\(topology)` is not running: none of its coordinators runs from \(runDirectory) (their logs \
         are there, from an earlier `cluster up`). Start it with `camsync cluster up \(topologyPath)`; \
-        `camsync cluster logs \(topologyPath)` shows how it ended.
+        `camsync cluster logs \(topologyPath) \(coordinator)` shows how it ended.
         """
     }
 }
