@@ -155,7 +155,7 @@ extension CoordinatorCore {
             ha.phase = .catchingUp(leadership, read: .underWay)
             return [.readLog(after: sequence)]
         case .standby(nil, _), .leading:
-            preconditionFailure("no read is due \(role)")
+            cannotHappen("a read of the log")
         }
     }
 
@@ -185,7 +185,7 @@ extension CoordinatorCore {
         switch ha.phase {
         case .catchingUp(let held, let heldRead): (leadership, read) = (held, heldRead)
         case .leading(let held, _): (leadership, read) = (held, .due(at: 0))
-        case .rebuilding, .standby: preconditionFailure("only a coordinator holding a leadership steps down (\(role))")
+        case .rebuilding, .standby: cannotHappen("a step-down without a leadership held")
         }
         var actions: [CoordinatorAction] = [.log(.init(.warning, "stepping down", [
             "term": "\(term)", "sequence": "\(sequence)", "why": reason]))]

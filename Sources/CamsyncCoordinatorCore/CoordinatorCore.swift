@@ -119,11 +119,11 @@ public struct CoordinatorCore: Sendable {
     /// first): reaching one in an embedded coordinator is a bug, and stops it.
     var ha: HighAvailability {
         get {
-            guard case .highAvailability(let state) = mode else { preconditionFailure("an embedded coordinator has no HA state") }
+            guard case .highAvailability(let state) = mode else { cannotHappen("reading the HA state of an embedded coordinator") }
             return state
         }
         set {
-            guard case .highAvailability = mode else { preconditionFailure("an embedded coordinator has no HA state") }
+            guard case .highAvailability = mode else { cannotHappen("changing the HA state of an embedded coordinator") }
             mode = .highAvailability(newValue)
         }
     }
