@@ -162,13 +162,27 @@ public final class SoakRun: @unchecked Sendable {
             converged = false
             progress("replicas did not converge: \(error)")
         }
-        let (snapshot, statuses) = try cluster.replicas()
+        // One consistent cut: the coordinator's state, the replicas and the log at the same sequence.
+        // The coordinator goes on by itself (an engine deadline, such as P6's PiP restore, may fire
+        // after the workload stopped), so the cut is taken again until the coordinator's sequence is
+        // the same before and after the replicas and the log were read.
+        var (snapshot, statuses) = try cluster.replicas()
+        var log = try commandLog(cluster)
+        for _ in 0..<20 {
+            if try cluster.replicas().coordinator.sequence == snapshot.sequence { break }
+            // It moved on: the replicas catch up with it (as above), then the cut is taken again.
+            try? cluster.waitUntil(timeout: options.convergenceTimeout, what: "replicas to converge") {
+                let (coordinator, nodes) = try cluster.replicas()
+                return nodes.values.allSatisfy { $0.caughtUp(with: coordinator) }
+            }
+            (snapshot, statuses) = try cluster.replicas()
+            log = try commandLog(cluster)
+        }
         let replicas = try statuses.sorted { $0.key < $1.key }.map { node, status in
             ReplicaState(node: NodeID(node), state: try ClusterState(wire: status.replica), sequence: status.sequence,
                          group: status.group.isEmpty ? nil : NodeID(status.group), groupSequence: status.groupSequence)
         }
         let endedAt = Instant(milliseconds: Clock.wallMilliseconds())
-        let log = try commandLog(cluster)
         cluster.stop(grace: 5)
         for node in topology.nodes.map(\.id) { stops.withLock { $0.append(NodeStopped(node: NodeID(node), at: endedAt)) } }
         if !converged { faultCounts.withLock { $0["no convergence", default: 0] += 1 } }
