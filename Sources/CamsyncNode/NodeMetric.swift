@@ -3,7 +3,8 @@ public import CamsyncPolicy
 /// What a node counts and measures (docs/OPERATIONS.md "Metrics"): `NodeSession` returns them as
 /// `NodeAction.count`, the shell exports them through swift-metrics.
 public enum NodeMetric: Sendable, Equatable {
-    /// The coordinator's heartbeat names a sequence this many batches ahead of the replica.
+    /// How far the replica is behind: a full replica, by the sequence the coordinator's heartbeat
+    /// names; a replica of one device group, by its group's bookmark (the group's last batch).
     case replicaLag(UInt64)
     /// The fence refused a grant under a token older than one already seen (C8).
     case fenceRefused

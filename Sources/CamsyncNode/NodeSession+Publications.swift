@@ -40,7 +40,9 @@ extension NodeSession {
             if !holdForReplay(batch) { handle(replica.receive(batch)) }
         case .coordinatorHeartbeat(let heartbeat)?:
             noteTerm(heartbeat.term)
-            if replica.phase == .synced {
+            // A full replica's lag is the heartbeat's; a group's is its bookmark's (the last sequence is
+            // usually another group's batch, which it never holds).
+            if replica.phase == .synced, replica.group == nil {
                 emit(.count(.replicaLag(heartbeat.lastSequence > replica.sequence ? heartbeat.lastSequence - replica.sequence : 0)))
             }
             if replica.phase == .synced, replica.group == nil, heartbeat.lastSequence > replica.sequence {
@@ -66,8 +68,11 @@ extension NodeSession {
                 emit(.count(.movedUnheard(held: group)))
                 replica.resync()
                 requestSnapshot()
-            } else if bookmark.sequence > replica.groupSequence, !replayRequested {
-                requestReplay("behind the group: have \(replica.groupSequence), its last batch is \(bookmark.sequence)")
+            } else {
+                emit(.count(.replicaLag(bookmark.sequence > replica.groupSequence ? bookmark.sequence - replica.groupSequence : 0)))
+                if bookmark.sequence > replica.groupSequence, !replayRequested {
+                    requestReplay("behind the group: have \(replica.groupSequence), its last batch is \(bookmark.sequence)")
+                }
             }
         default:
             break
