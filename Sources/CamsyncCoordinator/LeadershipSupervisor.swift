@@ -6,14 +6,11 @@ import ZeroMQ
 import CamsyncCoordinatorCore
 import CamsyncEtcdModel
 
-/// The etcd side of an HA coordinator (SPEC K6), as tasks beside the loop thread:
-/// - candidacy: a lease kept alive, a campaign on the election key whose value is this
-///   coordinator's address; a win is posted to the loop, and the leadership is given up (lease
-///   revoked, a new candidacy begun) when the lease is lost or the loop steps down;
-/// - the leader as etcd shows it (`observe`), for NOT_LEADER answers;
-/// - the log as it grows (`watch`), which standbys apply through their engine.
-/// Every decision stays in the core (`CoordinatorCore+Leadership.swift`); this only talks to etcd,
-/// posts `LeadershipEvent`s, and gives a leadership up when the core resigns it.
+/// The etcd side of an HA coordinator (SPEC K6), as tasks beside the loop thread: it carries out
+/// the effects of the `Candidacy` (the decisions, written once for this world and the simulator's)
+/// against etcd, and feeds it etcd's answers; it posts to the loop what the candidacy tells the
+/// core. Beside it, the leader as etcd shows it (`observe`), and the log as it grows (`watch`),
+/// which standbys apply through their engine.
 struct LeadershipSupervisor: Sendable {
     let client: EtcdClient
     let log: EtcdCommandLog
@@ -21,24 +18,113 @@ struct LeadershipSupervisor: Sendable {
     let address: Camsync_V1_CoordinatorAddress
     let mailbox: HAMailbox
     let logger: Logger
-    /// The lease of the candidacy under way (revoked by `resign()` at shutdown).
-    let lease = Locked<EtcdLease?>(nil)
+    /// The candidacy's state, stepped by one answer at a time.
+    private let candidacy: Locked<Candidacy>
+
+    init(client: EtcdClient, log: EtcdCommandLog, settings: HighAvailabilitySettings,
+         address: Camsync_V1_CoordinatorAddress, mailbox: HAMailbox, logger: Logger) {
+        self.client = client
+        self.log = log
+        self.settings = settings
+        self.address = address
+        self.mailbox = mailbox
+        self.logger = logger
+        candidacy = Locked(Candidacy(ttlMilliseconds: settings.leaseSeconds * 1000))
+    }
 
     /// Gives up the candidacy at once (graceful shutdown): the leader key goes, the next candidate
     /// leads without waiting for the TTL.
     func resign() async {
-        guard let current = lease.withLock({ held in defer { held = nil }; return held }) else { return }
-        try? await client.revoke(current)
+        for case .revoke(let lease) in candidacy.withLock({ $0.shutDown() }) {
+            try? await client.revoke(EtcdLease(id: lease, ttlSeconds: 0))
+        }
     }
+
+    /// What steps the candidacy hand to `run`'s task group to carry out.
+    private typealias Feed = AsyncStream<[Candidacy.Effect]>.Continuation
 
     /// Runs until cancelled.
     func run() async {
-        await withTaskGroup(of: Void.self) { group in
+        let (effects, feed) = AsyncStream.makeStream(of: [Candidacy.Effect].self)
+        await withDiscardingTaskGroup { group in
             group.addTask { await retrying("watch the log") { try await followLog() } }
-            group.addTask { await retrying("observe the leader") { try await observeLeader() } }
-            group.addTask { await retrying("candidacy") { try await candidacy() } }
-            await group.waitForAll()
+            group.addTask { await retrying("observe the leader") { try await observeLeader(feed) } }
+            feed.yield(candidacy.withLock { $0.begin() })
+            for await batch in effects {
+                for effect in batch { carryOut(effect, feed: feed, in: &group) }
+            }
+            group.cancelAll()
         }
+    }
+
+    /// Steps the candidacy with an answer; what it returns goes to `run` to be carried out.
+    private func step(_ feed: Feed, _ answer: (inout Candidacy) -> [Candidacy.Effect]) {
+        feed.yield(candidacy.withLock(answer))
+    }
+
+    /// An effect, as a child task of `group` when it calls etcd: its answer steps the candidacy again.
+    private func carryOut(_ effect: Candidacy.Effect, feed: Feed, in group: inout DiscardingTaskGroup) {
+        switch effect {
+        case .post(let news):
+            mailbox.post(news)
+        case .grant(let number):
+            group.addTask {
+                let asked = Clock.monotonicMilliseconds()
+                do {
+                    let lease = try await client.grantLease(ttlSeconds: settings.leaseSeconds)
+                    step(feed) { $0.granted(candidacy: number, lease: lease.id, ttlMilliseconds: lease.ttlSeconds * 1000, askedAt: asked) }
+                } catch {
+                    failed(.grant, number, error, feed)
+                }
+            }
+        case .campaign(let number, let lease):
+            group.addTask {
+                do {
+                    let leadership = try await client.campaign(settings.election, lease: EtcdLease(id: lease, ttlSeconds: 0),
+                                                               value: try address.serializedBytes())
+                    logger.info("won the election", metadata: ["term": "\(leadership.term)", "lease": "\(leadership.lease)"])
+                    step(feed) { $0.won(candidacy: number, leadership) }
+                    await mailbox.resignation(of: leadership)
+                    if Task.isCancelled { return }
+                    logger.info("etcd: leadership given up", metadata: ["term": "\(leadership.term)"])
+                    step(feed) { $0.resigned(leadership) }
+                } catch {
+                    failed(.campaign, number, error, feed)
+                }
+            }
+        case .renew(let number, let lease, let after):
+            group.addTask {
+                guard (try? await Task.sleep(for: .milliseconds(after))) != nil else { return }
+                let sent = Clock.monotonicMilliseconds()
+                do {
+                    try await client.renew(EtcdLease(id: lease, ttlSeconds: 0))
+                    step(feed) { $0.renewed(candidacy: number, lease: lease, sentAt: sent) }
+                } catch let error as EtcdError where error.code == .leaseExpired {
+                    logger.warning("etcd: the candidacy's lease is gone", metadata: ["error": "\(error)"])
+                    step(feed) { $0.leaseGone(candidacy: number, lease: lease) }
+                } catch {
+                    failed(.renewal, number, error, feed)
+                }
+            }
+        case .revoke(let lease):
+            group.addTask { try? await client.revoke(EtcdLease(id: lease, ttlSeconds: 0)) }
+        case .retry(let number, let after):
+            group.addTask {
+                guard (try? await Task.sleep(for: .milliseconds(after))) != nil else { return }
+                logger.info("etcd: campaigning again")
+                step(feed) { $0.retry(candidacy: number) }
+            }
+        }
+    }
+
+    /// A call of candidacy `number` failed: the candidacy decides (nothing, when the task was cancelled).
+    private func failed(_ call: Candidacy.Call, _ number: Int, _ error: any Error, _ feed: Feed) {
+        if Task.isCancelled || error is CancellationError { return }
+        logger.warning("etcd: \(call) failed", metadata: ["error": "\(error)"])
+        let trouble = (error as? EtcdError).flatMap { etcd in
+            etcd.code == .noQuorum ? "etcd has no quorum" : etcd.code == .unavailable ? "etcd cannot be reached" : nil
+        }
+        step(feed) { $0.failed(call, candidacy: number, reason: "\(error)", trouble: trouble, now: Clock.monotonicMilliseconds()) }
     }
 
     /// Runs `body` again after each failure (with a short pause) until cancelled.
@@ -48,8 +134,6 @@ struct LeadershipSupervisor: Sendable {
                 try await body()
             } catch is CancellationError {
                 return
-            } catch LeadershipEnded.steppedDown {
-                logger.info("etcd: leadership given up; campaigning again")
             } catch {
                 if Task.isCancelled { return }
                 logger.warning("etcd: \(what) failed; retrying", metadata: ["error": "\(error)"])
@@ -61,70 +145,16 @@ struct LeadershipSupervisor: Sendable {
         }
     }
 
-    /// One candidacy: lease, campaign, lead until the lease is lost or the core resigns; then the
-    /// lease is revoked (the leader key goes with it) so that the next candidate can win.
-    private func candidacy() async throws {
-        let asked = Clock.monotonicMilliseconds()
-        let lease = try await client.grantLease(ttlSeconds: settings.leaseSeconds)
-        self.lease.withLock { $0 = lease }
-        let client = self.client
-        let current = self.lease
-        // Whatever ends the candidacy (lost lease, resignation), the lease goes, and the leader key
-        // with it: the next candidate need not wait for the TTL. Not cancelled with this task. At
-        // shutdown `resign()` revokes it instead (once: it takes the lease from `current`).
-        defer {
-            if current.withLock({ held in defer { if held == lease { held = nil } }; return held == lease }) {
-                Task { try? await client.revoke(lease) }
-            }
-        }
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { try await keepAlive(lease, askedAt: asked) }
-            group.addTask {
-                let leadership = try await client.campaign(settings.election, lease: lease,
-                                                           value: try address.serializedBytes())
-                logger.info("won the election", metadata: ["term": "\(leadership.term)", "lease": "\(lease.hex)"])
-                mailbox.post(.won(leadership))
-                await mailbox.resignation(of: leadership)
-                try Task.checkCancellation()
-                throw LeadershipEnded.steppedDown
-            }
-            defer { group.cancelAll() }
-            try await group.next()
-        }
-    }
-
-    /// Keeps `lease` alive (`EtcdClient.keepAlive`) and tells the core until when it is known to live;
-    /// posts `leaseLost` when etcd says it is gone or no renewal succeeded within the TTL.
-    /// The lease lives at least TTL from when it was asked for (`askedAt`, monotonic ms).
-    private func keepAlive(_ lease: EtcdLease, askedAt: Int64) async throws {
-        mailbox.post(.leaseRenewed(lease: lease.id, validUntil: askedAt + lease.ttlSeconds * 1000))
-        do {
-            try await client.keepAlive(lease) { knownToLive in
-                let (seconds, attoseconds) = knownToLive.components
-                mailbox.post(.leaseRenewed(lease: lease.id, validUntil: Clock.monotonicMilliseconds() + seconds * 1000
-                                                                         + attoseconds / 1_000_000_000_000_000))
-            }
-        } catch is CancellationError {
-            throw CancellationError()
-        } catch {
-            mailbox.post(.leaseLost("\(error)"))
-            throw error
-        }
-    }
-
     /// The leader as etcd shows it. When that is this candidacy's own key, it is a win, whether or
     /// not the Campaign call has returned yet: a Campaign call whose stream stalled must not leave
     /// a leader key that nobody acts for (what `camsync sim` found in its model; the core ignores
     /// the second report of one win).
-    private func observeLeader() async throws {
+    private func observeLeader(_ feed: Feed) async throws {
         try await client.observe(settings.election) { leader in
             var address = try Camsync_V1_CoordinatorAddress(serializedBytes: leader.value)
             address.term = UInt64(leader.term)
-            mailbox.post(.leaderObserved(address, lease: leader.lease))
-            if lease.withLock({ $0?.id }) == leader.lease {
-                mailbox.post(.won(EtcdLeadership(election: settings.election, key: leader.key, term: leader.term,
-                                                 lease: leader.lease)))
-            }
+            let leadership = EtcdLeadership(election: settings.election, key: leader.key, term: leader.term, lease: leader.lease)
+            step(feed) { $0.observed(address, leadership) }
             return true
         }
     }
@@ -148,6 +178,4 @@ struct LeadershipSupervisor: Sendable {
             }
         }
     }
-
-    enum LeadershipEnded: Error { case steppedDown }
 }

@@ -24,9 +24,9 @@ extension Simulation {
         }
         guard now - since > syncBound else { return }
         // What could keep it from its snapshot: itself, the store, the whole network, and the
-        // coordinators it deals with (the one it follows, and whoever leads now).
+        // coordinators it deals with (the one it follows, whoever leads now, and those it left).
         let involved = Set([nodes[n].target] + coordinators.indices.filter { coordinators[$0].core?.role.isLeading == true })
-        let disturbed = ([disturbedUntil[.node(n)], disturbedUntil[.store], everyoneDisturbedUntil]
+        let disturbed = ([disturbedUntil[.node(n)], disturbedUntil[.store], everyoneDisturbedUntil, nodes[n].leftDisturbedUntil]
             + involved.flatMap { [disturbedUntil[.coordinator($0)], stalledUntil[$0]] }).compactMap { $0 }.max() ?? 0
         guard disturbed < now - syncBound, nodes[n].startedAt < now - syncBound else { return }
         violation("\(nodes[n].config.id) has waited \((now - since) / 1000) ms for a snapshot, undisturbed for "

@@ -54,13 +54,14 @@ struct SimCoordinator {
     var stalling: (until: Int64, phases: [CoordinatorPhase])?
     var wakeToken = 0
     var wakeAt: Int64?
-    var supervisor = SimSupervisor()
+    var supervisor: SimSupervisor
     /// Iterations at one instant (a loop that never sleeps is a bug).
     var spinsAt: (time: Int64, count: Int) = (0, 0)
 
-    init(index: Int, name: String) {
+    init(index: Int, name: String, leaseSeconds: Int64) {
         self.index = index
         self.name = name
+        supervisor = SimSupervisor(leaseSeconds: leaseSeconds)
     }
 
     func isRunning(_ generation: Int) -> Bool { running && self.generation == generation }
@@ -117,12 +118,11 @@ extension Simulation {
 
     /// A new incarnation: HA cores read their state from the store; the embedded one recovers from its journal.
     func startCoordinator(_ c: Int) {
-        var process = SimCoordinator(index: c, name: coordinators[c].name)
+        var process = SimCoordinator(index: c, name: coordinators[c].name, leaseSeconds: options.leaseSeconds)
         process.generation = coordinators[c].generation + 1
         process.running = true
         process.clockOffset = Int64.random(in: 0...100_000, using: &rng)
         process.wakeToken = coordinators[c].wakeToken
-        process.supervisor.candidacy = coordinators[c].supervisor.candidacy
         process.world = SimCoordinatorWorld(simulation: self, coordinator: c, generation: process.generation)
         coordinators[c] = process
         watchFaults.lastDelivery[c] = nil
@@ -147,7 +147,7 @@ extension Simulation {
         core.beginServing(at: time)
         coordinators[c].core = core
         trace.record(now, "\(process.name) starts (incarnation \(coordinators[c].generation))", 1, Int64(c))
-        if options.mode == .highAvailability { startCandidacy(c, after: 0) }
+        if options.mode == .highAvailability { startCandidacy(c) }
         runCoordinator(c)
     }
 
@@ -156,7 +156,6 @@ extension Simulation {
         coordinators[c].running = false
         coordinators[c].core = nil
         coordinators[c].phase = nil
-        coordinators[c].supervisor.candidacy += 1
         trace.record(now, "\(coordinators[c].name) crashes", 2, Int64(c))
     }
 

@@ -33,6 +33,9 @@ struct SimNode {
     var catchUps: (second: Int64, count: Int) = (0, 0)
     /// Since when (µs) this node's replica has waited for a snapshot; nil while synced.
     var unsyncedSince: Int64?
+    /// Until when a coordinator this node left was disturbed (µs): the time it waited on a stalled or
+    /// cut-off coordinator before moving on is time it was kept from its snapshot.
+    var leftDisturbedUntil: Int64 = 0
 
     init(index: Int, config: NodeConfig) {
         self.index = index
@@ -172,6 +175,9 @@ struct SimNodeWorld: NodeWorld {
 
     func reconnect(commandEndpoint: String, serverKey: String?, subscriber: Bool) {
         let sim = simulation
+        let left = sim.nodes[n].target
+        sim.nodes[n].leftDisturbedUntil = max(sim.nodes[n].leftDisturbedUntil, sim.disturbedUntil[.coordinator(left)] ?? 0,
+                                              sim.stalledUntil[left] ?? 0)
         sim.nodes[n].target = SimTopology.coordinator(endpoint: commandEndpoint) ?? sim.nodes[n].target
         sim.nodes[n].epoch += 1
         sim.trace.record(sim.now, "\(sim.nodes[n].config.id) connects to \(commandEndpoint)", 14, Int64(n), Int64(sim.nodes[n].target))

@@ -11,6 +11,8 @@ import CamsyncEtcdModel
 /// writes conditional on a leader key; the command log and its snapshot; watches of the log.
 /// Member loss is modelled as the whole store being unavailable (no quorum) or slow.
 struct SimStore {
+    /// The election's name (the prefix of the candidates' keys).
+    static let election = "/camsync/leader"
     struct Lease {
         var ttl: Int64
         var expiresAt: Int64

@@ -4,66 +4,61 @@ import CamsyncWire
 import CamsyncCoordinatorCore
 import CamsyncEtcdModel
 
-/// What `LeadershipSupervisor` does, against the simulated store: a candidacy (a lease kept alive
-/// every TTL/3, a campaign whose win is posted), the leader as the store shows it, and the log's
-/// watch; a resignation revokes the lease and a new candidacy begins 200 ms later. It decides
-/// nothing: what it posts goes to the real core.
+/// The simulated world's side of a coordinator's `Candidacy` (what `LeadershipSupervisor` is for
+/// etcd): it carries out the candidacy's effects against the simulated store, each call taking
+/// 0.3–1.5 s there and 0.2–1 s back (a second when the store cannot be reached), and feeds the
+/// answers back. It decides nothing.
 struct SimSupervisor {
-    /// Bumped by each new candidacy (and a crash): steps of an older one are ignored.
-    var candidacy = 0
-    var lease: Int64?
-    var ttl: Int64 = 0
-    /// Monotonic ms at which the last successful renewal was sent.
-    var renewedAt: Int64 = 0
-    var campaigning = false
-    var wonTerm: Int64?
+    var candidacy: Candidacy
+    /// The candidacy whose campaign call is open (answered when its key is the oldest, or broken by
+    /// a partition from the store).
+    var campaigning: Int?
+
+    init(leaseSeconds: Int64) {
+        candidacy = Candidacy(ttlMilliseconds: leaseSeconds * 1000)
+    }
 }
 
-enum SupervisorStep {
-    case grant
-    case granted(lease: Int64, ttl: Int64, askedAt: Int64)
-    case campaigned
-    case keepAlive
-    case renewed(sentAt: Int64, alive: Bool)
-    case unanswered(String)
-    case end(String, revoke: Bool)
+/// An answer to a call of the candidacy (or news for it), delivered as a scheduled event.
+enum SupervisorAnswer {
+    case begin
+    case granted(candidacy: Int, lease: Int64, ttl: Int64, askedAt: Int64)
+    /// The campaign's call returns when its key is the oldest.
+    case campaigned(candidacy: Int)
+    /// A renewal falls due.
+    case renewDue(candidacy: Int, lease: Int64)
+    case renewed(candidacy: Int, lease: Int64, sentAt: Int64)
+    case leaseGone(candidacy: Int, lease: Int64)
+    case failed(Candidacy.Call, candidacy: Int, reason: String, trouble: String?)
+    case retry(candidacy: Int)
+    case observed(Camsync_V1_CoordinatorAddress?, EtcdLeadership?)
+    case resigned(EtcdLeadership)
 }
 
 extension Simulation {
 
     private func coordinatorMonotonic(_ c: Int) -> Int64 { nowMilliseconds + coordinators[c].clockOffset }
 
-    func startCandidacy(_ c: Int, after delay: Int64) {
-        coordinators[c].supervisor.candidacy += 1
-        coordinators[c].supervisor.lease = nil
-        coordinators[c].supervisor.campaigning = false
-        coordinators[c].supervisor.wonTerm = nil
-        scheduleSupervisor(c, .grant, at: now + delay)
+    private func scheduleSupervisor(_ c: Int, _ answer: SupervisorAnswer, at time: Int64) {
+        scheduler.schedule(.supervisor(c, generation: coordinators[c].generation, answer), at: time)
     }
 
-    private func scheduleSupervisor(_ c: Int, _ step: SupervisorStep, at time: Int64) {
-        scheduler.schedule(.supervisor(c, generation: coordinators[c].generation, candidacy: coordinators[c].supervisor.candidacy,
-                                       step), at: time)
-    }
-
-    /// A supervisor request to the store: `apply` runs when it arrives; unreachable, the step fails.
-    private func supervisorCall(_ c: Int, _ apply: @escaping () -> SupervisorStep) {
-        let generation = coordinators[c].generation, candidacy = coordinators[c].supervisor.candidacy
+    /// A call to the store: `apply` runs when it arrives and its answer comes back; unreachable, the
+    /// call fails (`unreachable` says how) after a second.
+    private func supervisorCall(_ c: Int, failing unreachable: @escaping (_ reason: String) -> SupervisorAnswer,
+                                _ apply: @escaping () -> SupervisorAnswer) {
+        let generation = coordinators[c].generation
         guard network.connected(.coordinator(c), .store), store.available else {
-            scheduler.schedule(.supervisor(c, generation: generation, candidacy: candidacy,
-                                           .unanswered(store.available ? "etcd cannot be reached" : "etcd has no quorum")),
-                               at: now + 1_000_000)
+            scheduleSupervisor(c, unreachable(store.available ? "etcd cannot be reached" : "etcd has no quorum"), at: now + 1_000_000)
             return
         }
         scheduler.schedule(.call { [unowned self] in
             guard network.connected(.coordinator(c), .store), store.available else {
-                scheduler.schedule(.supervisor(c, generation: generation, candidacy: candidacy, .unanswered("etcd cannot be reached")),
-                                   at: now + 1_000_000)
+                scheduler.schedule(.supervisor(c, generation: generation, unreachable("etcd cannot be reached")), at: now + 1_000_000)
                 return
             }
-            let step = apply()
-            scheduler.schedule(.supervisor(c, generation: generation, candidacy: candidacy, step),
-                               at: now + Int64.random(in: 200...1_000, using: &rng))
+            let answer = apply()
+            scheduler.schedule(.supervisor(c, generation: generation, answer), at: now + Int64.random(in: 200...1_000, using: &rng))
         }, at: now + Int64.random(in: 300...1_500, using: &rng) + store.slowBy)
     }
 
@@ -71,67 +66,85 @@ extension Simulation {
         scheduler.schedule(.coordinatorNews(c, generation: coordinators[c].generation, news), at: time ?? now)
     }
 
-    func supervise(_ c: Int, _ step: SupervisorStep) {
-        switch step {
-        case .grant:
-            let askedAt = coordinatorMonotonic(c)
-            let ttl = options.leaseSeconds * 1000
-            supervisorCall(c) { [unowned self] in
-                let lease = store.grant(ttl: ttl, at: nowMilliseconds)
-                return .granted(lease: lease, ttl: store.leases[lease]?.ttl ?? ttl, askedAt: askedAt)
+    /// Begins coordinator `c`'s first candidacy.
+    func startCandidacy(_ c: Int) {
+        scheduleSupervisor(c, .begin, at: now)
+    }
+
+    /// Steps `c`'s candidacy with an answer and carries out its effects.
+    func supervise(_ c: Int, _ answer: SupervisorAnswer) {
+        let effects: [Candidacy.Effect]
+        switch answer {
+        case .begin:
+            effects = coordinators[c].supervisor.candidacy.begin()
+        case .granted(let number, let lease, let ttl, let askedAt):
+            effects = coordinators[c].supervisor.candidacy.granted(candidacy: number, lease: lease, ttlMilliseconds: ttl, askedAt: askedAt)
+        case .campaigned(let number):
+            guard coordinators[c].supervisor.campaigning == number, let lease = coordinators[c].supervisor.candidacy.lease,
+                  let leadership = store.leadership(of: lease, election: SimStore.election) else { return }
+            coordinators[c].supervisor.campaigning = nil
+            effects = coordinators[c].supervisor.candidacy.won(candidacy: number, leadership)
+        case .renewDue(let number, let lease):
+            let sentAt = coordinatorMonotonic(c)
+            supervisorCall(c, failing: { .failed(.renewal, candidacy: number, reason: $0, trouble: $0) }) { [unowned self] in
+                store.keepAlive(lease, at: nowMilliseconds) ? .renewed(candidacy: number, lease: lease, sentAt: sentAt)
+                                                            : .leaseGone(candidacy: number, lease: lease)
             }
-        case .granted(let lease, let ttl, let askedAt):
-            coordinators[c].supervisor.lease = lease
-            coordinators[c].supervisor.ttl = ttl
-            coordinators[c].supervisor.renewedAt = askedAt
-            post(c, .leaseRenewed(lease: lease, validUntil: askedAt + ttl))
-            scheduleSupervisor(c, .keepAlive, at: now + ttl * 1000 / 3)
-            coordinators[c].supervisor.campaigning = true
+            return
+        case .renewed(let number, let lease, let sentAt):
+            effects = coordinators[c].supervisor.candidacy.renewed(candidacy: number, lease: lease, sentAt: sentAt)
+        case .leaseGone(let number, let lease):
+            effects = coordinators[c].supervisor.candidacy.leaseGone(candidacy: number, lease: lease)
+        case .failed(let call, let number, let reason, let trouble):
+            if call == .campaign, coordinators[c].supervisor.campaigning == number { coordinators[c].supervisor.campaigning = nil }
+            effects = coordinators[c].supervisor.candidacy.failed(call, candidacy: number, reason: reason, trouble: trouble,
+                                                                  now: coordinatorMonotonic(c))
+        case .retry(let number):
+            effects = coordinators[c].supervisor.candidacy.retry(candidacy: number)
+        case .observed(let address, let leadership):
+            effects = coordinators[c].supervisor.candidacy.observed(address, leadership)
+        case .resigned(let leadership):
+            effects = coordinators[c].supervisor.candidacy.resigned(leadership)
+        }
+        for effect in effects { carryOut(c, effect) }
+    }
+
+    private func carryOut(_ c: Int, _ effect: Candidacy.Effect) {
+        switch effect {
+        case .post(let news):
+            if case .won(let leadership) = news {
+                trace.record(now, "\(coordinators[c].name) wins term \(leadership.term)", 6, Int64(c), leadership.term)
+            }
+            post(c, news)
+        case .grant(let number):
+            let askedAt = coordinatorMonotonic(c)
+            let ttl = coordinators[c].supervisor.candidacy.ttlMilliseconds
+            supervisorCall(c, failing: { .failed(.grant, candidacy: number, reason: $0, trouble: $0) }) { [unowned self] in
+                let lease = store.grant(ttl: ttl, at: nowMilliseconds)
+                return .granted(candidacy: number, lease: lease, ttl: store.leases[lease]?.ttl ?? ttl, askedAt: askedAt)
+            }
+        case .campaign(let number, let lease):
+            coordinators[c].supervisor.campaigning = number
             let address = coordinators[c].address
-            supervisorCall(c) { [unowned self] in
+            supervisorCall(c, failing: { .failed(.campaign, candidacy: number, reason: $0, trouble: $0) }) { [unowned self] in
                 guard store.campaign(coordinator: coordinators[c].name, lease: lease, address: address) else {
-                    return .end("lease gone before the campaign", revoke: false)
+                    return .failed(.campaign, candidacy: number, reason: "lease gone before the campaign", trouble: nil)
                 }
                 electionChanged()
-                return .campaigned
+                return .campaigned(candidacy: number)
             }
-        case .campaigned:
-            checkWin(c)
-        case .keepAlive:
-            guard let lease = coordinators[c].supervisor.lease else { return }
-            let sentAt = coordinatorMonotonic(c)
-            supervisorCall(c) { [unowned self] in .renewed(sentAt: sentAt, alive: store.keepAlive(lease, at: nowMilliseconds)) }
-            scheduleSupervisor(c, .keepAlive, at: now + coordinators[c].supervisor.ttl * 1000 / 3)
-        case .renewed(let sentAt, let alive):
-            guard let lease = coordinators[c].supervisor.lease else { return }
-            guard alive else {
-                supervise(c, .end("lease \(String(lease, radix: 16)) expired", revoke: false))
-                return
-            }
-            coordinators[c].supervisor.renewedAt = max(coordinators[c].supervisor.renewedAt, sentAt)
-            post(c, .leaseRenewed(lease: lease, validUntil: sentAt + coordinators[c].supervisor.ttl))
-        case .unanswered(let reason):
-            post(c, .storeTrouble(reason))
-            let supervisor = coordinators[c].supervisor
-            if supervisor.lease == nil {
-                startCandidacy(c, after: 200_000)
-            } else if coordinatorMonotonic(c) - supervisor.renewedAt >= supervisor.ttl {
-                supervise(c, .end("not renewed within its TTL: \(reason)", revoke: false))
-            }
-        case .end(let reason, let revoke):
-            if coordinators[c].supervisor.wonTerm != nil || coordinators[c].supervisor.lease != nil {
-                post(c, .leaseLost(reason))
-            }
-            if revoke, let lease = coordinators[c].supervisor.lease { revokeLease(c, lease) }
-            startCandidacy(c, after: 200_000)
+        case .renew(let number, let lease, let after):
+            scheduleSupervisor(c, .renewDue(candidacy: number, lease: lease), at: now + after * 1000)
+        case .revoke(let lease):
+            revokeLease(c, lease)
+        case .retry(let number, let after):
+            scheduleSupervisor(c, .retry(candidacy: number), at: now + after * 1000)
         }
     }
 
-    /// The core resigned: the lease goes (the leader key with it), and a new candidacy begins.
+    /// The core resigned `leadership`.
     func resign(_ c: Int, _ leadership: EtcdLeadership) {
-        guard coordinators[c].supervisor.lease == leadership.lease else { return }
-        revokeLease(c, leadership.lease)
-        startCandidacy(c, after: 200_000)
+        supervise(c, .resigned(leadership))
     }
 
     func revokeLease(_ c: Int, _ lease: Int64) {
@@ -143,24 +156,11 @@ extension Simulation {
         }, at: now + Int64.random(in: 300...1_500, using: &rng))
     }
 
-    /// A campaigner whose key is now the oldest has won.
-    private func checkWin(_ c: Int) {
-        let supervisor = coordinators[c].supervisor
-        guard supervisor.campaigning, supervisor.wonTerm == nil, let lease = supervisor.lease,
-              let leadership = store.leadership(of: lease, election: "/camsync/leader") else { return }
-        coordinators[c].supervisor.wonTerm = leadership.term
-        trace.record(now, "\(coordinators[c].name) wins term \(leadership.term)", 6, Int64(c), leadership.term)
-        post(c, .won(leadership))
-    }
-
     /// The store became unreachable for `c` (a partition, or no quorum): a campaign still waiting
-    /// fails with its stream, and the candidacy starts over (the old key goes when its lease, no
-    /// longer kept alive, expires), as `LeadershipSupervisor`'s candidacy does when etcd's
-    /// Campaign call fails.
+    /// fails with its stream, as etcd's Campaign call does.
     func storeLost(_ c: Int) {
-        let supervisor = coordinators[c].supervisor
-        guard coordinators[c].running, supervisor.campaigning, supervisor.wonTerm == nil else { return }
-        scheduleSupervisor(c, .end("the campaign's stream broke", revoke: true), at: now + 1)
+        guard coordinators[c].running, let number = coordinators[c].supervisor.campaigning else { return }
+        scheduleSupervisor(c, .failed(.campaign, candidacy: number, reason: "the campaign's stream broke", trouble: nil), at: now + 1)
     }
 
     /// The election changed (a key created or gone): every coordinator that reaches the store hears
@@ -172,14 +172,14 @@ extension Simulation {
             if let at, let leader {
                 var address = leader.address
                 address.term = UInt64(leader.createRevision)
-                post(c, .leaderObserved(address, lease: leader.lease), at: at)
+                scheduleSupervisor(c, .observed(address, store.leadership(of: leader.lease, election: SimStore.election)), at: at)
             }
             // A campaign is a call on a TCP stream: a lossy network delays its answer (a retransmission)
             // but does not lose it; only a partition breaks it (`storeLost`). Dropping it left a
             // campaigner holding the leader key without knowing it had won (seed 74).
-            if coordinators[c].supervisor.campaigning, let answer = at ?? (network.connected(.coordinator(c), .store) ? now + 200_000 : nil) {
-                scheduler.schedule(.supervisor(c, generation: coordinators[c].generation,
-                                               candidacy: coordinators[c].supervisor.candidacy, .campaigned), at: answer)
+            if let number = coordinators[c].supervisor.campaigning,
+               let answer = at ?? (network.connected(.coordinator(c), .store) ? now + 200_000 : nil) {
+                scheduleSupervisor(c, .campaigned(candidacy: number), at: answer)
             }
         }
     }

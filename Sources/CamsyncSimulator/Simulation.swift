@@ -28,7 +28,7 @@ public final class Simulation {
         /// The next phase of a coordinator's iteration, once the work of the one before it is done.
         case coordinatorPhase(Int, generation: Int)
         case coordinatorIO(Int, generation: Int, StoreAnswer)
-        case supervisor(Int, generation: Int, candidacy: Int, SupervisorStep)
+        case supervisor(Int, generation: Int, SupervisorAnswer)
         case nodeReply(Int, generation: Int, epoch: Int, bytes: [UInt8])
         case nodePublication(Int, generation: Int, topic: [UInt8], bytes: [UInt8])
         case nodeWake(Int, generation: Int, token: Int)
@@ -129,7 +129,7 @@ public final class Simulation {
 
     private func start() {
         for index in 0..<options.coordinators {
-            coordinators.append(SimCoordinator(index: index, name: "c\(index + 1)"))
+            coordinators.append(SimCoordinator(index: index, name: "c\(index + 1)", leaseSeconds: options.leaseSeconds))
             startCoordinator(index)
         }
         for (index, config) in nodeConfigs.enumerated() {
@@ -182,10 +182,10 @@ public final class Simulation {
             guard coordinators[c].isRunning(generation) else { return }
             if deferIfPaused(coordinator: c, event) { return }
             completeIO(c, outcome)
-        case .supervisor(let c, let generation, let candidacy, let step):
-            guard coordinators[c].isRunning(generation), coordinators[c].supervisor.candidacy == candidacy else { return }
+        case .supervisor(let c, let generation, let answer):
+            guard coordinators[c].isRunning(generation) else { return }
             if deferIfPaused(coordinator: c, event) { return }
-            supervise(c, step)
+            supervise(c, answer)
         case .nodeReply(let n, let generation, let epoch, let bytes):
             guard nodes[n].isRunning(generation), nodes[n].epoch == epoch else { return }
             if deferIfPaused(node: n, event) { return }
