@@ -80,7 +80,7 @@ extension CoordinatorCore {
         if let gathered = turn.accepted.first?.sequence, sequence >= gathered, sequence - gathered < UInt64(turn.accepted.count) {
             return turn.accepted[Int(sequence - gathered)]
         }
-        for flight in inFlight { if let batch = flight.commit.turnEntries.batch(sequence) { return batch } }
+        for flight in leaderWork?.inFlight ?? [] { if let batch = flight.commit.turnEntries.batch(sequence) { return batch } }
         guard let encoded = recentBatches.batch(sequence) else { return nil }
         return try? Camsync_V1_EventBatch(serializedBytes: encoded)
     }

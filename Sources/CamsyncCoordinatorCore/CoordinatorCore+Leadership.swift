@@ -169,7 +169,9 @@ extension CoordinatorCore {
         let listening = observeLeader(nil, lease: 0)
         nextHeartbeat = 0
         beginServing(at: time)
-        if settings.plantedBug != .skipLivenessReset { restartLivenessClocks(at: time.monotonicMilliseconds) }
+        leaderWork = LeaderWork(startingAt: time.monotonicMilliseconds)
+        // The planted bug keeps the clocks of this core's last leadership: silence that straddles the change counts (K7).
+        if settings.plantedBug == .skipLivenessReset { leaderWork?.lastSeen = plantedBugClocks }
         return [.count(.role(leading: true, term: term)),
                 .log(.init(.info, "leading", ["term": "\(term)", "sequence": "\(sequence)"]))]
             + listening + republished
@@ -190,7 +192,8 @@ extension CoordinatorCore {
         var actions: [CoordinatorAction] = [.log(.init(.warning, "stepping down", [
             "term": "\(term)", "sequence": "\(sequence)", "why": reason]))]
         actions += abandonTurns("not acknowledged: this coordinator stepped down (\(reason))")
-        snapshotBacklog.removeAll()   // their nodes ask again, and are told who leads
+        if settings.plantedBug == .skipLivenessReset { plantedBugClocks = leaderWork?.lastSeen ?? [:] }
+        leaderWork = nil   // the snapshot requests waiting go too: their nodes ask again, and are told who leads
         let wasLeading = role.isLeading
         // A catch-up read still out is answered later (`answerOfAnotherPhase`); the rebuild waits for it.
         ha.phase = .rebuilding(read: read, win: nil)

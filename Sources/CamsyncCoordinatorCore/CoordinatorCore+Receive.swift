@@ -77,12 +77,12 @@ extension CoordinatorCore {
             // joining at once cost one encoding of the state per turn, not one each. A group's part
             // is made for each request (it is small).
             switch readableGroup(request.group, mine: request.onlyMyGroup, sender: sender, isAdmin: isAdmin) {
-            case .success(let group) where snapshotBacklog.isEmpty && turn.snapshotRequests.count < settings.snapshotsPerTurn:
+            case .success(let group) where work.snapshotBacklog.isEmpty && turn.snapshotRequests.count < settings.snapshotsPerTurn:
                 actions.append(.count(.snapshotServed))
                 turn.snapshotRequests.append((identity, envelope.requestID, group))
-            case .success(let group) where snapshotBacklog.count < settings.snapshotBacklog:
+            case .success(let group) where work.snapshotBacklog.count < settings.snapshotBacklog:
                 actions.append(.count(.snapshotServed))
-                snapshotBacklog.append((identity, envelope.requestID, group))   // a later turn serves it
+                work.snapshotBacklog.append((identity, envelope.requestID, group))   // a later turn serves it
             case .success:
                 actions.append(.count(.refused(.overloaded)))
                 actions.append(.reply(routingID: identity, .error(Camsync_V1_Error(code: .overloaded, message:

@@ -26,10 +26,10 @@ extension CoordinatorCore {
             if let suspicion = suspicionDeadline() { deadline = min(deadline, suspicion) }
             if let due = state.readDue { deadline = min(deadline, due) }
         }
-        if role.isLeading {
-            if !snapshotBacklog.isEmpty { deadline = now }   // the next turn serves the backlog's next share
+        if let work = leaderWork {
+            if !work.snapshotBacklog.isEmpty { deadline = now }   // the next turn serves the backlog's next share
             deadline = min(deadline, nextHeartbeat)
-            if let liveness = livenessCheckDue ?? nextLivenessDeadline() { deadline = min(deadline, liveness) }
+            if let liveness = work.livenessCheckDue ?? nextLivenessDeadline() { deadline = min(deadline, liveness) }
             if let (due, _) = engine.nextDeadline() {
                 deadline = min(deadline, now + max(0, due.milliseconds - time.wallMilliseconds))
             }
@@ -52,22 +52,23 @@ extension CoordinatorCore {
             nextStatsLog = now + Self.statsInterval
         }
         // Only a leader decides: no liveness, no engine deadlines, no heartbeats otherwise (SPEC K6).
-        if role.isLeading { actions += leaderTimers(at: time) }
+        if leaderWork != nil { actions += leaderTimers(at: time) }
         return gather(counted(actions))
     }
 
     private mutating func leaderTimers(at time: CoordinatorTime) -> [CoordinatorAction] {
         var actions: [CoordinatorAction] = []
         let now = time.monotonicMilliseconds
-        if livenessCheckDue.map({ now >= $0 }) ?? true {
+        if leaderWork?.livenessCheckDue.map({ now >= $0 }) ?? true {
             // Judged up to the last instant everything waiting had been taken (K7): behind that, a
             // node's heartbeat may wait unread. Looked at again shortly while the leader catches up.
-            let heard = settings.plantedBug == .judgeSilenceAtClock ? now : min(now, heardAllAt ?? now)
+            let heard = settings.plantedBug == .judgeSilenceAtClock ? now : min(now, leaderWork?.heardAllAt ?? now)
             for node in silentNodes(at: heard) {
                 actions += apply(.declareNodeDead(node), from: Envelope.coordinatorSender, requestID: sequence + 1, isAdmin: true,
                                  replyTo: nil, at: time)
             }
-            livenessCheckDue = nextLivenessDeadline().map { max($0, heard < now ? now + Self.catchingUpRecheck : $0) }
+            let due = nextLivenessDeadline().map { max($0, heard < now ? now + Self.catchingUpRecheck : $0) }
+            leaderWork?.livenessCheckDue = due
         }
         while let (due, command) = engine.nextDeadline(), due.milliseconds <= time.wallMilliseconds {
             let before = sequence

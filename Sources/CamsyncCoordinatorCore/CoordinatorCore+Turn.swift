@@ -16,6 +16,21 @@ struct Turn: Sendable {
     var isEmpty: Bool { accepted.isEmpty && replies.isEmpty && publications.isEmpty && snapshotRequests.isEmpty }
 }
 
+extension CoordinatorCore {
+    /// The leader's working set, on the paths only a leader takes (each checks that it leads, or
+    /// found a turn of its own, first): reaching one without it is a bug, and stops the coordinator.
+    var work: LeaderWork {
+        get {
+            guard let leaderWork else { cannotHappen("reading a leader's work while not leading") }
+            return leaderWork
+        }
+        _modify {
+            guard leaderWork != nil else { cannotHappen("changing a leader's work while not leading") }
+            yield &leaderWork!
+        }
+    }
+}
+
 /// A turn handed to the log and not released yet (the pipeline, oldest first).
 struct TurnInFlight: Sendable {
     var commit: TurnCommit
@@ -62,26 +77,26 @@ extension CoordinatorCore {
     public mutating func endTurn(at time: CoordinatorTime) -> [CoordinatorAction] {
         answerSnapshotRequests(at: time)
         if turn.accepted.isEmpty {
-            guard let last = inFlight.indices.last else { return release(&turn) }
-            inFlight[last].turn.replies += turn.replies
-            inFlight[last].turn.publications += turn.publications
+            guard let last = leaderWork?.inFlight.indices.last else { return release(&turn) }
+            work.inFlight[last].turn.replies += turn.replies
+            work.inFlight[last].turn.publications += turn.publications
             turn = Turn()
             return []
         }
-        guard inFlight.count < settings.commitsInFlight else { return [] }
+        guard (leaderWork?.inFlight.count ?? 0) < settings.commitsInFlight else { return [] }
         var actions = checkLease(at: time)
-        guard role.isLeading else {
+        guard leaderWork != nil else {
             return counted(actions + failTurns(StoreFailure(.notLeader, "this coordinator stopped leading during the turn")))
         }
         let entries = TurnEntries(turn.accepted)
         turn.publications = turn.publications.map { ($0.topic, $0.publication.attached(to: entries)) }
         let commit = TurnCommit(id: nextCommitID, turnEntries: entries, leadership: role.leadership,
-                                follows: inFlight.last?.commit.lastSequence)
+                                follows: work.inFlight.last?.commit.lastSequence)
         nextCommitID += 1
         var submitted = TurnInFlight(commit: commit, turn: turn)
         turn = Turn()
         if settings.plantedBug == .acknowledgeBeforeDurable { actions += release(&submitted.turn) }
-        inFlight.append(submitted)
+        work.inFlight.append(submitted)
         actions.append(.commit(commit))
         if settings.durability != .off, sequence >= lastSnapshotSequence + settings.snapshotEvery {
             // The state is the log through `sequence` (every accepted command is in a turn in flight):
@@ -96,10 +111,10 @@ extension CoordinatorCore {
 
     /// The turn's snapshot requests become replies, all of one snapshot of the state as it is now.
     private mutating func answerSnapshotRequests(at time: CoordinatorTime) {
-        if !snapshotBacklog.isEmpty {
-            let served = min(snapshotBacklog.count, max(0, settings.snapshotsPerTurn - turn.snapshotRequests.count))
-            turn.snapshotRequests.insert(contentsOf: snapshotBacklog.prefix(served), at: 0)
-            snapshotBacklog.removeFirst(served)
+        if let backlog = leaderWork?.snapshotBacklog, !backlog.isEmpty {
+            let served = min(backlog.count, max(0, settings.snapshotsPerTurn - turn.snapshotRequests.count))
+            turn.snapshotRequests.insert(contentsOf: backlog.prefix(served), at: 0)
+            work.snapshotBacklog.removeFirst(served)
         }
         guard !turn.snapshotRequests.isEmpty else { return }
         var whole: Envelope?
@@ -120,25 +135,21 @@ extension CoordinatorCore {
     /// Whether the shell should read more frames now: not while the pipeline is full and the turn
     /// being gathered has reached `batchLimit` (the sockets' queues hold the rest: backpressure).
     public var takesFrames: Bool {
-        inFlight.count < settings.commitsInFlight || turn.accepted.count < settings.batchLimit
+        (leaderWork?.inFlight.count ?? 0) < settings.commitsInFlight || turn.accepted.count < settings.batchLimit
     }
 
     /// Whether a commit is awaited.
-    public var hasTurnsInFlight: Bool { !inFlight.isEmpty }
+    public var hasTurnsInFlight: Bool { !(leaderWork?.inFlight.isEmpty ?? true) }
 
     /// The log took commit `id`. Every turn up to the oldest one not taken yet is released, in order:
     /// replies, then publications; their batches may now be replayed.
+    /// (An answer for a leadership that ended finds no turn: the step-down answered its requests.)
     public mutating func turnCommitted(_ id: UInt64, at time: CoordinatorTime) -> [CoordinatorAction] {
-        guard let index = inFlight.firstIndex(where: { $0.commit.id == id }) else { return [] }
-        inFlight[index].durable = true
+        guard let index = leaderWork?.inFlight.firstIndex(where: { $0.commit.id == id }) else { return [] }
+        work.inFlight[index].durable = true
         var actions: [CoordinatorAction] = []
-        while let head = inFlight.first, head.durable {
-            guard role.isLeading else {
-                // Durable, but this coordinator no longer leads: it neither acknowledges nor publishes.
-                // The requests are retried with the same ids at the leader, whose retry window holds them (K5).
-                return counted(actions + failTurns(StoreFailure(.notLeader, "this coordinator stopped leading while the turn was committed")))
-            }
-            var released = inFlight.removeFirst()
+        while let head = work.inFlight.first, head.durable {
+            var released = work.inFlight.removeFirst()
             committedSequence = released.commit.lastSequence
             for entry in released.commit.entries { recentBatches.append(sequence: entry.sequence, encoded: entry.batch) }
             actions.append(.count(.groupCommit(size: released.commit.count)))
@@ -150,11 +161,12 @@ extension CoordinatorCore {
     /// The turns refused as out of order whose predecessor is now durable, sent again (same id).
     private mutating func resendReady() -> [CoordinatorAction] {
         var actions: [CoordinatorAction] = []
-        for index in inFlight.indices where inFlight[index].waitingToResend && (index == 0 || inFlight[index - 1].durable) {
-            inFlight[index].waitingToResend = false
-            inFlight[index].attempts += 1
-            inFlight[index].commit.follows = index > 0 ? inFlight[index - 1].commit.lastSequence : nil
-            actions += [.count(.commitResent), .commit(inFlight[index].commit)]
+        guard leaderWork != nil else { return [] }
+        for index in work.inFlight.indices where work.inFlight[index].waitingToResend && (index == 0 || work.inFlight[index - 1].durable) {
+            work.inFlight[index].waitingToResend = false
+            work.inFlight[index].attempts += 1
+            work.inFlight[index].commit.follows = index > 0 ? work.inFlight[index - 1].commit.lastSequence : nil
+            actions += [.count(.commitResent), .commit(work.inFlight[index].commit)]
         }
         return actions
     }
@@ -166,9 +178,9 @@ extension CoordinatorCore {
     /// with the ack), and this coordinator steps down: its engine holds commands the log may not.
     /// Embedded, the journal failing is fatal.
     public mutating func turnFailed(_ id: UInt64, _ failure: StoreFailure, at time: CoordinatorTime) -> [CoordinatorAction] {
-        guard let index = inFlight.firstIndex(where: { $0.commit.id == id }) else { return [] }
-        if failure.kind == .outOfOrder, role.isLeading, inFlight[index].attempts < Self.mostAttempts {
-            inFlight[index].waitingToResend = true
+        guard let index = leaderWork?.inFlight.firstIndex(where: { $0.commit.id == id }) else { return [] }
+        if failure.kind == .outOfOrder, work.inFlight[index].attempts < Self.mostAttempts {
+            work.inFlight[index].waitingToResend = true
             return counted(resendReady())
         }
         return counted(failTurns(failure))
@@ -180,7 +192,7 @@ extension CoordinatorCore {
     /// Fails every turn in flight and the one being gathered.
     private mutating func failTurns(_ failure: StoreFailure) -> [CoordinatorAction] {
         guard isHighAvailability else {
-            inFlight.removeAll()
+            leaderWork?.inFlight.removeAll()
             turn = Turn()
             return [.log(.init(.error, "journal write failed: stopping", ["error": failure.description])),
                     .stop(reason: "journal write failed: \(failure)")]
@@ -206,11 +218,11 @@ extension CoordinatorCore {
     /// Every reply of the turns in flight and of the one gathered becomes NOT_LEADER with `why`;
     /// their publications go. Answers of the log for them arriving later are ignored.
     mutating func abandonTurns(_ why: String) -> [CoordinatorAction] {
-        let replies = inFlight.flatMap(\.turn.replies) + turn.replies
+        let replies = (leaderWork?.inFlight.flatMap(\.turn.replies) ?? []) + turn.replies
             + turn.snapshotRequests.map { routingID, requestID, _ in
                 (routingID: routingID, envelope: Envelope.snapshotRequest(sender: Envelope.coordinatorSender, requestID: requestID))
             }
-        inFlight.removeAll()
+        leaderWork?.inFlight.removeAll()
         turn = Turn()
         return replies.flatMap { identity, envelope -> [CoordinatorAction] in
             [.count(.refused(.notLeader)),

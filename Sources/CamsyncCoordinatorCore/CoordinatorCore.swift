@@ -33,10 +33,10 @@ public struct CoordinatorCore: Sendable {
     public internal(set) var counters = CoordinatorCounters()
     /// The turn being gathered: its log appends, and the replies and publications that wait for them.
     var turn = Turn()
-    /// Snapshot requests admitted beyond what one turn serves, oldest first (`snapshotsPerTurn`).
-    var snapshotBacklog: [(routingID: [UInt8], requestID: UInt64, group: NodeID?)] = []
-    /// Turns handed to the log and not released yet, oldest first (at most `settings.commitsInFlight`).
-    var inFlight: [TurnInFlight] = []
+    /// The leader's working set, held exactly while this core leads (`LeaderWork`).
+    var leaderWork: LeaderWork?
+    /// The next commit's id. It goes on across leaderships: a late answer to an old leadership's
+    /// commit must not match a new one's.
     var nextCommitID: UInt64 = 1
     /// The last committed batches: replays are served from here when they can be, and a new leader
     /// publishes its tail again (K7).
@@ -57,25 +57,12 @@ public struct CoordinatorCore: Sendable {
     var lastSnapshotSequence: UInt64
     /// Engine time (wall milliseconds), never going backwards across restarts.
     public internal(set) var lastEngineTime: Int64
-    /// When this core began serving (monotonic): nodes not heard from since get a full timeout of grace.
-    var graceStart: Int64 = 0
+    /// The liveness clocks of the last leadership, kept only for the planted bug `skip-liveness-reset`.
+    var plantedBugClocks: [NodeID: Int64] = [:]
     var nextHeartbeat: Int64 = 0
     var retries: RetryWindow<CommandOutcome>
     /// Outstanding camera claims, for the claim→grant latency metric.
     var claims = ClaimLatency()
-    /// Last traffic from each node (monotonic milliseconds).
-    private var lastSeen: [NodeID: Int64] = [:]
-    /// No alive node can be silent too long before this (monotonic ms); nil: look at every node at
-    /// the next tick. Traffic only moves a node's deadline later, and a node that registers is due
-    /// later than any other, so it stays a lower bound until the tick that reaches it looks again:
-    /// a turn costs nothing per node of the cluster.
-    var livenessCheckDue: Int64?
-    /// The last instant (monotonic ms) at which this core had taken every frame waiting for it (the
-    /// frames phase found the socket empty). Silence is judged up to then, not up to the clock: a
-    /// leader that fell behind (a starved thread, a turn stalled after its frames) has heartbeats
-    /// waiting unread, and their nodes are not silent (K7). nil: whoever hands the core its frames
-    /// (a test, the fuzzer) hands it all of them.
-    var heardAllAt: Int64?
     public var livenessTimeoutMilliseconds: Int64 { settings.livenessTimeoutMilliseconds }
 
     /// How many committed batches the core keeps in memory for replays (about 200 bytes to 2 KiB each).
@@ -144,11 +131,11 @@ public struct CoordinatorCore: Sendable {
     /// core says so when etcd elects it.
     @discardableResult
     public mutating func beginServing(at time: CoordinatorTime) -> [CoordinatorAction] {
-        graceStart = time.monotonicMilliseconds
-        livenessCheckDue = nil
         committedSequence = sequence
         nextStatsLog = time.monotonicMilliseconds + Self.statsInterval
-        return isHighAvailability ? [] : counted([.count(.role(leading: true, term: term))])
+        guard !isHighAvailability else { return [] }
+        leaderWork = LeaderWork(startingAt: time.monotonicMilliseconds)
+        return counted([.count(.role(leading: true, term: term))])
     }
 
     public var state: ClusterState { engine.state }
@@ -241,12 +228,11 @@ public struct CoordinatorCore: Sendable {
 
     // MARK: Liveness (K1)
 
-    /// Any traffic from a node counts as a heartbeat.
+    /// Any traffic from a node counts as a heartbeat (a leader's: nobody else judges silence).
     public mutating func noteTraffic(from sender: String, at monotonicMilliseconds: Int64) {
         let node = NodeID(sender)
-        if lastSeen[node] != nil || engine.state.nodes[node] != nil {
-            lastSeen[node] = monotonicMilliseconds
-        }
+        guard leaderWork != nil, leaderWork?.lastSeen[node] != nil || engine.state.nodes[node] != nil else { return }
+        leaderWork?.lastSeen[node] = monotonicMilliseconds
     }
 
     /// The frames phase found nothing more waiting at `time`: silence may be judged up to then. A
@@ -254,41 +240,38 @@ public struct CoordinatorCore: Sendable {
     /// starts its liveness clocks afresh, as when it begins to lead (K7): what its nodes sent meanwhile
     /// may have gone with the connections they reopened, and their silence over it is no evidence.
     public mutating func heardEverything(at time: CoordinatorTime) {
+        guard leaderWork != nil else { return }
         let now = time.monotonicMilliseconds
-        if let last = heardAllAt, role.isLeading,
+        if let last = leaderWork?.heardAllAt,
            now - last > max(livenessTimeoutMilliseconds, 2 * settings.heartbeatIntervalMilliseconds) {
-            restartLivenessClocks(at: now)
+            leaderWork?.restartClocks(at: now)
         }
-        heardAllAt = now
+        leaderWork?.heardAllAt = now
     }
 
-    /// Alive nodes whose silence exceeded the timeout, in id order. Nodes never heard from
-    /// since this core began serving get a full timeout of grace from `graceStart`.
+    /// Alive nodes whose silence exceeded the timeout, in id order (none unless leading). Nodes never
+    /// heard from since this core began to lead get a full timeout of grace from then.
     public func silentNodes(at now: Int64) -> [NodeID] {
-        engine.state.nodes.filter { id, record in
-            record.alive && now - (lastSeen[id] ?? graceStart) > livenessTimeoutMilliseconds
+        guard let work = leaderWork else { return [] }
+        return engine.state.nodes.filter { id, record in
+            record.alive && now - work.heard(id) > livenessTimeoutMilliseconds
         }.keys.sorted()
     }
 
-    /// K7: a leader's liveness clock starts afresh when it begins to lead, so that nobody is declared
-    /// dead for silence that straddles the change.
-    mutating func restartLivenessClocks(at now: Int64) {
-        lastSeen.removeAll()
-        graceStart = now
-        livenessCheckDue = nil
-    }
-
-    /// How long each tracked node has been silent, in node id order (for status displays).
+    /// How long each tracked node has been silent, in node id order (for status displays; none
+    /// unless leading).
     public func silence(at now: Int64) -> [(node: NodeID, milliseconds: Int64)] {
-        let tracked = Set(lastSeen.keys).union(engine.state.nodes.filter { $0.value.alive }.keys)
-        return tracked.sorted().map { ($0, now - (lastSeen[$0] ?? graceStart)) }
+        guard let work = leaderWork else { return [] }
+        let tracked = Set(work.lastSeen.keys).union(engine.state.nodes.filter { $0.value.alive }.keys)
+        return tracked.sorted().map { ($0, now - work.heard($0)) }
     }
 
-    /// When the next liveness check could declare someone dead.
+    /// When the next liveness check could declare someone dead (nil unless leading).
     public func nextLivenessDeadline() -> Int64? {
+        guard let work = leaderWork else { return nil }
         var earliest: Int64?
         for (id, record) in engine.state.nodes where record.alive {
-            let due = (lastSeen[id] ?? graceStart) + livenessTimeoutMilliseconds + 1
+            let due = work.heard(id) + livenessTimeoutMilliseconds + 1
             earliest = min(earliest ?? due, due)
         }
         return earliest
