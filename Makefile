@@ -1,7 +1,7 @@
 # camsync — every target installs what it needs on a fresh Debian machine.
 SHELL := /bin/bash
 SWIFT ?= swift
-APT_PACKAGES := libzmq3-dev zlib1g-dev protobuf-compiler pkg-config libsqlite3-dev iproute2 python3-zmq python3-protobuf \
+APT_PACKAGES := libzmq3-dev zlib1g-dev protobuf-compiler pkg-config libsqlite3-dev iproute2 nftables python3-zmq python3-protobuf \
   libprotobuf-c-dev protobuf-c-compiler libyaml-dev chromium fonts-dejavu-core curl etcd-server prometheus
 PROTO_OUT := Sources/CamsyncWire/Generated
 PLUGIN_SCRATCH := .build-protoc-gen-swift
@@ -11,7 +11,7 @@ PROTOS := $(shell find proto -path proto/etcd -prune -o -name '*.proto' -print |
 # types need `public import SwiftProtobuf`.
 SWIFT_OPTS := --swift_opt=Visibility=Public --swift_opt=FileNaming=PathToUnderscores --swift_opt=UseAccessLevelOnImports=true
 
-.PHONY: flake-hunt web-screenshot deps build test package-check spec-check perf-doc alerts-test run run-ha proto proto-check proto-c bench clean plugin multihost-test soak sim \
+.PHONY: flake-hunt web-screenshot deps build test package-check spec-check perf-doc alerts-test run run-ha proto proto-check proto-c bench clean plugin multihost-test soak soak-ha sim \
   fuzz flood agent-asan leader-following-test trust-test group-following-test fuzz-agent grpc-plugin etcd-proto etcd-swift etcd-proto-check
 
 # The etcd v3 client (Sources/CamsyncEtcd): etcd's API protos, copied from Debian's
@@ -89,6 +89,14 @@ soak: build
 	@netns=""; if deploy/netns/lab.sh check 2>/dev/null; then netns="--netns deploy/netns/lab.sh"; \
 	else echo "soak: network namespaces not available here; no partition faults"; fi; \
 	"$$($(SWIFT) build --show-bin-path)/camsync" soak --duration $(SOAK_SECONDS) --seed $(SOAK_SEED) $$netns
+
+# The HA soak with the partition nemesis: etcd members, coordinators and nodes each in a network
+# namespace, links cut and healed (docs/TESTING.md "HA soak"); a short one runs in `make test`.
+SOAK_HA_SECONDS ?= 600
+soak-ha: build
+	@if deploy/netns/lab.sh cut-check; then \
+	  "$$($(SWIFT) build --show-bin-path)/camsync" soak --ha --netns deploy/netns/lab.sh --duration $(SOAK_HA_SECONDS) --seed $(SOAK_SEED); \
+	else echo "soak-ha: needs root, network namespaces and nftables (deploy/netns/lab.sh cut-check)"; exit 1; fi
 
 # The main job: the narrated demo on a local multi-process cluster.
 run: build

@@ -30,6 +30,7 @@ extension CoordinatorCore {
             switch ha.phase {
             case .rebuilding(let read, _): ha.phase = .rebuilding(read: read, win: nil)
             case .standby(_, let due): ha.phase = .standby(win: nil, readDue: due)
+            case .leading where settings.plantedBug == .ignoreLease: break
             case .catchingUp, .leading: actions += stepDown("lease lost: \(reason)", resign: false)
             }
         case .logTurn(let turn):
@@ -208,7 +209,7 @@ extension CoordinatorCore {
     /// and must not publish.
     mutating func checkLease(at time: CoordinatorTime) -> [CoordinatorAction] {
         guard case .highAvailability(let state) = mode, case .leading(let leadership, _) = state.phase else { return [] }
-        guard state.leaseLives(leadership, at: time.monotonicMilliseconds) else {
+        guard state.leaseLives(leadership, at: time.monotonicMilliseconds) || settings.plantedBug == .ignoreLease else {
             return stepDown("the etcd lease was not renewed within its TTL", resign: true)
         }
         return checkPause(at: time)

@@ -15,6 +15,9 @@ public enum CheckName: String, Sendable, Equatable, Hashable, Codable, CaseItera
     /// A1–A8: the audio invariants hold through the replay and on every replica, and every
     /// AVAudioSession notification a node gave agrees with the model.
     case audioMatchesModel
+    /// K6 under partitions (the HA soak in network namespaces): a leader cut from etcd stops leading
+    /// within its lease, a later term acknowledges meanwhile, and the replicas converge after each heal.
+    case leadershipUnderPartitions
 
     public var description: String {
         switch self {
@@ -25,6 +28,7 @@ public enum CheckName: String, Sendable, Equatable, Hashable, Codable, CaseItera
         case .replicasConverge: "replicas converge (K2, K4)"
         case .sessionReasonsMatchModel: "C2 reasons match the model (C2, K3)"
         case .audioMatchesModel: "audio sessions match the model (A1–A8)"
+        case .leadershipUnderPartitions: "leadership under partitions (K6)"
         }
     }
 }

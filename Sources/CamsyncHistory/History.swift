@@ -235,11 +235,15 @@ public struct History: Sendable, Equatable, Hashable, Codable {
     public var faults: [FaultCount]
     /// When the history ends: open capture intervals run until here (nil: the latest time seen).
     public var endedAt: Instant?
+    /// The HA soak's cuts of links, each with what it saw of the leadership (none elsewhere).
+    public var partitions: [PartitionObservation]
 
     public init(fence: [FenceRecord] = [], nodeStops: [NodeStopped] = [], captures: [CaptureInterval] = [],
                 grants: [GrantObservation] = [], acks: [AcknowledgedCommand] = [], alerts: [AlertObservation] = [],
                 sessions: [SessionObservation] = [], audio: [AudioObservation] = [], replay: ReplayInput = ReplayInput(commands: []),
-                final: FinalState, operations: Int = 0, faults: [FaultCount] = [], endedAt: Instant? = nil) {
+                final: FinalState, operations: Int = 0, faults: [FaultCount] = [], endedAt: Instant? = nil,
+                partitions: [PartitionObservation] = []) {
+        self.partitions = partitions
         self.fence = fence
         self.nodeStops = nodeStops
         self.captures = captures

@@ -1,6 +1,6 @@
 public import CamsyncPolicy
 
-/// Decides whether a soak history is safe, Jepsen-style: seven independent checks over the
+/// Decides whether a soak history is safe, Jepsen-style: eight independent checks over the
 /// recorded values. Pure: no I/O, no clock.
 public enum HistoryChecker {
     /// Violations kept per check (all are counted).
@@ -22,7 +22,7 @@ public enum HistoryChecker {
             // One replay of the journal for both checks that follow the model.
             SessionReasonsCheck(history.replay, sessions: history.sessions, final: history.final, settings: settings),
             AudioCheck(history.replay, audio: history.audio, final: history.final),
-        ])
+        ]) + [leadershipUnderPartitions(history.partitions)]
         let counts = HistoryCounts(
             operations: history.operations, faults: history.faults.reduce(0) { $0 + $1.count },
             faultsByKind: history.faults, intervals: intervals.count, grants: history.grants.count,

@@ -1,6 +1,7 @@
 /// Bugs planted on purpose, each behind this switch (`CoordinatorSettings.plantedBug`,
 /// `NodeSettings.plantedBug`), so that a test can show the simulator's oracle catches them
-/// (`camsync sim --plant`). Nothing but the simulator sets it; no process has a flag for it.
+/// (`camsync sim --plant`). Besides the simulator, only the HA soak's test sets one, on a real
+/// coordinator (its hidden `--plant-bug`), to show that the partition nemesis bites.
 public enum PlantedBug: String, Sendable, Equatable, CaseIterable {
     /// A turn's replies and publications leave before its commit is durable.
     case acknowledgeBeforeDurable = "ack-before-durable"
@@ -30,4 +31,7 @@ public enum PlantedBug: String, Sendable, Equatable, CaseIterable {
     /// A node applies a batch of its device group whose previous batch (in the group) it never saw,
     /// instead of replaying the gap.
     case applyAcrossGroupGap = "apply-across-group-gap"
+    /// A leader ignores its lease: it goes on leading when the lease is no longer known to live, or
+    /// is lost, until a write fails (K6: a leader cut off from etcd stops within its lease).
+    case ignoreLease = "ignore-lease"
 }

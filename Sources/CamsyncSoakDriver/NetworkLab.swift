@@ -34,7 +34,23 @@ public final class NetworkLab: @unchecked Sendable {
     public func down() { _ = try? Self.run(script: script, ["down", prefix], subnet: subnet) }
     public func partition(host: Int) { _ = try? Self.run(script: script, ["partition", "h\(host)", prefix], subnet: subnet) }
     public func heal(host: Int) { _ = try? Self.run(script: script, ["heal", "h\(host)", prefix], subnet: subnet) }
-    public func healAll() { for host in 1...hosts { heal(host: host) } }
+    public func healAll() {
+        for host in 1...hosts {
+            heal(host: host)
+            mend(host: host)
+        }
+    }
+    /// Drops what host `host` sends host `peer`, and unless `oneWay` what it hears from it (nftables
+    /// in its namespace; `lab.sh cut`).
+    public func cut(host: Int, peer: Int, oneWay: Bool = false) {
+        _ = try? Self.run(script: script, ["cut", "h\(host)", "h\(peer)", prefix] + (oneWay ? ["one-way"] : []), subnet: subnet)
+    }
+    /// Removes every cut in host `host`'s namespace (`lab.sh mend`).
+    public func mend(host: Int) { _ = try? Self.run(script: script, ["mend", "h\(host)", prefix], subnet: subnet) }
+    /// Whether this machine can cut links in the lab (`lab.sh cut-check`: nftables in a namespace).
+    public static func cutsAvailable(script: String) -> Bool {
+        getuid() == 0 && (try? run(script: script, ["cut-check"], subnet: nil).status) == 0
+    }
 
     @discardableResult
     static func run(script: String, _ arguments: [String], subnet: String?) throws -> CommandResult {

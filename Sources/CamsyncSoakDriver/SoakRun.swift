@@ -33,14 +33,19 @@ public struct SoakOptions: Sendable {
     /// `deploy/netns/lab.sh`: when set, every process gets its own network namespace and the fault
     /// schedule adds network partitions of a node's host (needs root; see `NetworkLab.isAvailable`).
     public var labScript: String?
-    /// HA mode (SPEC K6): three coordinators on a local 3-member etcd cluster; the faults add kill -9
-    /// and SIGSTOP of the leader and kill -9 of etcd members. Not with `labScript`.
+    /// HA mode (SPEC K6): three coordinators on a 3-member etcd cluster; the faults add kill -9 and
+    /// SIGSTOP of the leader and kill -9 of etcd members. With `labScript`, every etcd member,
+    /// coordinator and node has a namespace of its own, and half the faults cut links
+    /// (`PartitionNemesis`).
     public var highAvailability: Bool
+    /// What every coordinator's command line adds (a test plants a bug with `--plant-bug`).
+    public var coordinatorArguments: [String]
 
     public init(duration: Double, seed: UInt64, clients: Int = 2, faultEvery: Double = 3, heartbeatMilliseconds: Int64 = 200,
                 liveness: Int64 = 4, convergenceTimeout: Double = 20, executable: String, runDirectory: String,
-                labScript: String? = nil, highAvailability: Bool = false) {
+                labScript: String? = nil, highAvailability: Bool = false, coordinatorArguments: [String] = []) {
         self.labScript = labScript
+        self.coordinatorArguments = coordinatorArguments
         self.highAvailability = highAvailability
         self.duration = duration
         self.seed = seed
@@ -88,6 +93,9 @@ public final class SoakRun: @unchecked Sendable {
     private let operations = Locked(0)
     private let stops = Locked<[NodeStopped]>([])
     private let faultCounts = Locked<[String: Int]>([:])
+    /// Each acknowledgement's arrival and term (the partition nemesis looks for a later term's).
+    private let ackTerms = Locked<[(at: Instant, term: UInt64)]>([])
+    private let partitions = Locked<[PartitionObservation]>([])
     private let requestIDs: Locked<UInt64>
 
     public init(options: SoakOptions) {
@@ -99,23 +107,26 @@ public final class SoakRun: @unchecked Sendable {
         let started = Date()
         let dir = options.runDirectory
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        let ha = options.highAvailability
         let lab = try options.labScript.map { script -> NetworkLab in
-            let lab = NetworkLab(script: script, hosts: SoakTopology.devices.count + SoakTopology.displays.count)
-            progress("network lab: \(lab.hosts) hosts + coordinator in namespaces \(lab.prefix)-*, subnet \(lab.subnet).0/24")
+            let lab = NetworkLab(script: script, hosts: SoakTopology.labHosts(highAvailability: ha))
+            progress("network lab: \(lab.hosts) hosts\(ha ? "" : " + coordinator") in namespaces \(lab.prefix)-*, "
+                     + "subnet \(lab.subnet).0/24")
             try lab.up()
             return lab
         }
         defer { lab?.down() }
-        let topology = try Topology(yaml: lab.map { lab in
-            SoakTopology.yaml(commands: "tcp://\(lab.subnet).1:5555", events: "tcp://\(lab.subnet).1:5556",
-                              heartbeatMs: options.heartbeatMilliseconds, liveness: options.liveness,
-                              lab: (lab.prefix, "ipc://\(dir)/coordinator.sock", "ipc://\(dir)/events.sock"))
-        } ?? SoakTopology.yaml(
-            commands: "ipc://\(dir)/coordinator.sock", events: "ipc://\(dir)/events.sock",
+        let topology = try Topology(yaml: SoakTopology.yaml(
+            commands: lab.map { "tcp://\($0.subnet).1:5555" } ?? "ipc://\(dir)/coordinator.sock",
+            events: lab.map { "tcp://\($0.subnet).1:5556" } ?? "ipc://\(dir)/events.sock",
             heartbeatMs: options.heartbeatMilliseconds, liveness: options.liveness,
-            haDirectory: options.highAvailability ? dir : nil))
+            lab: lab.map { ($0.prefix, $0.subnet) }, directory: dir, highAvailability: ha))
         let cluster = try LocalCluster(topology: topology, runDirectory: dir, executable: options.executable)
         cluster.recordsNodeHistory = true
+        // In the lab a cut-off leader's etcd requests wait 5 s, longer than its 2 s lease: what must
+        // stop it leading in time is the lease, not a write that fails (docs/TESTING.md "HA soak").
+        cluster.coordinatorArguments = (ha && lab != nil ? ["--etcd-request-timeout-ms", "5000"] : [])
+            + options.coordinatorArguments
         defer { cluster.stop(grace: 3) }
         progress("starting coordinator and \(topology.nodes.count) nodes in \(dir)")
         try cluster.start(timeout: 30)
@@ -256,6 +267,7 @@ public final class SoakRun: @unchecked Sendable {
                         break waiting
                     }
                     if case .ack(let ack)? = reply.body {
+                        ackTerms.withLock { $0.append((Instant(milliseconds: Clock.wallMilliseconds()), reply.term)) }
                         acks.withLock {
                             $0.append(AcknowledgedCommand(node: node, requestID: requestID, sequence: ack.sequence,
                                                           command: command, ackedAt: Instant(milliseconds: Clock.wallMilliseconds())))
@@ -277,8 +289,23 @@ public final class SoakRun: @unchecked Sendable {
         let livenessMs = options.heartbeatMilliseconds * options.liveness
         func count(_ kind: String) { faultCounts.withLock { $0[kind, default: 0] += 1 } }
         func sleepMs(_ ms: Int64) { usleep(UInt32(max(0, ms)) * 1000) }
+        let nemesis = lab.flatMap { lab in
+            options.highAvailability ? PartitionNemesis(cluster: cluster, lab: lab, leaseMilliseconds: 2_000,
+                                                        ackTerms: { [ackTerms] in ackTerms.withLock { $0 } }) : nil
+        }
         while Date().addingTimeInterval(options.faultEvery) < deadline {
             sleepMs(Int64(options.faultEvery * 1000))
+            // In the HA lab, half the faults cut links; each kind in turn, from a random start.
+            if let nemesis, rng.next() % 2 == 0 {
+                let kinds = PartitionNemesis.Kind.allCases
+                let kind = kinds[(faultCounts.withLock { $0.filter { $0.key.hasPrefix("cut ") }.values.reduce(0, +) }
+                                  + Int(options.seed % UInt64(kinds.count))) % kinds.count]
+                if let seen = nemesis.run(kind, rng: &rng, progress: progress) {
+                    partitions.withLock { $0.append(seen) }
+                    count("cut \(kind.name)")
+                }
+                continue
+            }
             let nodeIndex = Int(rng.next() % UInt64(nodes.count))
             let node = nodes[nodeIndex]
             let kinds = lab == nil ? 4 : 5
@@ -307,11 +334,12 @@ public final class SoakRun: @unchecked Sendable {
                 try? etcd.start(member)
             case 4:
                 guard let lab else { continue }
+                let host = SoakTopology.nodeHost(nodeIndex, highAvailability: options.highAvailability)
                 progress("fault: partition \(node)'s host beyond the liveness timeout, then heal")
-                lab.partition(host: nodeIndex + 1)
+                lab.partition(host: host)
                 count("network partition")
                 sleepMs(livenessMs + 300 + Int64(rng.next() % 700))
-                lab.heal(host: nodeIndex + 1)
+                lab.heal(host: host)
             case 0:
                 progress("fault: kill -9 \(node), restart after a pause")
                 cluster.signalNode(node, SIGKILL)
@@ -358,7 +386,8 @@ public final class SoakRun: @unchecked Sendable {
             nodeEntries: nodeEntries, acks: acks.withLock { $0 }, stops: stops.withLock { $0 }, log: log.0,
             newestSnapshot: log.1, coordinatorState: coordinator.state, coordinatorSequence: coordinator.sequence,
             coordinatorGroupSequences: Dictionary(uniqueKeysWithValues: coordinator.groupSequences.all.map { ($0.group, $0.sequence) }),
-            replicas: replicas, operations: operations.withLock { $0 }, faults: faults, endedAt: endedAt)
+            replicas: replicas, operations: operations.withLock { $0 }, faults: faults, endedAt: endedAt,
+            partitions: partitions.withLock { $0 })
     }
 
     /// The command log and its newest snapshot: the journal, or in HA the log on etcd.
@@ -368,6 +397,20 @@ public final class SoakRun: @unchecked Sendable {
             return (try journal.entries(after: 0), try journal.latestSnapshot())
         }
         let prefix = cluster.etcdPrefix
+        if let host = cluster.topology.etcd?.memberHosts?.first?.host {
+            // The members are reachable only from the lab: a copy of the log is made there, and read here.
+            let copy = "\(cluster.runDirectory)/etcd-log-copy-\(Clock.wallMilliseconds())"
+            let security = try cluster.etcdClientTLS(as: "root").map {
+                ["--etcd-ca", $0.trustedCA, "--etcd-cert", $0.certificate, "--etcd-key", $0.privateKey]
+            } ?? ["--etcd-plaintext"]
+            let (executable, arguments) = NetworkNamespace.command(in: host, executable: options.executable, arguments: [
+                "etcd-log-copy", "--etcd", cluster.etcdEndpoints.joined(separator: ","), "--prefix", prefix, "--to", copy,
+            ] + security)
+            let result = try runCommand(executable, arguments, timeout: 60)
+            guard result.status == 0 else { throw ClusterWaitError(message: "copying the log on etcd failed: \(result.output)") }
+            let journal = try Journal(directory: copy, durability: .full)
+            return (try journal.entries(after: 0), try journal.latestSnapshot())
+        }
         return try Blocking.run {
             try await cluster.withEtcdClient { client in
                 let log = EtcdCommandLog(client: client, prefix: prefix)

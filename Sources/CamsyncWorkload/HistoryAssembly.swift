@@ -13,7 +13,8 @@ package enum HistoryAssembly {
                         log entries: [JournalEntry], newestSnapshot: JournalSnapshot?,
                         coordinatorState: ClusterState, coordinatorSequence: UInt64,
                         coordinatorGroupSequences: [NodeID: UInt64] = [:], replicas: [ReplicaState],
-                        operations: Int, faults: [FaultCount], endedAt: Instant) throws -> History {
+                        operations: Int, faults: [FaultCount], endedAt: Instant,
+                        partitions: [PartitionObservation] = []) throws -> History {
         var fence: [FenceRecord] = []
         var grants: [GrantObservation] = []
         var alerts: [AlertObservation] = []
@@ -52,6 +53,7 @@ package enum HistoryAssembly {
             journalCompactedThrough: (entries.first?.sequence ?? 1) - 1, replicas: replicas,
             coordinatorGroupSequences: coordinatorGroupSequences)
         return History(fence: fence, nodeStops: stops, grants: grants, acks: acks, alerts: alerts, audio: audio,
-                       replay: replay, final: final, operations: operations, faults: faults, endedAt: endedAt)
+                       replay: replay, final: final, operations: operations, faults: faults, endedAt: endedAt,
+                       partitions: partitions)
     }
 }

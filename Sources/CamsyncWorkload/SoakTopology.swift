@@ -13,20 +13,39 @@ package enum SoakTopology {
         "com.example.player", "com.example.notes", "com.example.music", "com.example.game",
     ]
 
-    /// `lab`: when set, every process runs in its own network namespace of the lab (coordinator in
-    /// `PREFIX-coord`, node i in `PREFIX-h(i+1)`), talking TCP; local tools use the ipc endpoints.
-    /// `haDirectory`: HA mode (SPEC K6): three coordinators on ipc endpoints there, on 3 local etcd members.
+    /// Where each process of an HA soak in the lab runs: etcd members on hosts 1–3, coordinators on
+    /// 4–6, the nodes on the hosts after them.
+    package static let etcdHosts = [1, 2, 3]
+    package static let coordinatorHosts = [4, 5, 6]
+    package static func nodeHost(_ index: Int, highAvailability: Bool) -> Int { (highAvailability ? 7 : 1) + index }
+    package static func labHosts(highAvailability: Bool) -> Int {
+        nodeHost(devices.count + displays.count - 1, highAvailability: highAvailability)
+    }
+
+    /// `lab`: when set, every process runs in its own network namespace of the lab (`PREFIX-hI`,
+    /// addresses `SUBNET.(10+I)`; an embedded coordinator in `PREFIX-coord`, `SUBNET.1`), talking TCP;
+    /// local tools use the ipc endpoints in `directory`. `highAvailability`: three coordinators on
+    /// three etcd members (SPEC K6), on ipc endpoints in `directory` without a lab.
     package static func yaml(commands: String, events: String, heartbeatMs: Int64, liveness: Int64,
-                     lab: (prefix: String, localCommands: String, localEvents: String)? = nil,
-                     haDirectory: String? = nil) -> String {
+                     lab: (prefix: String, subnet: String)? = nil, directory: String = "", highAvailability: Bool = false) -> String {
         var coordinator = "coordinator: { commands: \(commands), events: \(events), durability: full"
         if let lab {
-            coordinator += ", host: \(lab.prefix)-coord, localCommands: \(lab.localCommands), localEvents: \(lab.localEvents)"
+            coordinator += ", host: \(lab.prefix)-coord, localCommands: ipc://\(directory)/coordinator.sock, "
+                + "localEvents: ipc://\(directory)/events.sock"
         }
         coordinator += " }"
-        if let dir = haDirectory {
+        if highAvailability, let lab {
+            let address = { (host: Int) in "\(lab.subnet).\(10 + host)" }
+            let members = etcdHosts.map { "{ host: \(lab.prefix)-h\($0), address: \(address($0)) }" }.joined(separator: ", ")
+            coordinator = (["etcd: { members: 3, leaseSeconds: 2, memberHosts: [ \(members) ] }", "coordinators:"]
+                + zip(coordinatorNames, coordinatorHosts).map { name, host in
+                    "  - { name: \(name), commands: tcp://\(address(host)):5555, events: tcp://\(address(host)):5556, "
+                        + "host: \(lab.prefix)-h\(host), localCommands: ipc://\(directory)/\(name)-commands.sock, "
+                        + "localEvents: ipc://\(directory)/\(name)-events.sock }"
+                }).joined(separator: "\n")
+        } else if highAvailability {
             coordinator = (["etcd: { members: 3, leaseSeconds: 2 }", "coordinators:"] + coordinatorNames.map {
-                "  - { name: \($0), commands: ipc://\(dir)/\($0)-commands.sock, events: ipc://\(dir)/\($0)-events.sock }"
+                "  - { name: \($0), commands: ipc://\(directory)/\($0)-commands.sock, events: ipc://\(directory)/\($0)-events.sock }"
             }).joined(separator: "\n")
         }
         var lines = [
@@ -39,7 +58,7 @@ package enum SoakTopology {
             let os = index == 2 ? 15 : 16
             lines += [
                 "  - id: \(device)", "    kind: device",
-                lab.map { "    host: \($0.prefix)-h\(index + 1)" } ?? "",
+                lab.map { "    host: \($0.prefix)-h\(nodeHost(index, highAvailability: highAvailability))" } ?? "",
                 "    device:", "      os: \(os)",
                 // C14: ipad-1 is a model with MultiCam (docs/POLICY.md's list).
                 "      model: \(index == 0 ? "iPad Pro (12.9-inch, 6th generation)" : "iPad Air (4th generation)")",
@@ -59,7 +78,7 @@ package enum SoakTopology {
         }
         for (index, display) in displays.enumerated() {
             lines += ["  - id: \(display.id)", "    kind: display",
-                      lab.map { "    host: \($0.prefix)-h\(devices.count + index + 1)" } ?? "",
+                      lab.map { "    host: \($0.prefix)-h\(nodeHost(devices.count + index, highAvailability: highAvailability))" } ?? "",
                       "    display: { attachedTo: \(display.device), cameras: [ { name: cam, position: external } ] }"]
         }
         return lines.filter { !$0.isEmpty }.joined(separator: "\n") + "\n"

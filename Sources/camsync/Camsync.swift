@@ -9,6 +9,6 @@ struct Camsync: AsyncParsableCommand {
         version: "0.1.0",
         subcommands: [DemoCommand.self, CoordinatorCommand.self, NodeCommand.self, CtlCommand.self, ClusterCommand.self,
                       BenchCommand.self, SoakCommand.self, SimCommand.self, FloodCommand.self, FuzzCommand.self, KeygenCommand.self,
-                      EtcdAuthCommand.self]
+                      EtcdAuthCommand.self, EtcdLogCopyCommand.self]
     )
 }

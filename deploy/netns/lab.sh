@@ -8,6 +8,11 @@
 #   lab.sh exec NAME [PREFIX] -- CMD...  run CMD inside namespace PREFIX-NAME
 #   lab.sh partition NAME [PREFIX]       cut NAME's link (its bridge-side veth goes down)
 #   lab.sh heal NAME [PREFIX]            restore NAME's link
+#   lab.sh cut NAME PEER [PREFIX] [one-way]
+#                                        drop what NAME and PEER send each other (nftables in
+#                                        NAME's namespace); one-way: only what NAME sends PEER
+#   lab.sh mend NAME [PREFIX]            remove every cut made in NAME's namespace
+#   lab.sh cut-check                     exit 0 if nftables works in a namespace here, else 1 + one sentence
 #   lab.sh list [PREFIX]                 list the lab's namespaces
 #   lab.sh check                         exit 0 if this machine can run the lab, else 1 + one sentence
 #
@@ -214,6 +219,57 @@ set_link() {
   ip -n "${prefix}-sw" link set "v-${name}" "$state"
 }
 
+# The cuts of a member live in one nftables table of its own namespace (inet camsync_cuts): an
+# output rule per peer it may not send to, an input rule per peer it may not hear.
+readonly CUT_TABLE="camsync_cuts"
+
+cmd_cut() {
+  local name="${1:-}" peer="${2:-}" prefix="${3:-$DEFAULT_PREFIX}" way="${4:-both}" ns peer_addr
+  [[ -n "$name" && -n "$peer" ]] || usage
+  [[ "$way" == both || "$way" == one-way ]] || die "cut: the direction is 'one-way' or nothing (got '$way')"
+  check_prefix "$prefix"
+  check_subnet
+  check_name "$name"
+  peer_addr="$(addr_of "$peer")"
+  ns="${prefix}-${name}"
+  require_ns "$ns"
+  command -v nft >/dev/null 2>&1 || die "cut: nftables is missing (apt-get install -y nftables)"
+  ip netns exec "$ns" nft add table inet "$CUT_TABLE"
+  ip netns exec "$ns" nft add chain inet "$CUT_TABLE" out '{ type filter hook output priority 0; policy accept; }'
+  ip netns exec "$ns" nft add chain inet "$CUT_TABLE" in '{ type filter hook input priority 0; policy accept; }'
+  ip netns exec "$ns" nft add rule inet "$CUT_TABLE" out ip daddr "$peer_addr" drop
+  if [[ "$way" == both ]]; then
+    ip netns exec "$ns" nft add rule inet "$CUT_TABLE" in ip saddr "$peer_addr" drop
+  fi
+}
+
+cmd_mend() {
+  local name="${1:-}" prefix="${2:-$DEFAULT_PREFIX}" ns
+  [[ -n "$name" ]] || usage
+  check_prefix "$prefix"
+  check_name "$name"
+  ns="${prefix}-${name}"
+  require_ns "$ns"
+  ip netns exec "$ns" nft delete table inet "$CUT_TABLE" 2>/dev/null || true
+}
+
+cmd_cut_check() {
+  local probe="labcut-$$-${RANDOM}" ok=1
+  cmd_check || return 1
+  if ! command -v nft >/dev/null 2>&1; then
+    echo "lab.sh cut-check: nftables is missing (apt-get install -y nftables)." >&2
+    return 1
+  fi
+  ip netns add "$probe" 2>/dev/null || return 1
+  ip netns exec "$probe" nft add table inet "$CUT_TABLE" 2>/dev/null || ok=0
+  ip netns delete "$probe" 2>/dev/null || true
+  if ((ok == 0)); then
+    echo "lab.sh cut-check: nftables does not work inside a network namespace here." >&2
+    return 1
+  fi
+  return 0
+}
+
 cmd_list() {
   local prefix="${1:-$DEFAULT_PREFIX}"
   check_prefix "$prefix"
@@ -261,6 +317,9 @@ main() {
     exec) cmd_exec "$@" ;;
     partition) set_link down "$@" ;;
     heal) set_link up "$@" ;;
+    cut) cmd_cut "$@" ;;
+    mend) cmd_mend "$@" ;;
+    cut-check) cmd_cut_check ;;
     list) cmd_list "$@" ;;
     check) cmd_check ;;
     -h | --help | help) usage ;;

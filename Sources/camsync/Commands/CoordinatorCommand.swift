@@ -3,6 +3,7 @@ import CamsyncClient
 import CamsyncCoordinator
 import CamsyncEtcd
 import CamsyncPolicy
+import CamsyncRuntime
 import CamsyncWire
 import Foundation
 import Logging
@@ -43,6 +44,8 @@ struct CoordinatorCommand: AsyncParsableCommand {
     @Option(help: "HA mode: key prefix on etcd (one per camsync cluster).") var etcdPrefix = Self.defaultHA.prefix
     @Option(help: "HA mode: etcd lease TTL in seconds (a dead leader is replaced after about this long).")
     var leaseSeconds: Int64 = Self.defaultHA.leaseSeconds
+    @Option(help: "HA mode: how long one etcd request may take before it counts as failed, in milliseconds.")
+    var etcdRequestTimeoutMs: Int64 = Self.defaultHA.requestTimeoutMilliseconds
     @Option(help: "HA mode: how often the leader publishes its pulse to the standbys, in milliseconds.")
     var leaderPulseMs: Int64 = Self.defaultHA.pulseMilliseconds
     @Option(help: "HA mode: a standby that stops hearing the leader's pulse for this long revokes its lease and campaigns (0: wait for the lease to expire).")
@@ -67,8 +70,14 @@ struct CoordinatorCommand: AsyncParsableCommand {
     @OptionGroup var keys: CoordinatorKeyOptions
     @OptionGroup var etcdSecurity: EtcdSecurityOptions
     @OptionGroup var http: HTTPOptions
+    /// A bug planted on purpose, so that a test can show a checker catches it (the HA soak's
+    /// `ignore-lease`). Never in a deployment: the coordinator says so in its log.
+    @Option(help: .hidden) var plantBug: String?
 
     func validate() throws {
+        if let plantBug, PlantedBug(rawValue: plantBug) == nil {
+            throw ValidationError("--plant-bug: no planted bug '\(plantBug)'")
+        }
         guard JournalDurability(rawValue: durability) != nil else {
             throw ValidationError("--durability must be full, normal or off, not '\(durability)'")
         }
@@ -80,6 +89,7 @@ struct CoordinatorCommand: AsyncParsableCommand {
             guard let name, !name.isEmpty else { throw ValidationError("--etcd needs --name (unique per coordinator)") }
             _ = try etcdSecurity.tls()
             guard leaseSeconds > 0 else { throw ValidationError("--lease-seconds must be positive") }
+            guard etcdRequestTimeoutMs > 0 else { throw ValidationError("--etcd-request-timeout-ms must be positive") }
             guard leaderPulseMs > 0, suspectLeaderAfterMs >= 0 else {
                 throw ValidationError("--leader-pulse-ms must be positive and --suspect-leader-after-ms not negative")
             }
@@ -108,10 +118,11 @@ struct CoordinatorCommand: AsyncParsableCommand {
         if let etcd {
             settings.highAvailability = HighAvailabilitySettings(
                 etcd: try EtcdEndpoint.list(parsing: etcd), name: name ?? "", prefix: etcdPrefix, leaseSeconds: leaseSeconds,
-                advertisedCommandEndpoint: advertiseCommands, advertisedEventEndpoint: advertiseEvents,
+                requestTimeoutMilliseconds: etcdRequestTimeoutMs, advertisedCommandEndpoint: advertiseCommands, advertisedEventEndpoint: advertiseEvents,
                 pulseMilliseconds: leaderPulseMs, suspicionMilliseconds: suspectLeaderAfterMs)
         }
         if etcd != nil { settings.highAvailability?.etcdTLS = try etcdSecurity.tls() }
+        settings.plantedBug = plantBug.flatMap(PlantedBug.init(rawValue:))
         return settings
     }
 
@@ -120,6 +131,9 @@ struct CoordinatorCommand: AsyncParsableCommand {
         let logger = Logger(label: "camsync.coordinator")
         if let dataDir { try FileManager.default.createDirectory(atPath: dataDir, withIntermediateDirectories: true) }
         var settings = try settings()
+        if let bug = settings.plantedBug {
+            logger.warning("a bug is planted on purpose: \(bug.rawValue) (a test's; never in a deployment)")
+        }
         // The web follower connects to the bound endpoints (resolved once the coordinator serves).
         let bound = BoundEndpoints()
         // Under CURVE the follower gets a key pair of its own, made here and admitted as an admin key:

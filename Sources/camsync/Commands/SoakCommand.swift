@@ -14,8 +14,13 @@ struct SoakCommand: ParsableCommand {
             replica, and every AVAudioSession notification a node gave matches the model. Exit status 1 on \
             any violation.
 
-            Example:
+            In HA mode (--ha) the checker also judges leadership under partitions (K6): a leader cut from \
+            etcd stops leading within its lease, a later term acknowledges meanwhile, and every replica \
+            catches up after each heal.
+
+            Examples:
               camsync soak --duration 120 --seed 7
+              camsync soak --ha --netns deploy/netns/lab.sh --duration 600 --seed 1
             """)
 
     @Option(help: "Seconds of workload and faults.") var duration: Double = 60
@@ -26,21 +31,22 @@ struct SoakCommand: ParsableCommand {
     @Flag(help: "Print the history as JSON to RUNDIR/history.json too.") var saveHistory = false
     @Option(help: "Run every process in its own network namespace with this lab script (deploy/netns/lab.sh) and add partitions to the faults (needs root).")
     var netns: String?
-    @Flag(help: "HA mode (SPEC K6): three coordinators on a local 3-member etcd cluster; faults add kill -9 and SIGSTOP of the leader and kill -9 of etcd members.")
+    @Flag(help: "HA mode (SPEC K6): three coordinators on a 3-member etcd cluster; faults add kill -9 and SIGSTOP of the leader and kill -9 of etcd members. With --netns, every etcd member, coordinator and node runs in a namespace of its own, and half the faults cut links: the leader from etcd, the leader from its nodes, an etcd minority with and without the leader, a coordinator from one etcd member, a node from every coordinator, and a one-way cut of the leader's packets to etcd.")
     var ha = false
+    @Option(help: .hidden) var plantBug: String?
 
     func run() throws {
-        if ha, netns != nil {
-            throw ValidationError("--ha runs on loopback only; leader partitions are covered by `make multihost-test`")
-        }
         if let netns, !NetworkLab.isAvailable(script: netns) {
             throw ValidationError("--netns needs root and network namespaces (`\(netns) check` failed)")
+        }
+        if ha, let netns, !NetworkLab.cutsAvailable(script: netns) {
+            throw ValidationError("--ha --netns cuts links with nftables in the namespaces (`\(netns) cut-check` failed; apt-get install -y nftables)")
         }
         let directory = runDir ?? FileManager.default.temporaryDirectory
             .appendingPathComponent("camsync-soak-\(UUID().uuidString.prefix(8))").path
         let soak = SoakRun(options: SoakOptions(duration: duration, seed: seed, clients: clients, faultEvery: faultEvery,
                                                 executable: currentExecutable(), runDirectory: directory, labScript: netns,
-                                                highAvailability: ha))
+                                                highAvailability: ha, coordinatorArguments: plantBug.map { ["--plant-bug", $0] } ?? []))
         let result = try soak.run { emit("  \($0)") }
         if saveHistory {
             let encoder = JSONEncoder()
