@@ -162,25 +162,33 @@ extension Simulation {
     /// The loop's poll: when an iteration is due (input waiting, or the core's deadline passed) and the
     /// thread is free, the iteration begins; otherwise it sleeps until the core's next deadline.
     func runCoordinator(_ c: Int) {
-        guard coordinators[c].running, coordinators[c].phase == nil, now >= coordinators[c].pausedUntil else { return }
+        // Iterations at one instant follow each other here, not by recursion: a loop that never
+        // sleeps (what `spinsAt` catches) must not run the simulator out of stack first.
+        while beginIteration(c), runPhases(c) {}
+    }
+
+    /// Starts an iteration when one is due; false when the loop sleeps (a wake is scheduled) or is down.
+    private func beginIteration(_ c: Int) -> Bool {
+        guard coordinators[c].running, coordinators[c].phase == nil, now >= coordinators[c].pausedUntil else { return false }
         if coordinators[c].busyUntil > now {
             wake(c, at: coordinators[c].busyUntil)
-            return
+            return false
         }
         let time = coordinatorTime(c)
-        guard let (deadline, takesFrames) = coordinators[c].loopState(at: time) else { return }
+        guard let (deadline, takesFrames) = coordinators[c].loopState(at: time) else { return false }
         let due = deadline <= time.monotonicMilliseconds
         let frames = takesFrames && coordinators[c].framesWaiting
         guard due || !coordinators[c].mailbox.isEmpty || frames || !coordinators[c].answers.isEmpty
                 || !coordinators[c].pulses.isEmpty else {
             wake(c, at: (deadline - coordinators[c].clockOffset) * 1000)
-            return
+            return false
         }
         if coordinators[c].spinsAt.time == now {
             coordinators[c].spinsAt.count += 1
             if coordinators[c].spinsAt.count == 1_000 {
                 violation("\(coordinators[c].name) runs its loop 1,000 times at one instant without sleeping")
-                return
+                finished = true   // it would spin again at every event: the run ends here
+                return false
             }
         } else {
             coordinators[c].spinsAt = (now, 0)
@@ -195,22 +203,28 @@ extension Simulation {
             }
         }
         coordinators[c].phase = 0
-        continueTurn(c)
+        return true
+    }
+
+    /// The iteration's next phase, once the work of the one before it is done; at the end of the
+    /// iteration the loop polls again.
+    func continueTurn(_ c: Int) {
+        if runPhases(c) { runCoordinator(c) }
     }
 
     /// Runs the iteration's phases from the next one: back to back while their work is short, else
-    /// the next one at the instant this one's work ends. At the end of the iteration the loop polls again.
-    func continueTurn(_ c: Int) {
+    /// the next one at the instant this one's work ends (false: scheduled, or the process died).
+    private func runPhases(_ c: Int) -> Bool {
         let generation = coordinators[c].generation
         while let index = coordinators[c].phase {
-            guard var core = coordinators[c].core.take(), let world = coordinators[c].world else { return }
+            guard var core = coordinators[c].core.take(), let world = coordinators[c].world else { return false }
             let phase = CoordinatorPhase.turn[index]
             do {
                 try core.run(phase, in: world, polled: coordinators[c].polled)
             } catch {
                 violation("\(coordinators[c].name)'s \(phase) phase threw \(error)")
             }
-            guard coordinators[c].isRunning(generation) else { return }   // died in the phase
+            guard coordinators[c].isRunning(generation) else { return false }   // died in the phase
             coordinators[c].core = core
             if let stall = coordinators[c].stall, stall.phase == phase {
                 coordinators[c].ahead += stall.microseconds
@@ -227,10 +241,10 @@ extension Simulation {
             if ahead >= SimWorkCosts.yieldAfter {
                 coordinators[c].ahead = 0
                 scheduler.schedule(.coordinatorPhase(c, generation: generation), at: now + ahead)
-                return
+                return false
             }
         }
-        runCoordinator(c)
+        return true
     }
 
     private func wake(_ c: Int, at time: Int64) {

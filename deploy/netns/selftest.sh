@@ -137,6 +137,21 @@ inner() {
   check "healed: h2 reaches coord" reaches h2 coord
   check "healed: h1 reaches h2" reaches h1 h2
 
+  # Cuts of one link (nftables; the HA soak's nemesis), where nftables works in a namespace.
+  if "$LAB" cut-check 2>/dev/null; then
+    check "lab.sh cut h1 h2" "$LAB" cut h1 h2 "$P"
+    check "cut: h1 cannot reach h2" cannot_reach h1 h2
+    check "cut: h2 cannot reach h1" cannot_reach h2 h1
+    check "cut: h1 still reaches coord" reaches h1 coord
+    check "cut: coord still reaches h2" reaches coord h2
+    check "lab.sh mend h1" "$LAB" mend h1 "$P"
+    check "mended: h1 reaches h2" reaches h1 h2
+    check "lab.sh cut h1 h2 one-way" "$LAB" cut h1 h2 "$P" one-way
+    check "one-way cut: h1 cannot reach h2" cannot_reach h1 h2
+    check "lab.sh mend h1 (one-way)" "$LAB" mend h1 "$P"
+    check "mended: h2 reaches h1" reaches h2 h1
+  fi
+
   check "lab.sh down ${P}" "$LAB" down "$P"
   check "no namespace with prefix ${P} remains" lab_gone
   check "lab.sh down ${P} on a lab that is gone still succeeds" "$LAB" down "$P"
