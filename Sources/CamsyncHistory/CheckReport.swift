@@ -16,7 +16,7 @@ public enum CheckName: String, Sendable, Equatable, Hashable, Codable, CaseItera
     /// AVAudioSession notification a node gave agrees with the model.
     case audioMatchesModel
     /// K6 under partitions (the HA soak in network namespaces): a leader cut from etcd stops leading
-    /// within its lease, a later term acknowledges meanwhile, and the replicas converge after each heal.
+    /// within its lease, a later term acknowledges soon after, and the replicas converge after each heal.
     case leadershipUnderPartitions
 
     public var description: String {

@@ -109,8 +109,8 @@ struct PartitionNemesis {
         }
         for host in Set(cuts.map(\.host)) { lab.mend(host: host) }
         let healedAt = Instant(milliseconds: Clock.wallMilliseconds())
-        let laterTermAckAt = ackTerms().filter { $0.term > term && $0.at >= cutAt && $0.at <= healedAt }.map(\.at).min()
         let convergedAt = waitForConvergence()
+        let laterTermAckAt = kind.deposes ? waitForLaterTermAck(after: term, since: cutAt) : nil
         progress("healed \(kind.name) after \(healedAt.milliseconds - cutAt.milliseconds) ms; "
                  + (kind.deposes ? stoppedLeadingAt.map { "the cut leader stopped leading \($0.milliseconds - cutAt.milliseconds) ms after the cut; " }
                     ?? "the cut leader led until the heal; " : "")
@@ -118,6 +118,17 @@ struct PartitionNemesis {
         return PartitionObservation(kind: kind.name, cut: what, leader: leaderName, term: term, deposes: kind.deposes,
                                     leaseMilliseconds: leaseMilliseconds, cutAt: cutAt, stoppedLeadingAt: stoppedLeadingAt,
                                     laterTermAckAt: laterTermAckAt, healedAt: healedAt, convergedAt: convergedAt)
+    }
+
+    /// The first acknowledgement of a term later than `term` since `cutAt`, waiting for one up to
+    /// `HistoryChecker.laterTermAckMilliseconds` after the cut (the workload goes on); nil if none came.
+    private func waitForLaterTermAck(after term: UInt64, since cutAt: Instant) -> Instant? {
+        let deadline = cutAt.milliseconds + HistoryChecker.laterTermAckMilliseconds
+        while true {
+            let first = ackTerms().filter { $0.term > term && $0.at >= cutAt && $0.at.milliseconds <= deadline }.map(\.at).min()
+            if first != nil || Clock.wallMilliseconds() > deadline { return first }
+            usleep(100_000)
+        }
     }
 
     /// The leading coordinator: its process name, its index among the coordinators, its term.

@@ -79,6 +79,7 @@ struct SimulationTests {
         (.forgetRetryWindowOnFailover, 20),
         (.skipLivenessReset, 10),
         (.leadWithoutCatchingUp, 10),
+        (.ignoreLease, 10),
     ])
     func plantedBugs(_ bug: PlantedBug, within: Int) throws {
         var caughtAt: UInt64?
