@@ -280,7 +280,7 @@ let package = Package(
             name: "IntegrationTests",
             dependencies: ["CamsyncCoordinatorCore", "CamsyncEtcdModel", "CamsyncTestSupport", "camsync", "CamsyncClient", "CamsyncPolicy", "CamsyncConfig", "CamsyncWire", "ZeroMQ",
                            "CamsyncCoordinator", "CamsyncEtcd", "CamsyncNode", "CamsyncTopology", "CamsyncProcessLab", "CamsyncBench",
-                           "CamsyncHostile", "CamsyncSoakDriver"],
+                           "CamsyncHostile", "CamsyncSoakDriver", "CamsyncHistory"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
