@@ -80,6 +80,8 @@ public struct CoordinatorCore: Sendable {
         self.lastSnapshotSequence = sequence
         self.lastEngineTime = lastEngineTime
         self.retries = RetryWindow(capacity: settings.retryWindow)
+        // An embedded core always leads (`role`); `beginServing` starts its clocks afresh.
+        self.leaderWork = LeaderWork(startingAt: 0)
     }
 
     /// An HA coordinator's core, reachable at `address`: it reads its state from etcd first, and
@@ -87,6 +89,7 @@ public struct CoordinatorCore: Sendable {
     public init(settings: CoordinatorSettings, highAvailability address: Camsync_V1_CoordinatorAddress) {
         self.init(settings: settings, term: 0)
         mode = .highAvailability(HighAvailability(address: address))
+        leaderWork = nil   // it leads once etcd elects it and it has caught up (`lead`)
     }
 
     /// Leading (the only role of an embedded coordinator), or the role of its HA phase.
