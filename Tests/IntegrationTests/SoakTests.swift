@@ -61,15 +61,21 @@ extension EtcdBackedTests {
     /// Whether this machine can run the HA soak's lab: namespaces, and nftables inside them.
     static let cutsAvailable = MultiHostLab.available && NetworkLab.cutsAvailable(script: MultiHostLab.script)
 
+    /// The HA soak in the lab, seed 7: its first fault cuts the leader from etcd, its next cut the
+    /// leader from its nodes.
+    static func labSoak(seconds: Double, coordinatorArguments: [String] = []) throws -> (SoakResult, String) {
+        let directory = EtcdCluster.scratchParent + "/camsync-soak-ha-ns-\(UUID().uuidString.prefix(8))"
+        let soak = SoakRun(options: SoakOptions(duration: seconds, seed: 7, faultEvery: 2.5, convergenceTimeout: 30,
+                                                executable: try camsyncBinary(), runDirectory: directory,
+                                                labScript: MultiHostLab.script, highAvailability: true,
+                                                coordinatorArguments: coordinatorArguments))
+        return (try soak.run(), directory)
+    }
+
     @Test("HA soak across network namespaces (SPEC K6): links cut between the leader, etcd and the nodes, each healed: no violations",
           .enabled(if: cutsAvailable, "network namespaces with nftables need root (deploy/netns/lab.sh cut-check): HA soak with partitions skipped"))
     func highAvailabilitySoakWithPartitions() async throws {
-        let directory = EtcdCluster.scratchParent + "/camsync-soak-ha-ns-\(UUID().uuidString.prefix(8))"
-        // Seed 7: the first fault cuts the leader from etcd, the next cut the leader from its nodes.
-        let soak = SoakRun(options: SoakOptions(duration: 45, seed: 7, faultEvery: 2.5, convergenceTimeout: 30,
-                                                executable: try camsyncBinary(), runDirectory: directory,
-                                                labScript: MultiHostLab.script, highAvailability: true))
-        let result = try soak.run()
+        let (result, directory) = try Self.labSoak(seconds: 45)
         #expect(result.report.passed, "\(result.summary)")
         #expect(result.acknowledged > 100, "the workload made progress: \(result.acknowledged) acknowledged")
         let cuts = result.history.partitions
@@ -83,12 +89,7 @@ extension EtcdBackedTests {
     @Test("with the leader's lease check disabled (a planted bug), the cut from etcd is a violation",
           .enabled(if: cutsAvailable, "network namespaces with nftables need root (deploy/netns/lab.sh cut-check): skipped"))
     func plantedLeaseBugIsCaught() async throws {
-        let directory = EtcdCluster.scratchParent + "/camsync-soak-ha-planted-\(UUID().uuidString.prefix(8))"
-        let soak = SoakRun(options: SoakOptions(duration: 12, seed: 7, faultEvery: 2.5, convergenceTimeout: 30,
-                                                executable: try camsyncBinary(), runDirectory: directory,
-                                                labScript: MultiHostLab.script, highAvailability: true,
-                                                coordinatorArguments: ["--plant-bug", "ignore-lease"]))
-        let result = try soak.run()
+        let (result, directory) = try Self.labSoak(seconds: 12, coordinatorArguments: ["--plant-bug", "ignore-lease"])
         #expect(result.history.partitions.first?.kind == "leader from etcd", "\(result.history.partitions)")
         #expect(result.report.failed == [.leadershipUnderPartitions], "\(result.summary)")
         try? FileManager.default.removeItem(atPath: directory)
