@@ -104,6 +104,20 @@ public struct EtcdCommandLog: Sendable {
         try await loggedBatches(after: after).map { JournalEntry(publishedBatch: $0.batch, encoded: $0.encoded) }
     }
 
+    /// The whole log as a reader from outside the cluster takes it (the soak's history check): every
+    /// command etcd still holds and the newest snapshot. While etcd's members have no raft leader or
+    /// cannot be reached (electing one after a heal, or under load), it asks again, for up to `patience`.
+    public func everything(patience: Duration) async throws -> (entries: [JournalEntry], snapshot: JournalSnapshot?) {
+        let deadline = ContinuousClock.now + patience
+        while true {
+            do {
+                return (try await entries(after: 0), try await latestSnapshot())
+            } catch let error as EtcdError where [.noQuorum, .unavailable, .timedOut].contains(error.code) && ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(200))
+            }
+        }
+    }
+
     /// Calls `body` with each log turn (its value) that may hold batches after `after`, oldest first,
     /// a page of `keysPerRead` keys at a time, until it returns false or the log ends.
     private func forEachTurn(after: UInt64, _ body: ([UInt8]) throws -> Bool) async throws {

@@ -92,12 +92,12 @@ struct LeadershipSupervisor: Sendable {
                     failed(.campaign, number, error, feed)
                 }
             }
-        case .renew(let number, let lease, let after):
+        case .renew(let number, let lease, let after, let attempt):
             group.addTask {
                 guard (try? await Task.sleep(for: .milliseconds(after))) != nil else { return }
                 let sent = Clock.monotonicMilliseconds()
                 do {
-                    try await client.renew(EtcdLease(id: lease, ttlSeconds: 0))
+                    try await client.renew(EtcdLease(id: lease, ttlSeconds: 0), attemptTimeout: .milliseconds(attempt))
                     step(feed) { $0.renewed(candidacy: number, lease: lease, sentAt: sent) }
                 } catch let error as EtcdError where error.code == .leaseExpired {
                     logger.warning("etcd: the candidacy's lease is gone", metadata: ["error": "\(error)"])

@@ -10,12 +10,15 @@ extension EtcdClient {
     }
 
     /// Renews `lease` once; returns the TTL etcd reset it to. Throws `.leaseExpired` when etcd no
-    /// longer has the lease.
+    /// longer has the lease. Each member is given `attemptTimeout` (default: the request timeout)
+    /// before the next is asked.
     @discardableResult
-    public func renew(_ lease: EtcdLease) async throws -> Int64 {
+    public func renew(_ lease: EtcdLease, attemptTimeout: Duration? = nil) async throws -> Int64 {
         let request = Etcdserverpb_LeaseKeepAliveRequest.with { $0.id = lease.id }
-        let ttl = try await call("renew lease \(lease.hex)", retry: .idempotent) { member in
-            try await member.lease.leaseKeepAlive(metadata: metadata, options: unaryOptions) { writer in
+        var options = unaryOptions
+        if let attemptTimeout { options.timeout = attemptTimeout }
+        let ttl = try await call("renew lease \(lease.hex)", retry: .idempotent) { [options] member in
+            try await member.lease.leaseKeepAlive(metadata: metadata, options: options) { writer in
                 try await writer.write(request)
             } onResponse: { response in
                 for try await message in response.messages { return message.ttl }

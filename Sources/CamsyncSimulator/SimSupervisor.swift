@@ -133,7 +133,7 @@ extension Simulation {
                 electionChanged()
                 return .campaigned(candidacy: number)
             }
-        case .renew(let number, let lease, let after):
+        case .renew(let number, let lease, let after, _):
             scheduleSupervisor(c, .renewDue(candidacy: number, lease: lease), at: now + after * 1000)
         case .revoke(let lease):
             revokeLease(c, lease)

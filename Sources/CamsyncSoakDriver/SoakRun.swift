@@ -413,8 +413,7 @@ public final class SoakRun: @unchecked Sendable {
         }
         return try Blocking.run {
             try await cluster.withEtcdClient { client in
-                let log = EtcdCommandLog(client: client, prefix: prefix)
-                return (try await log.entries(after: 0), try await log.latestSnapshot())
+                try await EtcdCommandLog(client: client, prefix: prefix).everything(patience: .seconds(30))
             }
         }
     }

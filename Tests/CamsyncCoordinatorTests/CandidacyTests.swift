@@ -14,7 +14,7 @@ import Testing
         #expect(candidacy.begin() == [.grant(candidacy: 1)])
         #expect(candidacy.granted(candidacy: 1, lease: 7, ttlMilliseconds: 3000, askedAt: 1000)
                 == [.post(.leaseRenewed(lease: 7, validUntil: 4000)), .campaign(candidacy: 1, lease: 7),
-                    .renew(candidacy: 1, lease: 7, afterMilliseconds: 1000)])
+                    .renew(candidacy: 1, lease: 7, afterMilliseconds: 1000, attemptMilliseconds: 500)])
         return candidacy
     }
 
@@ -22,7 +22,7 @@ import Testing
     func grantAndRenew() {
         var candidacy = Self.granted()
         #expect(candidacy.renewed(candidacy: 1, lease: 7, sentAt: 2000)
-                == [.post(.leaseRenewed(lease: 7, validUntil: 5000)), .renew(candidacy: 1, lease: 7, afterMilliseconds: 1000)])
+                == [.post(.leaseRenewed(lease: 7, validUntil: 5000)), .renew(candidacy: 1, lease: 7, afterMilliseconds: 1000, attemptMilliseconds: 500)])
         #expect(candidacy.renewed(candidacy: 0, lease: 7, sentAt: 2500) == [], "an older candidacy's answer")
     }
 
@@ -44,7 +44,7 @@ import Testing
     func renewalFailures() {
         var candidacy = Self.granted()
         #expect(candidacy.failed(.renewal, candidacy: 1, reason: "timeout", trouble: nil, now: 3999)
-                == [.renew(candidacy: 1, lease: 7, afterMilliseconds: 1000)])
+                == [.renew(candidacy: 1, lease: 7, afterMilliseconds: 1000, attemptMilliseconds: 500)])
         let ended = candidacy.failed(.renewal, candidacy: 1, reason: "timeout", trouble: "etcd cannot be reached", now: 4000)
         #expect(ended.first == .post(.storeTrouble("etcd cannot be reached")))
         #expect(ended.contains { if case .post(.leaseLost) = $0 { true } else { false } })

@@ -72,7 +72,7 @@ extension LiveEtcdTests {
         @Test("turns of up to 1 MiB each read back in pages larger than gRPC's default 4 MiB")
         func largeTurnsReadBack() async throws {
             // Letters that deflate to about 6 bits each (turns are stored deflated): 8 × 0.7 MB in one
-            // page. Made before the lease is granted: a debug build takes seconds, and the lease lasts 5.
+            // page. Made before the lease is granted: a debug build takes seconds.
             var state: UInt64 = 0x9E37_79B9_7F4A_7C15
             var letters = [UInt8](repeating: 0, count: 900_000)
             for index in letters.indices {
@@ -84,11 +84,17 @@ extension LiveEtcdTests {
                 let lease = try await client.grantLease(ttlSeconds: 5)
                 let leader = try await client.campaign(Self.election, lease: lease, value: Array("coordinator-a"))
                 let log = EtcdCommandLog(client: client, prefix: "camsync/test")
-                for sequence in UInt64(1)...8 {
-                    var batch = Camsync_V1_EventBatch()
-                    batch.sequence = sequence
-                    batch.originNode = originNode
-                    try await log.append([try JournalEntry(publishedBatch: batch)], ifLeading: leader)
+                // Renewed while the turns are written, as a leader's lease is: eight synced writes of
+                // 0.7 MB outlasted a 5 s lease in a loaded CI run (the lease is not what is tested).
+                try await withThrowingTaskGroup(of: Void.self) { renewal in
+                    renewal.addTask { try await client.keepAlive(lease) }
+                    for sequence in UInt64(1)...8 {
+                        var batch = Camsync_V1_EventBatch()
+                        batch.sequence = sequence
+                        batch.originNode = originNode
+                        try await log.append([try JournalEntry(publishedBatch: batch)], ifLeading: leader)
+                    }
+                    renewal.cancelAll()
                 }
                 let stored = try await client.range(prefix: "camsync/test/log/", limit: 8).keyValues.reduce(0) { $0 + $1.value.count }
                 #expect(stored > 4 << 20, "the page is larger than gRPC's default limit (\(stored) bytes stored)")

@@ -311,6 +311,13 @@ public final class EtcdCluster: @unchecked Sendable {
         }
     }
 
+    /// SIGSTOP member `index` (a member that takes connections and answers nothing, as one cut off
+    /// does), or SIGCONT it again.
+    public func pause(_ index: Int, _ paused: Bool = true) {
+        guard let process = lock.withLock({ processes[index] }) else { return }
+        process.signal(paused ? SIGSTOP : SIGCONT)
+    }
+
     /// Whether member `index` is running (started here, or by an earlier process per its pid file).
     public func isRunning(_ index: Int) -> Bool {
         if let process = lock.withLock({ processes[index] }) { return process.isRunning }

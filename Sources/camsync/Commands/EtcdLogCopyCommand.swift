@@ -23,11 +23,13 @@ struct EtcdLogCopyCommand: AsyncParsableCommand {
         _ = try etcdSecurity.tls()
     }
 
+    @Option(help: "How long to wait for etcd to have a raft leader (after a heal, or under load, its members may be electing one).")
+    var waitSeconds: Int = 30
+
     func run() async throws {
         let settings = EtcdClient.Settings(requestTimeout: .seconds(10), tls: try etcdSecurity.tls())
         let (entries, snapshot) = try await EtcdClient.with(endpoints: try EtcdEndpoint.list(parsing: etcd), settings: settings) { client in
-            let log = EtcdCommandLog(client: client, prefix: prefix)
-            return (try await log.entries(after: 0), try await log.latestSnapshot())
+            try await EtcdCommandLog(client: client, prefix: prefix).everything(patience: .seconds(waitSeconds))
         }
         try FileManager.default.createDirectory(atPath: to, withIntermediateDirectories: true)
         let journal = try Journal(directory: to, durability: .full)
