@@ -1,5 +1,5 @@
 public import CamsyncProcessLab
-import CamsyncCoordinator
+public import CamsyncCoordinator
 public import CamsyncEtcd
 import Foundation
 import ZeroMQ
@@ -47,9 +47,12 @@ public final class CoordinatorProcess {
         public var http: String?
         /// HA mode: no data directory, no durability (nil: the SQLite journal).
         public var highAvailability: HighAvailability?
+        /// CURVE on both sockets, with these keys (nil: lab mode).
+        public var keyFiles: CoordinatorLaunch.KeyFiles?
         public init(durability: String = "full", heartbeatMs: Int64 = 500, liveness: Int64 = 3,
                     snapshotEvery: UInt64? = nil, prefix: [String] = [], http: String? = nil,
-                    highAvailability: HighAvailability? = nil) {
+                    highAvailability: HighAvailability? = nil, keyFiles: CoordinatorLaunch.KeyFiles? = nil) {
+            self.keyFiles = keyFiles
             self.durability = durability
             self.heartbeatMs = heartbeatMs
             self.liveness = liveness
@@ -109,7 +112,7 @@ public final class CoordinatorProcess {
                 suspicionMilliseconds: ha.suspicionMilliseconds ?? defaults.suspicionMilliseconds)
             settings.highAvailability?.etcdTLS = ha.tls
         }
-        return CoordinatorLaunch(settings: settings, http: options.http, logLevel: "warning")
+        return CoordinatorLaunch(settings: settings, keyFiles: options.keyFiles, http: options.http, logLevel: "warning")
     }
 
     /// A coordinator with its journal (`durability`) and liveness out of the way (`--heartbeat-ms

@@ -20,7 +20,9 @@ import ZeroMQ
 ///   leader sent); the leader's CPU, a node's CPU and memory;
 /// - the floor, with the fleet joined: a raw DEALER/ROUTER echo of a request's size (`Floor`).
 /// Then the largest size again at the interval docs/OPERATIONS.md gives for it (`FleetSizing`; quick:
-/// 2 s), with the same load: the delivery target is judged there, as the fleet would run. Every row says the
+/// 2 s), with the same load: the delivery target is judged there, as the fleet would run. Last, the
+/// deployed configuration at that size and interval (quick: 100 nodes): CURVE on every connection, the
+/// journal with `durability: full`, and an fdatasync floor for the ack. Every row says the
 /// 1-minute load average when it was measured.
 public enum FleetBenchmark {
     /// Commands per device per second (docs/OPERATIONS.md "Sizing": active use).
@@ -56,11 +58,19 @@ public enum FleetBenchmark {
         settings.progress("fleet: \(largest) nodes, heartbeat \(longer) ms")
         let slow = try measure(settings, nodes: largest, heartbeatMilliseconds: longer)
         result.rows += slow.rows
-        result.targets = targets(points, sized: slow)
-        result.notes += (points + [slow]).flatMap(\.notes)
+        // The deployed configuration (CURVE, the journal full) at the largest size and the interval it
+        // is sized for (quick: 100 nodes at the base interval).
+        let deployedNodes = settings.pick(largest, quick: 100)
+        let deployedInterval = settings.pick(longer, quick: baseHeartbeat(settings))
+        settings.progress("fleet: \(deployedNodes) nodes, CURVE, journal full, heartbeat \(deployedInterval) ms")
+        let deployed = try measure(settings, nodes: deployedNodes, heartbeatMilliseconds: deployedInterval, deployed: true)
+        result.rows += deployed.rows
+        result.targets = targets(points, sized: slow) + deployedTargets(deployed)
+        result.notes += (points + [slow, deployed]).flatMap(\.notes)
         result.notes.append("a row that names no heartbeat interval was measured at \(baseHeartbeat(settings)) ms")
         result.notes.append("the coordinator runs with the journal off (the figures are the turn and the fan-out, not an fsync) and "
-            + "lab mode (no CURVE); the nodes are real NodeSessions (`camsync node`'s protocol logic) in `camsync bench fleet-shard` "
+            + "lab mode (no CURVE), except in the rows that say \"CURVE, journal full\" (the deployed configuration: every "
+            + "connection under CURVE with each node's own key, bound to its id; the journal synced before each ack); the nodes are real NodeSessions (`camsync node`'s protocol logic) in `camsync bench fleet-shard` "
             + "processes of 1,000 devices and their displays, one thread each, on the same 2 cores as the leader and the bench; "
             + "commands are sent by the bench process as each device (stop/start of app 0's session, which holds its camera), "
             + "\(perDevice) a device a second spread evenly; a node's CPU is the shard processes' CPU time over nodes and seconds, "
@@ -72,41 +82,55 @@ public enum FleetBenchmark {
     struct Point {
         var nodes: Int
         var heartbeatMilliseconds: Int64
+        var deployed = false
         var rows: [BenchRow] = []
         var notes: [String] = []
         var joinSeconds = 0.0
         var delivery: LatencySummary?
         var floor: LatencySummary?
         var copiesPerBatch: Double?
+        var ack: LatencySummary?
+        /// The deployed configuration's disk floor.
+        var fdatasync: LatencySummary?
+        /// The leader's RSS and descriptors beyond an empty leader's, per node, with every node heartbeating.
+        var leaderKilobytesPerNode: Double?
+        var descriptorsPerNode: Double?
         /// A node's CPU (µs per second) and memory (kB) under the command load.
         var nodeCPU: Double?
         var nodeKilobytes: Double?
     }
 
-    static func measure(_ settings: BenchSettings, nodes: Int, heartbeatMilliseconds: Int64) throws -> Point {
-        let label = "\(nodes)-\(heartbeatMilliseconds)"
+    /// One fleet size at one interval. `deployed`: as a fleet is deployed, CURVE on every connection
+    /// (the nodes' keys bound to their ids, `FleetKeys`) and the journal with `durability: full`;
+    /// otherwise lab mode with the journal off.
+    static func measure(_ settings: BenchSettings, nodes: Int, heartbeatMilliseconds: Int64, deployed: Bool = false) throws -> Point {
+        let label = "\(nodes)-\(heartbeatMilliseconds)\(deployed ? "-deployed" : "")"
         let dir = try settings.directory("fleet-\(label)")
         let devices = nodes / 2
-        var point = Point(nodes: nodes, heartbeatMilliseconds: heartbeatMilliseconds)
+        var point = Point(nodes: nodes, heartbeatMilliseconds: heartbeatMilliseconds, deployed: deployed)
+        let keys = deployed ? try FleetKeys() : nil
+        let keyFiles = try keys?.writeCoordinatorFiles(directory: dir, nodes: (0..<devices).flatMap { [SimulatedNode.id($0), SimulatedNode.displayID($0)] })
         let coordinator = try CoordinatorProcess(executable: settings.executable, directory: dir,
-            options: .init(durability: "off", heartbeatMs: heartbeatMilliseconds, liveness: liveness, prefix: settings.coordinatorPrefix))
+            options: .init(durability: deployed ? "full" : "off", heartbeatMs: heartbeatMilliseconds, liveness: liveness,
+                           prefix: settings.coordinatorPrefix, keyFiles: keyFiles))
         try coordinator.launch()
         defer { coordinator.stop() }
         let context = try ZMQContext(ioThreads: 1)
-        let setup = try ProtocolDealer(context: context, endpoint: coordinator.commandEndpoint)
+        let setup = try ProtocolDealer(context: context, endpoint: coordinator.commandEndpoint,
+                                       curve: keys.map { (serverKey: $0.coordinator.publicKey, keys: $0.admin) })
         defer { setup.close() }
         try BenchWait.serving(setup, coordinator: coordinator)
         let emptyDescriptors = BenchSystem.openDescriptors(pid: coordinator.pid) ?? 0
         let emptyRSS = coordinator.rssMB ?? 0
         let interval = heartbeatMilliseconds == baseHeartbeat(settings) ? "" : ", heartbeat \(heartbeatMilliseconds) ms"
-        let name = "\(nodes) nodes\(interval)"
+        let name = "\(nodes) nodes\(interval)\(deployed ? ", CURVE, journal full" : "")"
 
         // Registration + sync.
         var load = BenchSystem.loadAverage()
         let joinStart = Clock.monotonicNanoseconds()
         let shards = try FleetShards(settings, context: context, directory: dir, label: label,
                                      commandEndpoints: [coordinator.commandEndpoint], eventEndpoints: [coordinator.eventEndpoint],
-                                     devices: devices, heartbeatMilliseconds: heartbeatMilliseconds, liveness: liveness)
+                                     devices: devices, heartbeatMilliseconds: heartbeatMilliseconds, liveness: liveness, keys: keys)
         defer { shards.stop() }
         let joinLimit = settings.pick(300.0, quick: 90.0)
         var lastProgress = joinStart
@@ -150,9 +174,11 @@ public enum FleetBenchmark {
             + "(load %@)", name, idle.leaderCPU / idle.seconds * 100, perHeartbeat, heartbeatsPerSecond,
             idle.shardsCPU / idle.seconds / Double(nodes) * 1e6, descriptors, emptyDescriptors, StandbyRebuild.format(load)),
             throughputPerSecond: heartbeatsPerSecond, rssMB: coordinator.rssMB))
+        point.leaderKilobytesPerNode = ((coordinator.rssMB ?? 0) - emptyRSS) * 1024 / Double(nodes)
+        point.descriptorsPerNode = Double(descriptors - emptyDescriptors) / Double(nodes)
         point.notes.append(String(format: "%@: the leader's RSS %.1f MB with every node heartbeating (%.1f MB empty): %.1f kB a node; "
             + "%.2f descriptors a node at the leader", name, coordinator.rssMB ?? 0, emptyRSS,
-            ((coordinator.rssMB ?? 0) - emptyRSS) * 1024 / Double(nodes), Double(descriptors - emptyDescriptors) / Double(nodes)))
+            point.leaderKilobytesPerNode!, point.descriptorsPerNode!))
 
         load = BenchSystem.loadAverage()
         var outcome: FleetLoad.Outcome?
@@ -161,6 +187,7 @@ public enum FleetBenchmark {
         }
         let loaded = outcome!
         point.delivery = loaded.delivery
+        point.ack = loaded.ack
         point.copiesPerBatch = Double(busy.batchCopies) / Double(max(1, loaded.acked))
         point.nodeCPU = busy.shardsCPU / busy.seconds / Double(nodes) * 1e6
         point.nodeKilobytes = shards.nodesRSSMegabytes * 1024 / Double(nodes)
@@ -170,6 +197,13 @@ public enum FleetBenchmark {
         point.floor = floor
         var floorRow = echo.row
         floorRow.scenario = "\(name) joined: \(echo.row.scenario) (load \(StandbyRebuild.format(BenchSystem.loadAverage())))"
+        if deployed {
+            // What an acknowledgement waits for on this disk: the journal's fdatasync (of a turn's size).
+            let sync = try DiskSync.measure(directory: dir, count: settings.pick(200, quick: 50))
+            point.fdatasync = sync
+            point.rows.append(BenchRow(benchmark: "floor", scenario: "\(name) joined: fdatasync of 4 kB in the bench's directory "
+                + "(load \(StandbyRebuild.format(BenchSystem.loadAverage())))", latency: sync))
+        }
         point.rows += [
             floorRow,
             BenchRow(benchmark: "fleet", scenario: String(format: "%@: command → the last node of its group applied it, "
@@ -235,6 +269,34 @@ public enum FleetBenchmark {
     static func pump(_ shards: FleetShards, seconds: Double) throws {
         let until = Clock.monotonicNanoseconds() + UInt64(seconds * 1e9)
         while Clock.monotonicNanoseconds() < until { try shards.pump(milliseconds: 50) }
+    }
+
+    /// The deployed configuration's targets (CURVE, the journal full): joined within 30 s; a batch
+    /// reaches its group within 2 × the raw echo p99, and an ack within that plus an fdatasync's p99;
+    /// one descriptor a node at the leader (5 % slack), and at most 32 kB of its memory a node.
+    static func deployedTargets(_ point: Point) -> [TargetCheck] {
+        let name = "fleet, \(point.nodes) nodes, CURVE, journal full"
+        var checks = [TargetCheck(figure: "\(name): registration + sync of every node", measured: point.joinSeconds * 1e6,
+                                  .atMost, 30e6, unit: .microseconds, basis: "all registered and synced within 30 s")]
+        if let delivery = point.delivery, let floor = point.floor {
+            checks.append(TargetCheck(figure: "\(name), heartbeat \(point.heartbeatMilliseconds) ms: a batch reaches every node of its "
+                                      + "group, p99", measured: delivery.p99, .atMost, 2 * floor.p99, unit: .microseconds,
+                                      basis: "2 × raw echo p99 \(ReportFormatter.duration(microseconds: floor.p99)), same run, fleet joined"))
+            if let ack = point.ack, let sync = point.fdatasync {
+                checks.append(TargetCheck(figure: "\(name), heartbeat \(point.heartbeatMilliseconds) ms: command → ack, p99",
+                                          measured: ack.p99, .atMost, 2 * floor.p99 + sync.p99, unit: .microseconds,
+                                          basis: "2 × raw echo p99 + fdatasync p99 \(ReportFormatter.duration(microseconds: sync.p99)), same run"))
+            }
+        }
+        if let descriptors = point.descriptorsPerNode {
+            checks.append(TargetCheck(figure: "\(name): descriptors at the leader per node", measured: descriptors, .atMost, 1.05,
+                                      unit: .ratio, basis: "one connection a node"))
+        }
+        if let kilobytes = point.leaderKilobytesPerNode {
+            checks.append(TargetCheck(figure: "\(name): the leader's memory per node (kB)", measured: kilobytes, .atMost, 32,
+                                      unit: .count, basis: "RSS with every node heartbeating less an empty leader's, over the nodes"))
+        }
+        return checks
     }
 
     /// `sized`: the largest fleet at the interval docs/OPERATIONS.md gives for it.

@@ -68,7 +68,8 @@ public enum FleetShardProcess {
     static let wave = 100
 
     public static func run(command: String, events: String, report: String, first: Int, devices: Int,
-                           heartbeatMilliseconds: Int64, liveness: Int64, id: Int, niceness: Int32 = 0) throws -> Never {
+                           heartbeatMilliseconds: Int64, liveness: Int64, id: Int, niceness: Int32 = 0,
+                           curve: (coordinatorKey: String, salt: UInt64)? = nil) throws -> Never {
         if niceness != 0 { _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, niceness) }
         let nodes = 2 * devices
         // A node's two sockets (each with libzmq's mailbox), its DEALER's connection and a SUB
@@ -81,7 +82,8 @@ public enum FleetShardProcess {
         try push.set([.linger(milliseconds: 1000), .sendHighWaterMark(1_000_000)])
         try push.connect(report)
         let shard = NodeFleetShard(context: context, commandEndpoints: [command], eventEndpoints: [events],
-                                   heartbeatMilliseconds: heartbeatMilliseconds, liveness: liveness, apps: 3, displays: true)
+                                   heartbeatMilliseconds: heartbeatMilliseconds, liveness: liveness, apps: 3, displays: true,
+                                   curve: curve)
         // Each group's position: what its device and its display applied, and what was reported.
         var applied = [(device: UInt64, display: UInt64, reported: UInt64)](repeating: (0, 0, 0), count: devices)
         shard.groupAdvanced = { number, isDisplay, sequence in

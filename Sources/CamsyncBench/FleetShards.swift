@@ -31,7 +31,8 @@ final class FleetShards {
     /// (one, or an HA cluster's: the nodes then find and follow its leader); `niceness`: the shard
     /// processes' nice value.
     init(_ settings: BenchSettings, context: ZMQContext, directory: String, label: String, commandEndpoints: [String],
-         eventEndpoints: [String], devices: Int, heartbeatMilliseconds: Int64, liveness: Int64, niceness: Int32 = 0) throws {
+         eventEndpoints: [String], devices: Int, heartbeatMilliseconds: Int64, liveness: Int64, niceness: Int32 = 0,
+         keys: FleetKeys? = nil) throws {
         self.devices = devices
         reports = try ZMQSocket(context, .pull)
         try reports.set([.linger(milliseconds: 0), .receiveHighWaterMark(1_000_000)])
@@ -46,7 +47,8 @@ final class FleetShards {
                                 "--events", eventEndpoints.joined(separator: ","),
                                 "--report", endpoint, "--first", "\(first)", "--devices", "\(end - first)",
                                 "--heartbeat-ms", "\(heartbeatMilliseconds)", "--liveness", "\(liveness)", "--id", "\(k)",
-                                "--niceness", "\(niceness)"],
+                                "--niceness", "\(niceness)"]
+                        + (keys.map { ["--coordinator-key", $0.coordinator.publicKey, "--key-salt", "\($0.salt)"] } ?? []),
                     logPath: "\(directory)/fleet-shard-\(label)-\(k).log")
                 children.append(child)
             }

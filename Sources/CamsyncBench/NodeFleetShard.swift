@@ -72,10 +72,14 @@ final class NodeFleetShard: @unchecked Sendable {
     private let liveness: Int64
     private let apps: Int
     private let displays: Bool
+    /// CURVE: the coordinator's public key, and the run's salt each node's key pair is derived from
+    /// (`FleetKeys`); nil: lab mode.
+    private let curve: (coordinatorKey: String, salt: UInt64)?
 
     /// An empty fleet; `add` starts nodes.
     init(context: ZMQContext, commandEndpoints: [String], eventEndpoints: [String], heartbeatMilliseconds: Int64,
-         liveness: Int64 = 3, apps: Int = 3, displays: Bool = false) {
+         liveness: Int64 = 3, apps: Int = 3, displays: Bool = false, curve: (coordinatorKey: String, salt: UInt64)? = nil) {
+        self.curve = curve
         self.context = context
         self.commandEndpoints = commandEndpoints
         self.eventEndpoints = eventEndpoints
@@ -100,11 +104,15 @@ final class NodeFleetShard: @unchecked Sendable {
 
     private func start(_ registration: NodeRegistration, number: Int, now: NodeTime) throws {
         let index = members.count
-        let settings = NodeSettings(config: NodeConfig(registration: registration),
+        var settings = NodeSettings(config: NodeConfig(registration: registration),
                                     coordinatorCommandEndpoint: commandEndpoints.joined(separator: ","),
                                     coordinatorEventEndpoint: eventEndpoints.joined(separator: ","),
                                     controlEndpoint: "", heartbeatIntervalMilliseconds: heartbeatMilliseconds,
                                     liveness: liveness)
+        if let curve {
+            let keys = try FleetKeys.node(registration.node.rawValue, salt: curve.salt)
+            settings.security = NodeSecurity(publicKey: keys.publicKey, secretKey: keys.secretKey, coordinatorPublicKey: curve.coordinatorKey)
+        }
         var session = NodeSession(settings: settings, now: now)
         let dealer = try NodeSockets.dealer(context, settings, endpoint: session.followed.commandEndpoint,
                                             serverKey: session.followedServerKey)

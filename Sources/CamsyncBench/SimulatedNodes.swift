@@ -51,10 +51,15 @@ public final class ProtocolDealer {
     /// coordinator restarts), and several dealers may speak as the same simulated node.
     private var nextRequestID = UInt64.random(in: 1...(UInt64.max >> 8))
 
-    public init(context: ZMQContext, endpoint: String) throws {
+    /// `curve`: CURVE to a coordinator serving with `serverKey`, as the key pair `keys` (an admin's,
+    /// so that it may speak as any sender); nil: lab mode.
+    public init(context: ZMQContext, endpoint: String, curve: (serverKey: String, keys: CurveKeyPair)? = nil) throws {
         socket = try ZMQSocket(context, .dealer)
         try socket.set([.linger(milliseconds: 0), .maxMessageSize(256 << 20), .reconnectInterval(milliseconds: 5),
                         .sendHighWaterMark(1_000_000), .receiveHighWaterMark(1_000_000)])
+        if let curve {
+            try socket.set([.curveServerKey(curve.serverKey), .curvePublicKey(curve.keys.publicKey), .curveSecretKey(curve.keys.secretKey)])
+        }
         try socket.connect(endpoint)
     }
 

@@ -39,6 +39,15 @@ public struct CurveKeyPair: Sendable, Hashable {
         self.secretKey = secretKey
     }
 
+    /// The key pair whose secret key is these 32 bytes (a benchmark's keys, derived from a node's
+    /// name; a real key comes from `generate()`).
+    public init(secretBytes: [UInt8]) throws {
+        guard let secretKey = Self.z85(encoding: secretBytes) else {
+            throw ZMQError.invalidArgument("a CURVE secret key is 32 bytes (\(secretBytes.count) given)")
+        }
+        try self.init(secretKey: secretKey)
+    }
+
     private init(publicKey: String, secretKey: String) {
         self.publicKey = publicKey
         self.secretKey = secretKey

@@ -5,7 +5,8 @@ import Testing
 
 /// `fleet` in its quick form against a real coordinator and real node sessions in shard processes:
 /// 100 and 1,000 nodes (devices with their displays) join, take commands and heartbeat; every size
-/// has its rows and the target checks are there. The report is printed; timings are never asserted
+/// has its rows and the target checks are there; then 100 nodes in the deployed configuration (CURVE,
+/// the journal full). The report is printed; timings are never asserted
 /// (this machine is shared).
 @Suite(.ownThreads, .clusterSlot, .serialized, .timeLimit(.minutes(10)))
 struct FleetBenchmarkTests {
@@ -28,12 +29,24 @@ struct FleetBenchmarkTests {
         #expect(rows.contains { $0.scenario.hasPrefix("1000 nodes, heartbeat 2000 ms, heartbeats only: leader") })
         #expect(rows.contains { $0.scenario.hasPrefix("1000 nodes, heartbeat 2000 ms: command → the last node of its group applied it")
             && ($0.latency?.count ?? 0) > 0 }, "delivery at the longer interval, where the target is judged")
+        // The deployed configuration: the coordinator serves CURVE only (its key files), so nodes that
+        // joined and followed their group did so on connections under their own keys.
+        let deployed = "100 nodes, CURVE, journal full"
+        #expect(rows.contains { $0.scenario.hasPrefix("\(deployed) (50 devices + 50 displays") && ($0.latency?.count ?? 0) == 1 })
+        #expect(rows.contains { $0.scenario.hasPrefix("\(deployed): command → the last node of its group applied it")
+            && ($0.latency?.count ?? 0) > 0 })
+        #expect(rows.contains { $0.benchmark == "floor" && $0.scenario.hasPrefix("\(deployed) joined: fdatasync") })
         #expect(rows.allSatisfy { $0.scenario.contains("(load ") })
         #expect(result.targets.map(\.figure) == [
             "fleet, 100 nodes: registration + sync of every node", "fleet, 100 nodes: copies the leader sends per batch",
             "fleet, 1000 nodes: registration + sync of every node", "fleet, 1000 nodes: copies the leader sends per batch",
             "fleet, 1000 nodes, heartbeat 2000 ms: a batch reaches every node of its group, p99",
             "fleet: a node's CPU per second, 100 → 1000 nodes", "fleet: a node's memory, 100 → 1000 nodes",
+            "fleet, 100 nodes, CURVE, journal full: registration + sync of every node",
+            "fleet, 100 nodes, CURVE, journal full, heartbeat 1000 ms: a batch reaches every node of its group, p99",
+            "fleet, 100 nodes, CURVE, journal full, heartbeat 1000 ms: command → ack, p99",
+            "fleet, 100 nodes, CURVE, journal full: descriptors at the leader per node",
+            "fleet, 100 nodes, CURVE, journal full: the leader's memory per node (kB)",
         ])
     }
 }

@@ -152,9 +152,12 @@ struct BenchFleetShardCommand: ParsableCommand {
     @Option(help: "Heartbeats missed before the coordinator counts as silent.") var liveness: Int64 = 3
     @Option(help: "This process's number in the reports.") var id: Int
     @Option(help: "The process's nice value (0: as started).") var niceness: Int32 = 0
+    @Option(help: "CURVE: the coordinator's public key (none: lab mode).") var coordinatorKey: String?
+    @Option(help: "CURVE: the run's salt, from which each node's key pair is derived.") var keySalt: UInt64 = 0
 
     func run() throws {
         try FleetShardProcess.run(command: command, events: events, report: report, first: first, devices: devices,
-                                  heartbeatMilliseconds: heartbeatMs, liveness: liveness, id: id, niceness: niceness)
+                                  heartbeatMilliseconds: heartbeatMs, liveness: liveness, id: id, niceness: niceness,
+                                  curve: coordinatorKey.map { (coordinatorKey: $0, salt: keySalt) })
     }
 }
