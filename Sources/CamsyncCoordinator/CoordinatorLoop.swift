@@ -93,10 +93,11 @@ final class CoordinatorLoop {
         } else {
             // CURVE: a route belongs to the connection that holds it; a second connection with the same
             // routing id (an impostor, or a node whose old connection is half-open) gets no route, and
-            // ZMTP heartbeats drop half-open connections within the liveness timeout (docs/PROTOCOL.md).
-            try router.set([.routerHandover(false),
-                            .heartbeatInterval(milliseconds: Int(settings.heartbeatIntervalMilliseconds)),
-                            .heartbeatTimeout(milliseconds: Int(settings.livenessTimeoutMilliseconds))])
+            // the kernel's TCP keepalive drops half-open connections (docs/PROTOCOL.md). Not ZMTP
+            // heartbeats: libzmq 4.3 cancels a connection's heartbeat timer by a linear search of its
+            // I/O thread's timers, once per PING, so with thousands of nodes they cost the leader O(n)
+            // each (`bench fleet`'s deployed rows: a node heartbeat 7 × dearer, 60 % of it that search).
+            try router.set([.routerHandover(false)] + Self.keepalive(livenessTimeoutMilliseconds: settings.livenessTimeoutMilliseconds))
         }
         try events.set([.sendHighWaterMark(100_000), .xpubManual(true)])
         if link != nil {
@@ -150,6 +151,14 @@ final class CoordinatorLoop {
     static let ioThreads = 2
     static let commandIOThread: UInt64 = 0b01
     static let publicationIOThread: UInt64 = 0b10
+
+    /// TCP keepalive on the command socket under CURVE: a connection silent for the liveness timeout
+    /// (whole seconds, at least 1) is probed every second and dropped after two unanswered probes. A
+    /// live node heartbeats, so only a half-open connection goes that long without traffic.
+    static func keepalive(livenessTimeoutMilliseconds: Int64) -> [SocketOption] {
+        [.tcpKeepalive(true), .tcpKeepaliveIdle(seconds: Int(max(1, (livenessTimeoutMilliseconds + 999) / 1000))),
+         .tcpKeepaliveInterval(seconds: 1), .tcpKeepaliveCount(2)]
+    }
 
     static func now() -> CoordinatorTime {
         CoordinatorTime(monotonicMilliseconds: Clock.monotonicMilliseconds(), wallMilliseconds: Clock.wallMilliseconds())

@@ -22,8 +22,8 @@ extension NodeSession {
         }
         // Lazy Pirate (zguide ch. 4): the coordinator is heard on PUB, yet requests have gone unanswered
         // on the command socket for a whole liveness timeout: that connection is dead or holds no route
-        // (at a CURVE coordinator a half-open old connection keeps the node's routing id until ZMTP
-        // heartbeats drop it). Open a fresh one; pending requests are resent with their ids (K5).
+        // (at a CURVE coordinator a half-open old connection keeps the node's routing id until TCP
+        // keepalive drops it). Open a fresh one; pending requests are resent with their ids (K5).
         if !coordinatorSilent, let oldest = pending.values.map(\.firstSentAt).min(),
            now - max(oldest, lastReplyOrReconnect) > timeout {
             log(.warning, "no reply on the command socket; reopening it", [

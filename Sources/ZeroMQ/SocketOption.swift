@@ -44,6 +44,14 @@ public enum SocketOption: Sendable, Hashable {
     case heartbeatTTL(milliseconds: Int)
     /// Close the connection when no traffic arrives this long after a PING.
     case heartbeatTimeout(milliseconds: Int)
+    /// The kernel's TCP keepalive on this socket's connections (probes cost no libzmq timer).
+    case tcpKeepalive(Bool)
+    /// Seconds a connection is idle before the first keepalive probe.
+    case tcpKeepaliveIdle(seconds: Int)
+    /// Seconds between keepalive probes.
+    case tcpKeepaliveInterval(seconds: Int)
+    /// Unanswered probes after which the kernel drops the connection.
+    case tcpKeepaliveCount(Int)
     /// This socket is the CURVE server side (needs `curveSecretKey`).
     case curveServer(Bool)
     /// This socket's long-term CURVE secret key (Z85). Never printed.
@@ -79,6 +87,10 @@ public enum SocketOption: Sendable, Hashable {
         case .heartbeatInterval: "HEARTBEAT_IVL"
         case .heartbeatTTL: "HEARTBEAT_TTL"
         case .heartbeatTimeout: "HEARTBEAT_TIMEOUT"
+        case .tcpKeepalive: "TCP_KEEPALIVE"
+        case .tcpKeepaliveIdle: "TCP_KEEPALIVE_IDLE"
+        case .tcpKeepaliveInterval: "TCP_KEEPALIVE_INTVL"
+        case .tcpKeepaliveCount: "TCP_KEEPALIVE_CNT"
         case .curveServer: "CURVE_SERVER"
         case .curveSecretKey: "CURVE_SECRETKEY"
         case .curvePublicKey: "CURVE_PUBLICKEY"
@@ -116,6 +128,10 @@ public enum SocketOption: Sendable, Hashable {
         case .heartbeatInterval(let ms): .int(ZMQ_HEARTBEAT_IVL, ms)
         case .heartbeatTTL(let ms): .int(ZMQ_HEARTBEAT_TTL, ms)
         case .heartbeatTimeout(let ms): .int(ZMQ_HEARTBEAT_TIMEOUT, ms)
+        case .tcpKeepalive(let on): .int(ZMQ_TCP_KEEPALIVE, on ? 1 : 0)
+        case .tcpKeepaliveIdle(let seconds): .int(ZMQ_TCP_KEEPALIVE_IDLE, seconds)
+        case .tcpKeepaliveInterval(let seconds): .int(ZMQ_TCP_KEEPALIVE_INTVL, seconds)
+        case .tcpKeepaliveCount(let count): .int(ZMQ_TCP_KEEPALIVE_CNT, count)
         case .curveServer(let on): .int(ZMQ_CURVE_SERVER, on ? 1 : 0)
         case .curveSecretKey(let key): .z85Key(ZMQ_CURVE_SECRETKEY, key)
         case .curvePublicKey(let key): .z85Key(ZMQ_CURVE_PUBLICKEY, key)
@@ -133,11 +149,13 @@ extension SocketOption: CustomStringConvertible, CustomDebugStringConvertible, C
         case .curveSecretKey: "\(name)=<redacted>"
         case .linger(let v), .sendHighWaterMark(let v), .receiveHighWaterMark(let v),
              .reconnectInterval(let v), .reconnectIntervalMax(let v), .heartbeatInterval(let v),
-             .heartbeatTTL(let v), .heartbeatTimeout(let v), .receiveTimeout(let v), .sendTimeout(let v):
+             .heartbeatTTL(let v), .heartbeatTimeout(let v), .receiveTimeout(let v), .sendTimeout(let v),
+             .tcpKeepaliveIdle(let v), .tcpKeepaliveInterval(let v), .tcpKeepaliveCount(let v):
             "\(name)=\(v)"
         case .maxMessageSize(let v): "\(name)=\(v)"
         case .affinity(let mask): "\(name)=0b\(String(mask, radix: 2))"
-        case .routerMandatory(let b), .routerHandover(let b), .immediate(let b), .curveServer(let b), .xpubManual(let b):
+        case .routerMandatory(let b), .routerHandover(let b), .immediate(let b), .curveServer(let b), .xpubManual(let b),
+             .tcpKeepalive(let b):
             "\(name)=\(b)"
         case .routingID(let bytes), .subscribe(let bytes), .unsubscribe(let bytes):
             "\(name)=\(bytes)"

@@ -108,6 +108,7 @@ import Testing
             .reconnectIntervalMax(milliseconds: 1000), .heartbeatInterval(milliseconds: 500),
             .heartbeatTTL(milliseconds: 1500), .heartbeatTimeout(milliseconds: 1500),
             .zapDomain("camsync"), .receiveTimeout(milliseconds: 10), .sendTimeout(milliseconds: 10),
+            .tcpKeepalive(true), .tcpKeepaliveIdle(seconds: 2), .tcpKeepaliveInterval(seconds: 1), .tcpKeepaliveCount(2),
         ])
         let router = try ZMQSocket(context, .router)
         try router.set([.routerMandatory(true), .routerHandover(true)])
