@@ -177,16 +177,16 @@ public final class SoakRun: @unchecked Sendable {
         // The coordinator goes on by itself (an engine deadline, such as P6's PiP restore, may fire
         // after the workload stopped), so the cut is taken again until the coordinator's sequence is
         // the same before and after the replicas and the log were read.
-        var (snapshot, statuses) = try answeredReplicas(cluster, progress: progress)
+        var (snapshot, statuses) = try cluster.replicas()
         var log = try commandLog(cluster)
         for _ in 0..<20 {
-            if try answeredReplicas(cluster, progress: progress).coordinator.sequence == snapshot.sequence { break }
+            if try cluster.replicas().coordinator.sequence == snapshot.sequence { break }
             // It moved on: the replicas catch up with it (as above), then the cut is taken again.
             try? cluster.waitUntil(timeout: options.convergenceTimeout, what: "replicas to converge") {
                 let (coordinator, nodes) = try cluster.replicas()
                 return nodes.values.allSatisfy { $0.caughtUp(with: coordinator) }
             }
-            (snapshot, statuses) = try answeredReplicas(cluster, progress: progress)
+            (snapshot, statuses) = try cluster.replicas()
             log = try commandLog(cluster)
         }
         let replicas = try statuses.sorted { $0.key < $1.key }.map { node, status in
@@ -388,24 +388,6 @@ public final class SoakRun: @unchecked Sendable {
             coordinatorGroupSequences: Dictionary(uniqueKeysWithValues: coordinator.groupSequences.all.map { ($0.group, $0.sequence) }),
             replicas: replicas, operations: operations.withLock { $0 }, faults: faults, endedAt: endedAt,
             partitions: partitions.withLock { $0 })
-    }
-
-    /// The coordinator's state and every node's replica (`LocalCluster.replicas`), asked again for up
-    /// to the convergence timeout while some process does not answer within its second: a read, which
-    /// a loaded machine can delay (a `make test` run saw the HA leader miss one snapshot request's
-    /// second at the end of the lab soak). The last error is thrown when none answered.
-    private func answeredReplicas(_ cluster: LocalCluster, progress: (String) -> Void) throws -> (coordinator: CoordinatorClient.Snapshot,
-                                                                      nodes: [String: Camsync_V1_NodeStatus]) {
-        let deadline = Date().addingTimeInterval(options.convergenceTimeout)
-        while true {
-            do {
-                return try cluster.replicas()
-            } catch {
-                guard Date() < deadline else { throw error }
-                progress("the cut's reads were not all answered (\(error)); asking again")
-                Thread.sleep(forTimeInterval: 0.2)
-            }
-        }
     }
 
     /// The command log and its newest snapshot: the journal, or in HA the log on etcd.
