@@ -1,5 +1,6 @@
 import CamsyncProcessLab
 import Foundation
+import ZeroMQ
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -13,12 +14,21 @@ public final class NetworkLab: @unchecked Sendable {
     /// First three octets of the lab's /24.
     public let subnet: String
 
+    /// Each lab of this process has a number of its own: two labs of one process (the embedded and the
+    /// HA soak tests run side by side) must not share namespaces or a subnet, or one's `down` takes
+    /// the other's hosts away (what failed the HA lab soak in `make test` and CI).
+    private static let made = Locked(0)
+
     public init(script: String, hosts: Int) {
         self.script = script
         self.hosts = hosts
         let pid = Int(getpid())
-        prefix = "cso\(pid % 100_000)"
-        subnet = "10.231.\(200 + pid % 50)"
+        let number = Self.made.withLock { made in
+            made += 1
+            return made
+        }
+        prefix = "cso\(pid % 100_000)n\(number)"
+        subnet = "10.231.\(200 + (pid + number) % 50)"
     }
 
     /// Whether this machine can run the lab (`lab.sh check`: root, iproute2, veth).
