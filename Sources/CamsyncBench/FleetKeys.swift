@@ -1,4 +1,5 @@
 import CamsyncCoordinator
+import CamsyncRuntime
 import Foundation
 import ZeroMQ
 
@@ -23,16 +24,8 @@ struct FleetKeys: Sendable {
     static func node(_ id: String, salt: UInt64) throws -> CurveKeyPair {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         for byte in id.utf8 { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3 }
-        var state = hash ^ salt
-        var bytes: [UInt8] = []
-        for _ in 0..<4 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            z ^= z >> 31
-            bytes += withUnsafeBytes(of: z.littleEndian, Array.init)
-        }
+        var stream = SplitMix64(seed: hash ^ salt)
+        let bytes = (0..<4).flatMap { _ in withUnsafeBytes(of: stream.next().littleEndian, Array.init) }
         return try CurveKeyPair(secretBytes: bytes)
     }
 
