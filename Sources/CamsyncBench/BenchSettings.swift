@@ -19,8 +19,8 @@ public struct BenchSettings: Sendable {
     public var memoryAppsPerNode: Int
     /// `ha-latency`: coordinators on etcd (3; 1 is a leader without standbys, to tell their share of a claim).
     public var haCoordinators: Int
-    /// `fleet`: the largest fleet's nodes (devices and their displays; 9,000: the leader holds two
-    /// descriptors a node, under a per-process limit of 20,000 here).
+    /// `fleet`: the largest fleet's nodes (devices and their displays; 10,000: a coordinator holds one
+    /// descriptor a node, under a per-process limit of 20,000 here).
     public var fleetNodes: Int
     /// Where the HA benchmarks' etcd members keep their data: the work directory (on disk, so that
     /// etcd's fsyncs cost what they cost; a bench that crashes leaves it there, not beside it); tests
@@ -30,7 +30,7 @@ public struct BenchSettings: Sendable {
 
     public init(executable: String, workDirectory: String, quick: Bool = false, coordinatorPrefix: [String] = [],
                 nodes: Int = 50, subscribers: Int = 500, subscriberProcesses: Int = 4, recoveryCommands: Int? = nil,
-                memoryNodes: Int = 1000, memoryAppsPerNode: Int = 10, haCoordinators: Int = 3, fleetNodes: Int = 9000,
+                memoryNodes: Int = 1000, memoryAppsPerNode: Int = 10, haCoordinators: Int = 3, fleetNodes: Int = 10_000,
                 progress: @escaping @Sendable (String) -> Void = { _ in }) {
         self.executable = executable
         self.workDirectory = workDirectory

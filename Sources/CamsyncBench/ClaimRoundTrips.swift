@@ -7,7 +7,7 @@ import ZeroMQ
 
 /// The measured loop of `latency` and `ha-latency`: N simulated nodes registered against a serving
 /// coordinator, each holding its camera and heartbeating every 250 ms; node 0 alternates
-/// `start_session` (measured: send → the later of its ack and the `camera_granted` batch on SUB)
+/// `start_session` (measured: send → the later of its ack and the `camera_granted` batch on a SUB to `all`)
 /// and `stop_session` (not measured).
 enum ClaimRoundTrips {
     struct Result {
@@ -27,7 +27,8 @@ enum ClaimRoundTrips {
         let context = try ZMQContext(ioThreads: 1)
         let setup = try ProtocolDealer(context: context, endpoint: commandEndpoint)
         let dealer = try ProtocolDealer(context: context, endpoint: commandEndpoint)
-        let subscriber = try BatchSubscriber(context: context, endpoint: eventEndpoint, topics: [EventTopic.node(NodeID(measured))])
+        // Every batch, as an observer hears it: the measured node's are the only ones while it is measured.
+        let subscriber = try BatchSubscriber(context: context, endpoint: eventEndpoint, topics: [EventTopic.everyBatch])
         defer { setup.close(); dealer.close(); subscriber.close() }
         try waitUntilServing(setup)
         if registered == nil {

@@ -79,7 +79,7 @@ public enum FailoverBenchmark {
         track()
         try cluster.waitUntilJoined(timeout: 60)
         let context = try ZMQContext(ioThreads: 1)
-        let subscriber = try BatchSubscriber(context: context, endpoint: cluster.eventEndpoint, topics: [EventTopic.node(NodeID(Self.victim))])
+        let subscriber = try BatchSubscriber(context: context, endpoint: cluster.eventEndpoint, topics: [EventTopic.everyBatch])
         defer { subscriber.close() }
         let observerControl = try cluster.controlClient(observer)
         defer { observerControl.close() }

@@ -11,9 +11,10 @@ protocol FailoverNodes: AnyObject {
     func followedAll(_ endpoint: String) -> UInt64?
     /// The nodes following `endpoint`, for a trial's error.
     func following(_ endpoint: String) -> Int
-    /// Registrations and snapshot requests the nodes sent since `watch(leaving:)`, all counted
-    /// (a shard process reports every 100 ms: this waits for reports sent after the call).
-    func sentSinceWatch() throws -> (registrations: Int, snapshotRequests: Int)
+    /// Registrations and snapshot requests the nodes sent, and connections they reopened, since
+    /// `watch(leaving:)`, all counted (a shard process reports every 100 ms: this waits for reports
+    /// sent after the call).
+    func sentSinceWatch() throws -> (registrations: Int, snapshotRequests: Int, reconnections: Int)
 }
 
 extension NodeFleet: FailoverNodes {
@@ -23,7 +24,9 @@ extension NodeFleet: FailoverNodes {
         return moved.compactMap { $0 }.max() ?? 0
     }
 
-    func sentSinceWatch() throws -> (registrations: Int, snapshotRequests: Int) { (registrations, snapshotRequests) }
+    func sentSinceWatch() throws -> (registrations: Int, snapshotRequests: Int, reconnections: Int) {
+        (registrations, snapshotRequests, reconnections)
+    }
 }
 
 extension FleetShards: FailoverNodes {
@@ -31,7 +34,7 @@ extension FleetShards: FailoverNodes {
 
     func watch(leaving endpoint: String) throws {
         try freshStatuses()
-        watched = (registrations, snapshotRequests)
+        watched = (registrations, snapshotRequests, reconnections)
     }
 
     func followedAll(_ endpoint: String) -> UInt64? {
@@ -39,8 +42,9 @@ extension FleetShards: FailoverNodes {
         return lastMovedAt
     }
 
-    func sentSinceWatch() throws -> (registrations: Int, snapshotRequests: Int) {
+    func sentSinceWatch() throws -> (registrations: Int, snapshotRequests: Int, reconnections: Int) {
         try freshStatuses()
-        return (registrations - (watched?.registrations ?? 0), snapshotRequests - (watched?.snapshotRequests ?? 0))
+        return (registrations - (watched?.registrations ?? 0), snapshotRequests - (watched?.snapshotRequests ?? 0),
+                reconnections - (watched?.reconnections ?? 0))
     }
 }

@@ -8,9 +8,9 @@ import ZeroMQ
 /// see `baseHeartbeat`) and a fleet
 /// of real nodes: devices, each with a display that attaches itself to it, as node sessions in
 /// `camsync bench fleet-shard` processes (`FleetShards`: 1,000 devices a process, each node with
-/// its own DEALER and SUB). At each size (quick: 100 and 1,000 nodes; full: also 5,000 and
-/// `--fleet-nodes`, 9,000 by default: the leader holds two descriptors a node under a limit of
-/// 20,000; when the largest does not fit on the machine, a note says why), measured:
+/// its own DEALER to the coordinator). At each size (quick: 100 and 1,000 nodes; full: also 5,000 and
+/// `--fleet-nodes`, 10,000 by default; when the largest does not fit on the machine, a note says
+/// why), measured:
 /// - registration + sync: the shards' start → every node registered and synced, every display
 ///   attached in its own replica;
 /// - heartbeats only (a window with no command): the leader's CPU and what one node heartbeat costs

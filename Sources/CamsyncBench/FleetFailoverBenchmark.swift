@@ -7,12 +7,13 @@ import ZeroMQ
 /// target "HA leader kill -9 with the largest fleet joined"). Three `camsync coordinator --etcd` on a 3-member
 /// loopback etcd at its default timing (lease 2 s, camsync's default pulse and suspicion), the fleet
 /// in `camsync bench fleet-shard` processes (`FleetShards`: devices each with a display, every node
-/// a real `NodeSession` with its own DEALER and a SUB connected to all three coordinators), the
+/// a real `NodeSession` with a DEALER to each of the three coordinators), the
 /// heartbeat interval docs/OPERATIONS.md gives for the fleet's size. The trials are
 /// `HAFailoverBenchmark.trials`: kill → etcd's announcement (the floor), the first ack of the new
 /// leader to a client following it, every node following it; registrations and snapshot requests
-/// the nodes sent (SPEC K7: none). Sizes: quick 200 nodes; full 1,000, 5,000 and `--fleet-nodes`
-/// when it fits the leader's descriptors (two a node at the leader: at most 9,000).
+/// the nodes sent and connections they reopened (SPEC K7: none); then the mass rejoin (`MassRejoin`:
+/// every node process restarted at once, no leadership move, a steady client's acks meanwhile). Sizes: quick 200 nodes; full 1,000, 5,000 and `--fleet-nodes`
+/// when it fits the coordinators' descriptors (one a node at each: at most 15,000 here).
 public enum FleetFailoverBenchmark {
     static let liveness: Int64 = 3
     /// The shard processes run at this nice value: in a deployment the nodes are other machines, and
@@ -23,7 +24,7 @@ public enum FleetFailoverBenchmark {
 
     public static func run(_ settings: BenchSettings) throws -> BenchmarkResult {
         var result = BenchmarkResult(name: "fleet-failover")
-        let largest = min(9_000, max(2, settings.fleetNodes / 2 * 2))
+        let largest = min(15_000, max(2, settings.fleetNodes / 2 * 2))
         let sizes = Set(settings.pick([1_000, 5_000, largest], quick: [200]).map { min($0, largest) }).sorted()
         for nodes in sizes {
             do {
@@ -59,9 +60,12 @@ public enum FleetFailoverBenchmark {
         let commandEndpoints = cluster.coordinators.map(\.commandEndpoint)
         let load = BenchSystem.loadAverage()
         let joinStart = Clock.monotonicNanoseconds()
-        let shards = try FleetShards(settings, context: context, directory: dir, label: "\(nodes)", commandEndpoints: commandEndpoints,
-                                     eventEndpoints: cluster.coordinators.map(\.eventEndpoint), devices: devices,
-                                     heartbeatMilliseconds: heartbeat, liveness: liveness, niceness: Self.shardNiceness)
+        func startShards(_ label: String) throws -> FleetShards {
+            try FleetShards(settings, context: context, directory: dir, label: label, commandEndpoints: commandEndpoints,
+                            eventEndpoints: cluster.coordinators.map(\.eventEndpoint), devices: devices,
+                            heartbeatMilliseconds: heartbeat, liveness: liveness, niceness: Self.shardNiceness)
+        }
+        var shards = try startShards("\(nodes)")
         defer { shards.stop() }
         let joinLimit = settings.pick(300.0, quick: 90.0)
         var nextLeaderCheck = joinStart + 1_000_000_000, lastProgress = joinStart
@@ -89,6 +93,16 @@ public enum FleetFailoverBenchmark {
                                                                         trials: trials, context: context, directory: dir)
         let after = BenchSystem.loadAverage()
         for index in rows.indices { rows[index].scenario += " (load \(StandbyRebuild.format(after)))" }
+        let rejoin = try MassRejoin.measure(settings, cluster: cluster, shards: shards, restart: { try startShards("\(nodes)-rejoin") },
+                                            nodes: nodes, label: label, context: context, directory: dir)
+        shards = rejoin.shards
+        let rejoinLoad = BenchSystem.loadAverage()
+        rows += rejoin.rows.map { row in
+            var row = row
+            row.scenario += " (load \(StandbyRebuild.format(rejoinLoad)))"
+            return row
+        }
+        checks += rejoin.checks
         rows.insert(BenchRow(benchmark: "fleet-failover", scenario: "\(label): start → all registered, synced and following the leader "
             + "(load \(StandbyRebuild.format(load)))", latency: LatencySummary(microseconds: [joinSeconds * 1e6])), at: 0)
         if let leader = try? cluster.waitForLeader(), let rss = cluster.coordinators[leader].rssMB {

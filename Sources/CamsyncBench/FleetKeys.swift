@@ -22,9 +22,7 @@ struct FleetKeys: Sendable {
     /// Node `id`'s key pair in a run of `salt`: 32 bytes of a SplitMix64 stream seeded by the id's
     /// FNV-1a hash and the salt.
     static func node(_ id: String, salt: UInt64) throws -> CurveKeyPair {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in id.utf8 { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3 }
-        var stream = SplitMix64(seed: hash ^ salt)
+        var stream = SplitMix64(seed: FNV1a.hash(id) ^ salt)
         let bytes = (0..<4).flatMap { _ in withUnsafeBytes(of: stream.next().littleEndian, Array.init) }
         return try CurveKeyPair(secretBytes: bytes)
     }

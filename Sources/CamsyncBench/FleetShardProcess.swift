@@ -10,13 +10,13 @@ import Glibc
 /// 100 ms (counts since the shard started), and `applied <device> <sequence> <ns>` when both nodes of
 /// a device's group (the device and its display) have applied its batches up to `sequence` (ns:
 /// CLOCK_MONOTONIC, shared by the processes of one machine, when the later of the two did); with
-/// the status, `following <shard> <snapshot requests> <ns> (<command endpoint> <nodes>)…`: how many
-/// of its nodes follow each coordinator, the snapshot requests they sent since the start, and when
-/// one last moved to another coordinator (ns as above, 0: never).
+/// the status, `following <shard> <snapshot requests> <reconnections> <ns> (<command endpoint> <nodes>)…`:
+/// how many of its nodes follow each coordinator, the snapshot requests they sent and the connections
+/// they reopened since the start, and when one last moved to another coordinator (ns as above, 0: never).
 public enum FleetShardReport: Equatable, Sendable {
     case status(shard: Int, joined: Int, batchCopies: Int, batchBytes: Int, heartbeatsSent: Int, registrations: Int, baseRSSKilobytes: Int)
     case applied(device: Int, sequence: UInt64, at: UInt64)
-    case following(shard: Int, snapshotRequests: Int, lastMovedAt: UInt64, nodes: [String: Int])
+    case following(shard: Int, snapshotRequests: Int, reconnections: Int, lastMovedAt: UInt64, nodes: [String: Int])
 
     public init?(_ bytes: [UInt8]) {
         let parts = String(decoding: bytes, as: UTF8.self).split(separator: " ")
@@ -30,14 +30,14 @@ public enum FleetShardReport: Equatable, Sendable {
             guard parts.count == 4, let device = Int(parts[1]), let sequence = UInt64(parts[2]), let at = UInt64(parts[3]) else { return nil }
             self = .applied(device: device, sequence: sequence, at: at)
         case "following":
-            guard parts.count >= 4, parts.count % 2 == 0, let shard = Int(parts[1]), let snapshots = Int(parts[2]),
-                  let at = UInt64(parts[3]) else { return nil }
+            guard parts.count >= 5, parts.count % 2 == 1, let shard = Int(parts[1]), let snapshots = Int(parts[2]),
+                  let reconnections = Int(parts[3]), let at = UInt64(parts[4]) else { return nil }
             var nodes: [String: Int] = [:]
-            for k in stride(from: 4, to: parts.count, by: 2) {
+            for k in stride(from: 5, to: parts.count, by: 2) {
                 guard let count = Int(parts[k + 1]) else { return nil }
                 nodes[String(parts[k])] = count
             }
-            self = .following(shard: shard, snapshotRequests: snapshots, lastMovedAt: at, nodes: nodes)
+            self = .following(shard: shard, snapshotRequests: snapshots, reconnections: reconnections, lastMovedAt: at, nodes: nodes)
         default:
             return nil
         }
@@ -49,8 +49,8 @@ public enum FleetShardReport: Equatable, Sendable {
             Array("status \(shard) \(joined) \(copies) \(bytes) \(heartbeats) \(registrations) \(base)".utf8)
         case .applied(let device, let sequence, let at):
             Array("applied \(device) \(sequence) \(at)".utf8)
-        case .following(let shard, let snapshots, let at, let nodes):
-            Array((["following \(shard) \(snapshots) \(at)"] + nodes.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" })
+        case .following(let shard, let snapshots, let reconnections, let at, let nodes):
+            Array((["following \(shard) \(snapshots) \(reconnections) \(at)"] + nodes.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" })
                 .joined(separator: " ").utf8)
         }
     }
@@ -72,11 +72,11 @@ public enum FleetShardProcess {
                            curve: (coordinatorKey: String, salt: UInt64)? = nil) throws -> Never {
         if niceness != 0 { _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, niceness) }
         let nodes = 2 * devices
-        // A node's two sockets (each with libzmq's mailbox), its DEALER's connection and a SUB
-        // connection to each coordinator; and after a failover the sockets closed, not reaped yet.
+        // A node's socket to each coordinator (each with libzmq's mailbox and its connection); and
+        // the sockets closed by reconnects, not reaped yet.
         let coordinators = command.split(separator: ",").count
         NodeFleetShard.allowOpenFiles((6 + coordinators) * nodes + 256)
-        // Two sockets a node, and as many again closed by reconnects and not reaped yet.
+        // A socket a node per coordinator, and as many again closed by reconnects and not reaped yet.
         let context = try ZMQContext(ioThreads: 1, maxSockets: 4 * nodes + 256)
         let push = try ZMQSocket(context, .push)
         try push.set([.linger(milliseconds: 1000), .sendHighWaterMark(1_000_000)])
@@ -124,7 +124,8 @@ public enum FleetShardProcess {
                 _ = try push.send([FleetShardReport.status(shard: id, joined: joined, batchCopies: shard.batchCopies, batchBytes: shard.batchBytes,
                                                            heartbeatsSent: shard.heartbeatsSent, registrations: shard.registrations,
                                                            baseRSSKilobytes: base).bytes], dontWait: true)
-                _ = try push.send([FleetShardReport.following(shard: id, snapshotRequests: shard.snapshotRequests, lastMovedAt: shard.lastMovedAt,
+                _ = try push.send([FleetShardReport.following(shard: id, snapshotRequests: shard.snapshotRequests,
+                                                              reconnections: shard.reconnections, lastMovedAt: shard.lastMovedAt,
                                                               nodes: shard.following.filter { $0.value > 0 }).bytes], dontWait: true)
             }
         }

@@ -20,8 +20,8 @@ final class FleetShards {
     private var status: [Int: (joined: Int, batchCopies: Int, batchBytes: Int, heartbeatsSent: Int, registrations: Int,
                                baseRSSKilobytes: Int)] = [:]
     /// The counts when a failover trial began (`watch(leaving:)`).
-    var watched: (registrations: Int, snapshotRequests: Int)?
-    private var followingStatus: [Int: (snapshotRequests: Int, lastMovedAt: UInt64, nodes: [String: Int])] = [:]
+    var watched: (registrations: Int, snapshotRequests: Int, reconnections: Int)?
+    private var followingStatus: [Int: (snapshotRequests: Int, reconnections: Int, lastMovedAt: UInt64, nodes: [String: Int])] = [:]
 
     var nodes: Int { 2 * devices }
     var processes: Int { children.count }
@@ -67,8 +67,8 @@ final class FleetShards {
                 statusesReceived[shard, default: 0] += 1
             case .applied(let device, let sequence, let at)?:
                 onApplied(device, sequence, at)
-            case .following(let shard, let snapshots, let at, let nodes)?:
-                followingStatus[shard] = (snapshots, at, nodes)
+            case .following(let shard, let snapshots, let reconnections, let at, let nodes)?:
+                followingStatus[shard] = (snapshots, reconnections, at, nodes)
             case nil:
                 continue
             }
@@ -98,6 +98,8 @@ final class FleetShards {
     var heartbeatsSent: Int { status.values.map(\.heartbeatsSent).reduce(0, +) }
     var registrations: Int { status.values.map(\.registrations).reduce(0, +) }
     var snapshotRequests: Int { followingStatus.values.map(\.snapshotRequests).reduce(0, +) }
+    /// Connections the nodes closed and opened again (a leader change costs none).
+    var reconnections: Int { followingStatus.values.map(\.reconnections).reduce(0, +) }
     /// The nodes that follow the coordinator at `commandEndpoint`.
     func following(_ commandEndpoint: String) -> Int { followingStatus.values.map { $0.nodes[commandEndpoint] ?? 0 }.reduce(0, +) }
     /// When (monotonic ns) a node last moved to another coordinator (0: none has).

@@ -56,7 +56,7 @@ public enum HAFailoverBenchmark {
             }
         }
         result.notes.append("3 coordinators (heartbeat 500 ms, node liveness 10 heartbeats both ways) on 3 loopback etcd members; the nodes are real NodeSessions in "
-            + "the benchmark process, each with its own DEALER and SUB (NodeSockets, as `camsync node` opens them); the client "
+            + "the benchmark process, each with a DEALER to every coordinator (NodeConnections, as `camsync node` opens them); the client "
             + "retries its command with the same request id, after 2 ms on NOT_LEADER and after 20 ms without an answer (the "
             + "first answer can lag the new leader by up to that); the kill lands at a random phase of the lease renewal; "
             + "the client sends a command every 2 ms with 3 nodes, every 50 ms with more (every node applies every batch; "
@@ -139,7 +139,7 @@ public enum HAFailoverBenchmark {
 
         var etcdAnnounced = LatencyRecorder(), firstAck = LatencyRecorder(), allFollow = LatencyRecorder()
         var followAfterAck = LatencyRecorder()
-        var registrations: [Int] = [], snapshots: [Int] = []
+        var registrations: [Int] = [], snapshots: [Int] = [], reconnections: [Int] = []
         var notes: [String] = []
         let renewal = Int(setting.leaseSeconds * 1000 / 3)
         var expectedTerm: UInt64?
@@ -193,6 +193,7 @@ public enum HAFailoverBenchmark {
             let sent = try fleet.sentSinceWatch()
             registrations.append(sent.registrations)
             snapshots.append(sent.snapshotRequests)
+            reconnections.append(sent.reconnections)
             let etcdAt = watch.firstLeader(after: oldTerm)!
             let followed = max(followedAll!, killed)
             expectedTerm = client.lastAnswer?.term
@@ -209,9 +210,9 @@ public enum HAFailoverBenchmark {
             allFollow.record(from: killed, to: followed)
             followAfterAck.record(from: ackAt!, to: max(followed, ackAt!))
             settings.progress(String(format: "%@: c%d → c%d: etcd %.0f ms, first ack %.0f ms, all %d nodes %.0f ms; "
-                                     + "registrations %d, snapshot requests %d", benchmark,
+                                     + "registrations %d, snapshot requests %d, reconnections %d", benchmark,
                                      victim, newLeader ?? -1, milliseconds(killed, etcdAt), milliseconds(killed, ackAt!),
-                                     nodes, milliseconds(killed, followed), sent.registrations, sent.snapshotRequests))
+                                     nodes, milliseconds(killed, followed), sent.registrations, sent.snapshotRequests, sent.reconnections))
             // The killed coordinator comes back as a standby (it rebuilds from etcd) before the next trial.
             try cluster.restart(victim)
             let back = Clock.monotonicNanoseconds() + 30_000_000_000
@@ -250,6 +251,9 @@ public enum HAFailoverBenchmark {
                                   measured: Double(registrations.max() ?? 0), .atMost, 0, unit: .count, basis: "SPEC K7: no re-registration, no snapshot"))
         checks.append(TargetCheck(figure: "HA failover (\(label)): snapshot requests caused, most in a trial",
                                   measured: Double(snapshots.max() ?? 0), .atMost, 0, unit: .count, basis: "SPEC K7: no re-registration, no snapshot"))
+        checks.append(TargetCheck(figure: "HA failover (\(label)): connections reopened, most in a trial",
+                                  measured: Double(reconnections.max() ?? 0), .atMost, 0, unit: .count,
+                                  basis: "one connection a node per coordinator, open before the leader changes"))
         if client.refused > 0 {
             let reasons = client.refusals.sorted { $0.key < $1.key }.map { "\($0.value) × \($0.key)" }.joined(separator: "; ")
             notes.append("\(label): \(client.refused) commands refused (not NOT_LEADER): \(reasons)")

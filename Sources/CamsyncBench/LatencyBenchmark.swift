@@ -7,7 +7,7 @@ import ZeroMQ
 
 /// `latency`: camera claim → grant round trip. A simulated node sends `start_session` for its
 /// app; the round trip ends when both its `ack` (DEALER) and the batch with the `camera_granted`
-/// event (SUB, topic `ev.<node>`) have arrived. `stop_session` (not measured) releases the camera
+/// event (an observer's SUB to `all`) have arrived. `stop_session` (not measured) releases the camera
 /// in between. N simulated nodes are registered, each holding its own camera, and heartbeat every
 /// interval/2, against a coordinator with the default 500 ms × 3 liveness. A third run (journal off)
 /// has the web view watched while it measures: the coordinator serves `--http`, and two browsers-like
@@ -26,7 +26,7 @@ public enum LatencyBenchmark {
             result.notes += notes
         }
         result.notes.append("a claim = start_session of an app whose session is configured and in full screen; measured from "
-            + "send to the later of the ack and the camera_granted batch on SUB; the floor is a raw DEALER/ROUTER echo "
+            + "send to the later of the ack and the camera_granted batch on a SUB to `all`; the floor is a raw DEALER/ROUTER echo "
             + "between two processes with a message of the request's size")
         return result
     }

@@ -17,6 +17,8 @@ final class LeaderFollowingClient {
         var term: UInt64
         /// When it arrived (monotonic ns).
         var at: UInt64
+        /// When its command was first sent (monotonic ns).
+        var sentAt: UInt64
         var coordinator: Int
         var accepted: Bool
     }
@@ -28,7 +30,7 @@ final class LeaderFollowingClient {
     private let intervalNanoseconds: UInt64
     private let retryNanoseconds: UInt64
     private var starting = true
-    private var pending: (bytes: [UInt8], requestID: UInt64)?
+    private var pending: (bytes: [UInt8], requestID: UInt64, since: UInt64)?
     private var attemptSentAt: UInt64 = 0
     private var resendAt: UInt64?
     private var nextCommandAt: UInt64 = 0
@@ -64,7 +66,7 @@ final class LeaderFollowingClient {
             starting.toggle()
             let command = starting ? SimulatedNode.start(node) : SimulatedNode.stop(node)
             let requestID = dealers[0].takeRequestID()
-            pending = (Envelope.request(command, sender: node, requestID: requestID).serializedBytes(), requestID)
+            pending = (Envelope.request(command, sender: node, requestID: requestID).serializedBytes(), requestID, now)
             try attempt(now)
         } else if pending != nil {
             if let due = resendAt, now >= due {
@@ -102,7 +104,7 @@ final class LeaderFollowingClient {
                     let reason = if case .error(let error)? = reply.body { "\(error.code): \(error.message)" } else { "not an error" }
                     refusals[reason, default: 0] += 1
                 }
-                let answer = Answer(term: reply.term, at: now, coordinator: item.index, accepted: accepted)
+                let answer = Answer(term: reply.term, at: now, sentAt: current.since, coordinator: item.index, accepted: accepted)
                 answers.append(answer)
                 lastAnswer = answer
                 pending = nil

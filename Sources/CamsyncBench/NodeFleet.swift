@@ -46,6 +46,7 @@ final class NodeFleet {
     /// Counted since `watch(leaving:)`.
     var registrations: Int { shards.map(\.registrations).reduce(0, +) }
     var snapshotRequests: Int { shards.map(\.snapshotRequests).reduce(0, +) }
+    var reconnections: Int { shards.map(\.reconnections).reduce(0, +) }
     var replayRequests: Int { shards.map(\.replayRequests).reduce(0, +) }
 
     /// How far joining got (for a benchmark's error).

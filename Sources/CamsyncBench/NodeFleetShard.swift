@@ -10,8 +10,8 @@ import Glibc
 #endif
 
 /// Real nodes served by one thread at a time (a part of a `NodeFleet`): each is a `NodeSession` (the
-/// protocol logic `camsync node` runs) with its own DEALER and SUB opened as `camsync node` opens
-/// them (`NodeSockets`), so the coordinators see N real subscribers and N real command connections.
+/// protocol logic `camsync node` runs) with its own connections opened as `camsync node` opens them
+/// (`NodeConnections`: a DEALER to each coordinator), so the coordinators see N real nodes.
 /// What the benchmark reads: when each node followed a new leader, and how many registrations and
 /// snapshot requests the nodes sent (SPEC K7: a leader change causes none); for `fleet`, how many
 /// nodes joined, each advance of a node's group replica (`groupAdvanced`), and the batch copies
@@ -20,11 +20,8 @@ import Glibc
 final class NodeFleetShard: @unchecked Sendable {
     fileprivate struct Member {
         var session: NodeSession
-        var dealer: ZMQSocket
-        var subscriber: ZMQSocket
+        var connections: NodeConnections
         var deadline: Int64
-        /// The topics `subscriber` is subscribed to (the session's device group, and heartbeats).
-        var subscribed: [String]
         /// The device number it was started for, and whether it is that device's display.
         var number: Int
         var isDisplay: Bool
@@ -36,7 +33,7 @@ final class NodeFleetShard: @unchecked Sendable {
 
     private let context: ZMQContext
     private var members: [Member] = []
-    /// The members' sockets, keyed `2 × member + (1 for the SUB)`.
+    /// The members' sockets, keyed `member << 4 | connection` (`key(_:_:)`).
     private let readiness = SocketReadiness()
     /// Members whose sockets were replaced since the last pass: their new sockets are watched at the
     /// next pass, once per pass, not once per reconnect (a failover moves every node at once).
@@ -51,7 +48,8 @@ final class NodeFleetShard: @unchecked Sendable {
     private(set) var registrations = 0
     private(set) var snapshotRequests = 0
     private(set) var replayRequests = 0
-    /// Since the start: event batches the nodes' SUBs received (each one copy the leader sent), and
+    private(set) var reconnections = 0
+    /// Since the start: event batches the nodes received (each one copy the leader sent), and
     /// heartbeats the nodes sent.
     private(set) var batchCopies = 0
     /// The bytes of those copies as received: topic and envelope frames.
@@ -114,12 +112,10 @@ final class NodeFleetShard: @unchecked Sendable {
             settings.security = NodeSecurity(publicKey: keys.publicKey, secretKey: keys.secretKey, coordinatorPublicKey: curve.coordinatorKey)
         }
         var session = NodeSession(settings: settings, now: now)
-        let dealer = try NodeSockets.dealer(context, settings, endpoint: session.followed.commandEndpoint,
-                                            serverKey: session.followedServerKey)
-        let subscriber = try NodeSockets.subscriber(context, settings, topics: session.subscriptions)
+        let connections = try NodeConnections(context, session: session)
         let actions = session.start(now: now)
-        members.append(Member(session: session, dealer: dealer, subscriber: subscriber, deadline: session.nextDeadline,
-                              subscribed: session.subscriptions, number: number, isDisplay: registration.kind == .display))
+        members.append(Member(session: session, connections: connections, deadline: session.nextDeadline,
+                              number: number, isDisplay: registration.kind == .display))
         followedAt.append(nil)
         try watch(index)
         try execute(actions, for: index)
@@ -164,6 +160,7 @@ final class NodeFleetShard: @unchecked Sendable {
         followedAt = members.map { $0.session.followed.commandEndpoint == endpoint ? nil : Clock.monotonicNanoseconds() }
         registrations = 0
         snapshotRequests = 0
+        reconnections = 0
     }
 
     /// Serves every node for up to `milliseconds`: what arrived (the sockets that signalled, and those
@@ -178,15 +175,16 @@ final class NodeFleetShard: @unchecked Sendable {
             let now = Clock.monotonicMilliseconds()
             let wait = recheck.isEmpty ? max(0, min(until, earliestDeadline) - now) : 0
             for key in readiness.wait(timeoutMilliseconds: Int(wait)) {
-                let index = key >> 1
+                let index = key >> 4
                 guard members.indices.contains(index), !changed.contains(index) else { continue }   // its sockets were just replaced
-                try drain(index, subscriber: key & 1 == 1)
+                try drain(index, connection: key & 15)
             }
             let rechecked = recheck
             recheck.removeAll(keepingCapacity: true)
-            for index in rechecked where !changed.contains(index) {
-                if try members[index].dealer.events.contains(.readable) { try drain(index, subscriber: false) }
-                if !changed.contains(index), try members[index].subscriber.events.contains(.readable) { try drain(index, subscriber: true) }
+            for index in rechecked {
+                for connection in members[index].connections.sockets.indices where !changed.contains(index) {
+                    if try members[index].connections.sockets[connection].events.contains(.readable) { try drain(index, connection: connection) }
+                }
             }
             try runTimers()
         } while Clock.monotonicMilliseconds() < until
@@ -205,25 +203,23 @@ final class NodeFleetShard: @unchecked Sendable {
     }
 
     func close() {
-        for member in members {
-            member.dealer.close()
-            member.subscriber.close()
-        }
+        for member in members { member.connections.close() }
         members.removeAll()
     }
 
-    private func drain(_ index: Int, subscriber: Bool) throws {
+    private func drain(_ index: Int, connection: Int) throws {
         var taken = 0
         while true {
             guard taken < 256 else {
                 recheck.insert(index)   // the rest at the next pass
                 return
             }
-            let socket = subscriber ? members[index].subscriber : members[index].dealer
+            guard members[index].connections.sockets.indices.contains(connection) else { return }
+            let socket = members[index].connections.sockets[connection]
             guard let message = try socket.receive(dontWait: true) else { return }
             taken += 1
             let now = Self.now()
-            guard subscriber else {
+            guard message.frames.count == 2 else {   // one frame: a reply; two: a push of the feed
                 try execute(members[index].session.receiveReply(message.frames, now: now), for: index)
                 if changed.contains(index) { return }   // the socket just read may be closed
                 continue
@@ -241,7 +237,7 @@ final class NodeFleetShard: @unchecked Sendable {
     }
 
     private func execute(_ actions: [NodeAction], for index: Int) throws {
-        try Member.World(shard: self, index: index).carryOut(actions, subscriptions: members[index].session.subscriptions)
+        try Member.World(shard: self, index: index).carryOut(actions)
         noteStanding(index)
         members[index].deadline = members[index].session.nextDeadline
         earliestDeadline = min(earliestDeadline, members[index].deadline)
@@ -253,21 +249,17 @@ final class NodeFleetShard: @unchecked Sendable {
 
     fileprivate func send(_ envelope: Envelope, for index: Int) {
         if case .nodeHeartbeat? = envelope.body { heartbeatsSent += 1 }
-        _ = try? members[index].dealer.send([envelope.serializedBytes()], dontWait: true)
+        _ = try? members[index].connections.followedSocket.send([envelope.serializedBytes()], dontWait: true)
     }
 
-    fileprivate func reconnect(_ index: Int, commandEndpoint: String, serverKey: String?, subscriber reopenSubscriber: Bool) throws {
+    /// Counted: `reopened`, connections a node closed and opened again (a leader change costs none).
+    fileprivate func follow(_ index: Int, commandEndpoint: String, serverKey: String?, reopen: Bool) throws {
         lastMovedAt = Clock.monotonicNanoseconds()
-        members[index].dealer.close()
-        members[index].dealer = try NodeSockets.dealer(context, members[index].session.settings, endpoint: commandEndpoint,
-                                                       serverKey: serverKey)
-        if reopenSubscriber {
-            members[index].subscriber.close()
-            members[index].subscriber = try NodeSockets.subscriber(context, members[index].session.settings,
-                                                                   topics: members[index].session.subscriptions)
-            members[index].subscribed = members[index].session.subscriptions
+        if reopen { reconnections += 1 }
+        if try members[index].connections.follow(context, members[index].session.settings, endpoint: commandEndpoint,
+                                                 serverKey: serverKey, reopen: reopen) {
+            changed.insert(index)
         }
-        changed.insert(index)
     }
 
     fileprivate func count(_ metric: NodeMetric) {
@@ -277,10 +269,6 @@ final class NodeFleetShard: @unchecked Sendable {
         case .replayRequested: replayRequests += 1
         default: break
         }
-    }
-
-    fileprivate func follow(_ subscriptions: [String], for index: Int) {
-        NodeSockets.follow(subscriptions, on: members[index].subscriber, subscribed: &members[index].subscribed)
     }
 
     /// Keeps `joined` and `following` in step with member `index` (read in place, not copied).
@@ -300,15 +288,16 @@ final class NodeFleetShard: @unchecked Sendable {
     }
 
     private func watch(_ index: Int) throws {
-        try readiness.watch(members[index].dealer, key: 2 * index)
-        try readiness.watch(members[index].subscriber, key: 2 * index + 1)
+        for (connection, socket) in members[index].connections.sockets.enumerated() {
+            try readiness.watch(socket, key: index << 4 | connection)
+        }
     }
 
     /// `Envelope.event_batch` (docs/PROTOCOL.md): a publication holding it is a batch, not a bookmark
     /// or a heartbeat.
     static let eventBatchField: UInt64 = 30
 
-    /// Each node holds two sockets and four connections (and libzmq an eventfd per socket): raise
+    /// Each node holds a socket and a connection per coordinator (and libzmq an eventfd per socket): raise
     /// the soft limit on open files towards the hard one when it is lower than `needed`.
     static func allowOpenFiles(_ needed: Int) {
         var limit = rlimit()
@@ -326,19 +315,18 @@ private extension Array {
     subscript(safe index: Int) -> Element? { indices.contains(index) ? self[index] : nil }
 }
 
-/// One member's world: its DEALER and SUB in the shard; what it counts is the shard's (`NodeWorld`).
+/// One member's world: its connections in the shard; what it counts is the shard's (`NodeWorld`).
 extension NodeFleetShard.Member {
     struct World: NodeWorld {
         unowned let shard: NodeFleetShard
         let index: Int
 
         func send(_ envelope: Envelope) { shard.send(envelope, for: index) }
-        func reconnect(commandEndpoint: String, serverKey: String?, subscriber: Bool) throws {
-            try shard.reconnect(index, commandEndpoint: commandEndpoint, serverKey: serverKey, subscriber: subscriber)
+        func follow(commandEndpoint: String, serverKey: String?, reopen: Bool) throws {
+            try shard.follow(index, commandEndpoint: commandEndpoint, serverKey: serverKey, reopen: reopen)
         }
         func replyToControl(identity: [UInt8], _ envelope: Envelope) {}   // a shard's nodes have no control socket
         func appendHistory(_ entry: NodeHistoryEntry) {}
         func count(_ metric: NodeMetric) { shard.count(metric) }
-        func follow(_ subscriptions: [String]) { shard.follow(subscriptions, for: index) }
     }
 }

@@ -102,24 +102,32 @@ public final class ProtocolDealer {
         }
     }
 
-    /// Sends every (command, sender) with up to `window` in flight and waits for all replies.
-    /// Throws on the first error reply unless `tolerateErrors`. Returns the last acked sequence.
+    /// Sends every (command, sender) with up to `window` in flight and waits for all replies. A
+    /// command answered OVERLOADED (the coordinator admits a bounded number of registrations a turn)
+    /// is sent again after a short back-off, as a node does. Throws on the first other error reply
+    /// unless `tolerateErrors`. Returns the last acked sequence.
     @discardableResult
     public func pipeline(_ requests: [(Command, String)], window: Int = 256, timeoutMilliseconds: Int = 30_000,
                          tolerateErrors: Bool = false) throws -> UInt64 {
         var next = 0, outstanding = 0, lastSequence: UInt64 = 0
-        while next < requests.count || outstanding > 0 {
-            while next < requests.count && outstanding < window {
-                try send(requests[next].0, as: requests[next].1)
-                next += 1
+        var sent: [UInt64: Int] = [:], again: [Int] = []
+        while next < requests.count || outstanding > 0 || !again.isEmpty {
+            while (next < requests.count || !again.isEmpty) && outstanding < window {
+                let index = again.isEmpty ? next : again.removeFirst()
+                if index == next { next += 1 }
+                sent[try send(requests[index].0, as: requests[index].1)] = index
                 outstanding += 1
             }
             guard let reply = try receive(timeoutMilliseconds: timeoutMilliseconds) else {
                 throw BenchError("no reply from the coordinator within \(timeoutMilliseconds) ms (\(outstanding) outstanding)")
             }
             outstanding -= 1
+            let index = sent.removeValue(forKey: reply.requestID)
             switch reply.body {
             case .ack(let ack)?: lastSequence = max(lastSequence, ack.sequence)
+            case .error(let error)? where error.code == .overloaded && index != nil:
+                again.append(index!)
+                if outstanding == 0 || again.count >= window / 2 { BenchSystem.sleep(milliseconds: 10) }
             case .error(let error)?:
                 if !tolerateErrors { throw BenchError("setup command refused: \(error.code) \(error.message)") }
             default: throw BenchError("unexpected reply \(String(describing: reply.body))")
@@ -143,7 +151,7 @@ public final class ProtocolDealer {
     public func close() { socket.close() }
 }
 
-/// A SUB on the coordinator's PUB.
+/// A SUB on the coordinator's event socket (an observer's: `all`, `hb`).
 public final class BatchSubscriber {
     public let socket: ZMQSocket
     private let poller = Poller()

@@ -46,6 +46,11 @@ extension CoordinatorLoop: CoordinatorWorld {
         publisher.publish(topic: topic, publication)
     }
 
+    func push(_ publication: Publication, topic: String, to routingID: [UInt8]) {
+        // A route nobody holds (the node is away) drops it: ROUTER_MANDATORY is off.
+        _ = try? router.send([routingID, Array(topic.utf8), publication.bytes], dontWait: true)
+    }
+
     func commit(_ commit: TurnCommit) -> StoreAnswer? {
         // No frames waiting: nothing for the loop to decide while the disk syncs, so a small turn is
         // written here rather than handed to the writer's thread and back.

@@ -82,8 +82,9 @@ final class CoordinatorLoop {
                 try socket.set([.zapDomain("camsync"), .curveServer(true), .curveSecretKey(security.secretKey)])
             }
         }
-        // Commands and publications on ZeroMQ I/O threads of their own: a heartbeat goes to every node
-        // at once (thousands of writes in a fleet), and an ack must not wait behind them.
+        // The command socket (replies, and each node's feed pushed to it) and the event socket (the
+        // observers' `all` and `hb`, the standbys' pulse) on ZeroMQ I/O threads of their own: a
+        // fan-out to many observers does not hold back an ack or a node's feed.
         try router.set([.affinity(Self.commandIOThread)])
         try events.set([.affinity(Self.publicationIOThread)])
         try router.set([.routerMandatory(false), .sendHighWaterMark(100_000), .receiveHighWaterMark(100_000)])

@@ -15,8 +15,13 @@ public enum CoordinatorAction: Sendable, Equatable {
     /// `turnCommitted(_:at:)`, or `turnFailed(_:_:at:)` when the log did not take it. Several may be
     /// in flight; the embedded journal writes them in the order given.
     case commit(TurnCommit)
-    /// Publish on the event socket under `topic` (`Publication.bytes`, encoded once).
+    /// Publish on the event socket under `topic` (`Publication.bytes`, encoded once): what admin
+    /// observers and a standby's pulse listener follow.
     case publish(topic: String, Publication)
+    /// Push to one node on the connection holding `routingID` on the command socket, as two frames
+    /// (`topic`, then the envelope): the node's feed and the coordinator's heartbeat to it
+    /// (docs/PROTOCOL.md "The feed").
+    case push(routingID: [UInt8], topic: String, Publication)
     /// Read up to `limit` published batches after `after` from the log and hand them to
     /// `CoordinatorCore.replayReply(…)`; its envelope goes to `routingID`.
     case serveReplay(routingID: [UInt8], requestID: UInt64, after: UInt64, limit: Int)

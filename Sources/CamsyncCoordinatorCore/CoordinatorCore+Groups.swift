@@ -85,24 +85,44 @@ extension CoordinatorCore {
         return try? Camsync_V1_EventBatch(serializedBytes: encoded)
     }
 
-    /// A batch's publications: once on the feed of every node of the groups it touches (and of the
-    /// nodes it removes), once on `all` for the watchers of everything.
-    func publications(_ publication: Publication, groups: [NodeID], events: [Event] = []) -> [CoordinatorAction] {
-        engine.recipients(ofGroups: groups, events: events).map { .publish(topic: EventTopic.node($0), publication) }
+    /// A batch's publications: pushed to every node of the groups it touches (and to the nodes it
+    /// removes), each on its own connection, and once on the event socket's `all` for the observers
+    /// of everything. Nobody else receives a group's batch: read authority is this addressing.
+    /// `now`: monotonic ms, for `isReachable` (nil: a leadership beginning, everyone is).
+    func publications(_ publication: Publication, groups: [NodeID], events: [Event] = [], at now: Int64?) -> [CoordinatorAction] {
+        var recipients = engine.recipients(ofGroups: groups, events: events).filter { isReachable($0, at: now) }
+        if settings.plantedBug == .pushToAnotherGroup,
+           let stranger = state.nodes.keys.sorted().first(where: { !groups.contains(state.group(of: $0)) && !recipients.contains($0) }) {
+            recipients.append(stranger)
+        }
+        return recipients.map { .push(routingID: Self.route($0), topic: EventTopic.node($0), publication) }
             + [.publish(topic: EventTopic.everyBatch, publication)]
     }
 
-    /// The bookmarks due at this heartbeat (`BookmarkSchedule`): the sequence of each group's last
-    /// batch, encoded once per group and sent on the feed of each of its nodes.
-    mutating func groupBookmarks() -> [CoordinatorAction] {
-        bookmarks.due(groupSequences).flatMap { group, last -> [CoordinatorAction] in
-            let members = engine.members(ofGroup: group)   // none: unregistered, nobody follows it
-            guard !members.isEmpty else { return [] }
+    /// Whether the leader pushes to `node`'s route now. Under CURVE only while the node has been
+    /// heard on it within the liveness timeout (or the leadership is younger than that): a frame on a
+    /// route is accepted only from the key bound to its node, so a connection that took a silent
+    /// node's routing id (another admitted key, which can never send on it) stops receiving that
+    /// node's feed within a liveness timeout. In lab mode nothing proves who holds a route: always.
+    func isReachable(_ node: NodeID, at now: Int64?) -> Bool {
+        guard settings.security != nil, let now, let work = leaderWork else { return true }
+        return now - work.heard(node) <= livenessTimeoutMilliseconds
+    }
+
+    /// The connection a node's pushes go to: the one holding its node id as routing id (under CURVE
+    /// only a connection of the key bound to that node keeps it, docs/PROTOCOL.md "Routing id").
+    static func route(_ node: NodeID) -> [UInt8] { Array(node.rawValue.utf8) }
+
+    /// The bookmarks due in the interval beginning (`BookmarkSchedule`): the sequence of each due
+    /// group's last batch, encoded once per group; each of its nodes gets it at its slot.
+    mutating func groupBookmarks() -> [NodeID: Publication] {
+        var due: [NodeID: Publication] = [:]
+        for (group, last) in bookmarks.due(groupSequences) where !engine.members(ofGroup: group).isEmpty {
             var bookmark = Camsync_V1_GroupBookmark()
             bookmark.group = group.rawValue
             bookmark.sequence = last
-            let publication = Publication(Envelope(sender: Envelope.coordinatorSender, term: term, body: .groupBookmark(bookmark)))
-            return members.map { .publish(topic: EventTopic.node($0), publication) }
+            due[group] = Publication(Envelope(sender: Envelope.coordinatorSender, term: term, body: .groupBookmark(bookmark)))
         }
+        return due
     }
 }

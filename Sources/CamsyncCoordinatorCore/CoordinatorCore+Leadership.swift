@@ -168,7 +168,7 @@ extension CoordinatorCore {
         ha.trouble = nil
         let republished = republish()
         let listening = observeLeader(nil, lease: 0)
-        nextHeartbeat = 0
+        heartbeatSlots.reset()
         beginServing(at: time)
         leaderWork = LeaderWork(startingAt: time.monotonicMilliseconds)
         // The planted bug keeps the clocks of this core's last leadership: silence that straddles the change counts (K7).

@@ -67,6 +67,17 @@ extension CoordinatorCore {
                 actions.append(.reply(routingID: identity, .error(Camsync_V1_Error(error), requestID: envelope.requestID, term: term)))
                 return actions
             }
+            if case .registerNode = command,
+               retries.reply(for: .init(node: sender, requestID: envelope.requestID)) == nil {
+                guard turn.registrations < settings.registrationsPerTurn else {
+                    actions.append(.count(.refused(.overloaded)))
+                    actions.append(.reply(routingID: identity, .error(Camsync_V1_Error(code: .overloaded, message:
+                        "\(settings.registrationsPerTurn) registrations were admitted in this turn: ask again after a back-off"),
+                        requestID: envelope.requestID, term: term)))
+                    return actions
+                }
+                turn.registrations += 1
+            }
             actions += apply(command, wire: wire, from: sender, requestID: envelope.requestID, isAdmin: isAdmin,
                              replyTo: identity, at: time)
             // A node that has just registered is tracked from now on: its silence counts from its
@@ -98,7 +109,12 @@ extension CoordinatorCore {
             case .failure(let refusal): actions += refuseRead(refusal, requestID: envelope.requestID, to: identity)
             }
         case .nodeHeartbeat:
-            break
+            // A node the state does not hold (this coordinator lost its journal, or never saw it
+            // register) is in no slot: it hears the heartbeat in answer, and learns from it that it
+            // must catch up (and then join again).
+            if engine.state.nodes[NodeID(sender)] == nil, !isAdmin {
+                actions.append(.push(routingID: identity, topic: EventTopic.heartbeat, Publication(heartbeatEnvelope(at: time))))
+            }
         default:
             actions.append(.count(.badFrame(.unexpectedMessage)))
             actions.append(.reply(routingID: identity, .error(Camsync_V1_Error(code: .unexpectedMessage,
@@ -162,7 +178,7 @@ extension CoordinatorCore {
                 // carries the same bytes.
                 turn.accepted.append(batch)
                 let publication = Publication(batch: batch, gatheredAt: turn.accepted.count - 1)
-                actions += publications(publication, groups: groups, events: events)
+                actions += publications(publication, groups: groups, events: events, at: time.monotonicMilliseconds)
                 for milliseconds in claims.observe(command, events: events, at: engineTime) {
                     actions.append(.count(.claimGranted(milliseconds: milliseconds)))
                 }

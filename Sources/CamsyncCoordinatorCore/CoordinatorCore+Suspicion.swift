@@ -99,7 +99,7 @@ extension CoordinatorCore {
         return recentBatches.after(after, through: sequence).flatMap { encoded -> [CoordinatorAction] in
             guard let batch = try? Camsync_V1_EventBatch(serializedBytes: encoded) else { return [] }
             let publication = Publication(.eventBatch(batch))
-            return publications(publication, groups: batch.groups.map { NodeID($0.group) })
+            return publications(publication, groups: batch.groups.map { NodeID($0.group) }, at: nil)
         }
     }
 }

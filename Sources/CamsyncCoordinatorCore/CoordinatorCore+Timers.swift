@@ -28,7 +28,7 @@ extension CoordinatorCore {
         }
         if let work = leaderWork {
             if !work.snapshotBacklog.isEmpty { deadline = now }   // the next turn serves the backlog's next share
-            deadline = min(deadline, nextHeartbeat)
+            deadline = min(deadline, heartbeatSlots.nextDue(interval: settings.heartbeatIntervalMilliseconds) ?? now)
             if let liveness = work.livenessCheckDue ?? nextLivenessDeadline() { deadline = min(deadline, liveness) }
             if let (due, _) = engine.nextDeadline() {
                 deadline = min(deadline, now + max(0, due.milliseconds - time.wallMilliseconds))
@@ -75,12 +75,32 @@ extension CoordinatorCore {
             actions += apply(command, from: Envelope.coordinatorSender, requestID: sequence + 1, isAdmin: true, replyTo: nil, at: time)
             if sequence == before { break }
         }
-        if time.monotonicMilliseconds >= nextHeartbeat {
-            nextHeartbeat = time.monotonicMilliseconds + settings.heartbeatIntervalMilliseconds
-            actions.append(.publish(topic: EventTopic.heartbeat, Publication(heartbeatEnvelope(at: time))))
-            actions += groupBookmarks()
-        }
+        actions += heartbeats(at: time)
         return actions + pulse(at: time)
+    }
+
+    /// The heartbeats due at `time` (`HeartbeatSlots`): once an interval on the event socket for its
+    /// observers, and to each node at its slot on its own connection, followed by its group's
+    /// bookmark when one is due in this interval (`BookmarkSchedule`).
+    private mutating func heartbeats(at time: CoordinatorTime) -> [CoordinatorAction] {
+        let everyone = state.nodes
+        let (begins, nodes) = heartbeatSlots.take(at: time.monotonicMilliseconds, interval: settings.heartbeatIntervalMilliseconds,
+                                                  salt: term) { everyone.keys.sorted() }
+        var actions: [CoordinatorAction] = []
+        if begins {
+            actions.append(.publish(topic: EventTopic.heartbeat, Publication(heartbeatEnvelope(at: time))))
+            dueBookmarks = groupBookmarks()
+        }
+        guard !nodes.isEmpty else { return actions }
+        let heartbeat = Publication(heartbeatEnvelope(at: time))
+        for node in nodes where isReachable(node, at: time.monotonicMilliseconds) {
+            let route = Self.route(node)
+            actions.append(.push(routingID: route, topic: EventTopic.heartbeat, heartbeat))
+            if let bookmark = dueBookmarks[state.group(of: node)] {
+                actions.append(.push(routingID: route, topic: EventTopic.node(node), bookmark))
+            }
+        }
+        return actions
     }
 
     /// The leader's heartbeat (and pulse): its term, the last sequence it published, the liveness

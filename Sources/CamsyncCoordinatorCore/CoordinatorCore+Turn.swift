@@ -9,7 +9,10 @@ struct Turn: Sendable {
     /// The accepted commands, with their batches as the engine produced them (encoded once committed).
     var accepted: [Camsync_V1_EventBatch] = []
     var replies: [(routingID: [UInt8], envelope: Envelope)] = []
-    var publications: [(topic: String, publication: Publication)] = []
+    /// For the event socket (`routingID` nil) or pushed to one node's connection on the command socket.
+    var publications: [(routingID: [UInt8]?, topic: String, publication: Publication)] = []
+    /// New registrations admitted in the turn (`CoordinatorSettings.registrationsPerTurn`).
+    var registrations = 0
     /// Snapshot requests of the turn: answered at its end with the state as it is then.
     var snapshotRequests: [(routingID: [UInt8], requestID: UInt64, group: NodeID?)] = []
 
@@ -63,7 +66,8 @@ extension CoordinatorCore {
         for action in actions {
             switch action {
             case .reply(let routingID, let envelope): turn.replies.append((routingID, envelope))
-            case .publish(let topic, let publication): turn.publications.append((topic, publication))
+            case .publish(let topic, let publication): turn.publications.append((nil, topic, publication))
+            case .push(let routingID, let topic, let publication): turn.publications.append((routingID, topic, publication))
             default: rest.append(action)
             }
         }
@@ -89,7 +93,7 @@ extension CoordinatorCore {
             return counted(actions + failTurns(StoreFailure(.notLeader, "this coordinator stopped leading during the turn")))
         }
         let entries = TurnEntries(turn.accepted)
-        turn.publications = turn.publications.map { ($0.topic, $0.publication.attached(to: entries)) }
+        turn.publications = turn.publications.map { ($0.routingID, $0.topic, $0.publication.attached(to: entries)) }
         let commit = TurnCommit(id: nextCommitID, turnEntries: entries, leadership: role.leadership,
                                 follows: work.inFlight.last?.commit.lastSequence)
         nextCommitID += 1
@@ -235,7 +239,10 @@ extension CoordinatorCore {
     private func release(_ turn: inout Turn) -> [CoordinatorAction] {
         guard !turn.isEmpty else { return [] }
         let actions = turn.replies.map { CoordinatorAction.reply(routingID: $0.routingID, $0.envelope) }
-            + turn.publications.map { CoordinatorAction.publish(topic: $0.topic, $0.publication) }
+            + turn.publications.map { outgoing -> CoordinatorAction in
+                guard let routingID = outgoing.routingID else { return .publish(topic: outgoing.topic, outgoing.publication) }
+                return .push(routingID: routingID, topic: outgoing.topic, outgoing.publication)
+            }
         turn.replies.removeAll(keepingCapacity: true)
         turn.publications.removeAll(keepingCapacity: true)
         return actions

@@ -59,7 +59,10 @@ public struct CoordinatorCore: Sendable {
     public internal(set) var lastEngineTime: Int64
     /// The liveness clocks of the last leadership, kept only for the planted bug `skip-liveness-reset`.
     var plantedBugClocks: [NodeID: Int64] = [:]
-    var nextHeartbeat: Int64 = 0
+    /// When each node's heartbeat (and due bookmark) is pushed within the interval.
+    var heartbeatSlots = HeartbeatSlots()
+    /// The bookmarks due in the current interval, by group, each encoded once.
+    var dueBookmarks: [NodeID: Publication] = [:]
     var retries: RetryWindow<CommandOutcome>
     /// Outstanding camera claims, for the claim→grant latency metric.
     var claims = ClaimLatency()

@@ -25,6 +25,11 @@ public struct CoordinatorSettings: Sendable, Equatable {
     /// order they came), and beyond it are answered OVERLOADED, to be asked again at the next heartbeat.
     public var snapshotsPerTurn = 64
     public var snapshotBacklog = 20_000
+    /// The most new registrations one turn admits, so that a mass rejoin (every node process restarted
+    /// at once) costs bounded turns and the leader's heartbeats, pulse and acks go on meanwhile; the
+    /// rest are answered OVERLOADED, and their nodes ask again after a back-off of their own
+    /// (docs/PROTOCOL.md "Joining"). A retry of an accepted registration is answered whatever the count.
+    public var registrationsPerTurn = 64
     /// Most turns in flight to the log at once (a pipelined log: the next turn is gathered, and sent,
     /// while earlier ones are written; replies still leave in commit order). 1: one at a time.
     public var commitsInFlight: Int

@@ -96,6 +96,7 @@ extension CoordinatorCore {
             switch action {
             case .reply(let routingID, let envelope): world.send(envelope, to: routingID)
             case .publish(let topic, let publication): world.publish(topic: topic, publication)
+            case .push(let routingID, let topic, let publication): world.push(publication, topic: topic, to: routingID)
             case .commit(let commit):
                 if let answer = world.commit(commit) { try take(answer, in: world) }
             case .serveReplay(let routingID, let requestID, let after, let limit):

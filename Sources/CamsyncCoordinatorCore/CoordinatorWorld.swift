@@ -34,6 +34,8 @@ public protocol CoordinatorWorld: AnyObject {
     /// A reply on the command socket to the connection holding `routingID`.
     func send(_ envelope: Envelope, to routingID: [UInt8])
     func publish(topic: String, _ publication: Publication)
+    /// A publication pushed to one node on the command socket, to the connection holding `routingID`.
+    func push(_ publication: Publication, topic: String, to routingID: [UInt8])
     /// Starts making `commit` durable; returns its answer when the world made it durable at once
     /// (the idle journal), nil when the answer comes later through `nextAnswer`.
     func commit(_ commit: TurnCommit) -> StoreAnswer?

@@ -146,7 +146,7 @@ public enum HostileInput {
                     let expected = snapshot.group.isEmpty ? core.state : core.engine.state(ofGroup: NodeID(snapshot.group))
                     try checkSnapshot(envelope, state: expected, bytes)
                 }
-            case .publish(_, let publication):
+            case .publish(_, let publication), .push(_, _, let publication):
                 try checkReply(publication.envelope, bytes)
                 try checkEncoding(publication, bytes)
             case .commit(let commit):

@@ -5,15 +5,15 @@ public import Logging
 /// What `NodeSession` asks its shell (`NodeLoop`) to do, in order. The session decides; the shell
 /// owns the sockets, the history file and the logger and only carries these out.
 public enum NodeAction: Sendable {
-    /// Send this envelope on the DEALER to the coordinator (requests, retries, heartbeats).
+    /// Send this envelope on the connection to the followed coordinator (requests, retries, heartbeats).
     case send(Envelope)
-    /// Close the DEALER and open a new one connected to `commandEndpoint`, the coordinator the
-    /// session follows (SPEC K6: the leader, or the next endpoint of the list while all are silent),
-    /// with `serverKey` as its CURVE server key (nil without CURVE): the key of that coordinator, one
-    /// the session believes (`TrustedCoordinators`). Reopen the SUB too (to every event endpoint) when
-    /// `subscriber` is true. Drops whatever was queued for a dead connection. Resends of pending
-    /// requests follow as `.send` actions.
-    case reconnect(commandEndpoint: String, serverKey: String?, subscriber: Bool)
+    /// From now on send to the coordinator at `commandEndpoint`, the one the session follows (SPEC
+    /// K6: the leader, or the next endpoint of the list while all are silent), on the connection the
+    /// node keeps to it — opened now if it has none, with `serverKey` as its CURVE server key (nil
+    /// without CURVE): that coordinator's, one the session believes (`TrustedCoordinators`). With
+    /// `reopen`, that connection is closed and opened afresh first, dropping whatever was queued on
+    /// a dead one. Resends of pending requests follow as `.send` actions.
+    case follow(commandEndpoint: String, serverKey: String?, reopen: Bool)
     /// Answer a local control client (`camsync ctl`) on the control ROUTER.
     case replyToControl(identity: [UInt8], Envelope)
     /// Append a line to the node's history file (`--history`), if it keeps one.

@@ -1,11 +1,12 @@
 import CamsyncPolicy
+import CamsyncRuntime
 import CamsyncWire
 
-/// K2: registering (with assertions), the live-subscription snapshot request, request bookkeeping.
+/// K2: registering (with assertions), the snapshot request once the feed is live, request bookkeeping.
 extension NodeSession {
 
-    /// Register (re-asserting what this node runs), then ask for a snapshot. The SUB socket is
-    /// already subscribed, so nothing published after the snapshot can be missed.
+    /// Register (re-asserting what this node runs), then ask for a snapshot once the feed is live:
+    /// the leader pushes on the connection it answers on, so nothing after the snapshot is missed.
     /// `resync`: also replace the replica with a fresh snapshot. A coordinator restart does not need
     /// it (the journal brings back the same sequence; a gap would show in its heartbeats), so the
     /// replica keeps applying batches in order and no app-facing event is skipped.
@@ -38,9 +39,9 @@ extension NodeSession {
         if resync { requestSnapshot() }
     }
 
-    /// Asks for a snapshot once the subscription is known to be live (the SUB socket has received
-    /// something since it connected): then nothing published after the snapshot can be lost to the
-    /// slow-joiner race. Heartbeats arrive every interval, so this waits at most one interval.
+    /// Asks for a snapshot once the feed is known to be live (something was pushed on the followed
+    /// connection since it was opened: the leader holds its route, and what it pushes after the
+    /// snapshot comes behind it). The registration's batch, or at worst the next heartbeat, shows it.
     mutating func requestSnapshot() {
         abandonReplay()
         guard catchUp != .snapshotRequested else { return }   // the one out brings the state
@@ -72,5 +73,16 @@ extension NodeSession {
     mutating func transmit(_ envelope: Envelope) {
         emit(.send(envelope))
         lastSentToCoordinator = now.monotonic
+    }
+}
+
+extension NodeSession {
+    /// How long a registration turned away as OVERLOADED waits before it is sent again: a heartbeat
+    /// interval doubled with each attempt (up to 8 intervals), times a factor between ½ and 1½ drawn
+    /// from the node's id and the attempt — jitter, so that a fleet turned away at once comes back spread.
+    func registrationBackoff(attempt: Int) -> Int64 {
+        var random = SplitMix64(seed: FNV1a.hash(id.rawValue) ^ UInt64(attempt) ^ UInt64(bitPattern: now.monotonic))
+        let base = settings.heartbeatIntervalMilliseconds << Int64(min(max(attempt - 1, 0), 3))
+        return base / 2 + Int64(random.next() % UInt64(max(1, base)))
     }
 }

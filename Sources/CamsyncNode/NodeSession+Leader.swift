@@ -1,11 +1,11 @@
 import CamsyncWire
 import Logging
 
-/// SPEC K6, K7 on the node side: several coordinators, at most one leader. The SUB hears them all;
-/// the DEALER follows one: the leader as the coordinators name it (a heartbeat's `coordinator`, a
+/// SPEC K6, K7 on the node side: several coordinators, at most one leader. The node keeps a
+/// connection to each and hears whatever any of them pushes; it sends to one: the leader as the coordinators name it (a heartbeat's `coordinator`, a
 /// NOT_LEADER's `leader`), never guessed, or, while every coordinator is silent, the next endpoint
 /// of the list. Whether to follow is `FollowedLeader`'s rule (CamsyncWire); this file carries out
-/// its decisions: counting, logging, moving the DEALER and resending.
+/// its decisions: counting, logging, moving its requests to another connection and resending.
 extension NodeSession {
 
     /// True, counted and logged, when a coordinator speaks under a term lower than one this node has
@@ -32,7 +32,7 @@ extension NodeSession {
         case .follow:
             emit(.count(.leaderFollowed))
             log(.info, "following the leader", metadata())
-            reconnect(subscriber: false)
+            connect(reopen: false)
         case .ignored(.leftForSilence):
             log(.info, "not following the coordinator left for silence in that term", metadata())
         case .sameCoordinator, .ignored:

@@ -4,9 +4,9 @@ import CamsyncWire
 /// The published stream: batches into the replica (Clone pattern), heartbeats, the fence and app-facing logs.
 extension NodeSession {
 
-    /// One message from the SUB socket (topic frame, then an `Envelope`). The SUB hears every
-    /// coordinator (K6): what comes under a lower term than one seen is ignored, not even counted
-    /// as the coordinator being heard.
+    /// One message pushed on a connection to a coordinator (topic frame, then an `Envelope`). The node
+    /// hears whatever any coordinator pushes (K6): what comes under a lower term than one seen is
+    /// ignored, not even counted as the coordinator being heard.
     public mutating func receivePublication(_ frames: [[UInt8]], now: NodeTime) -> [NodeAction] {
         enter(now)
         let envelope = frames.count == 2 ? try? Envelope.decode(frames[1]) : nil
@@ -60,9 +60,9 @@ extension NodeSession {
             if bookmark.group != group.rawValue {
                 // The feed carries the bookmarks of the group the node is in. One of another group
                 // whose last batch is newer than anything the replica holds means a move by a batch
-                // never heard; one no newer was queued before the move the replica already holds
-                // (its snapshot overtook it on the other connection): stale.
-                guard bookmark.sequence > replica.sequence || settings.plantedBug == .staleBookmarkAsMove else { break }
+                // never heard; one no newer was pushed before the move the replica already holds (by
+                // a previous leader, on another connection, overtaken by this leader's snapshot): stale.
+                guard bookmark.sequence > replica.sequence else { break }
                 log(.info, "the feed's bookmark is of another group: moved without hearing it; the group's snapshot", [
                     "held": "\(group)", "bookmark": "\(bookmark.group)"])
                 emit(.count(.movedUnheard(held: group)))

@@ -15,13 +15,11 @@ extension NodeSession {
             // The command socket works, but the coordinator behind it does not lead: not "heard" (a
             // standby keeps no node from seeing that the leader is silent). Its term is whatever it
             // applied last, so only the leader it names is checked against the terms seen.
-            lastReplyOrReconnect = now.monotonic
             notLeader(error, requestID: envelope.requestID)
             return leave()
         }
         if let envelope, isStale(term: envelope.term, "reply") { return leave() }
         heardFromCoordinator()
-        lastReplyOrReconnect = now.monotonic
         guard let envelope else {
             log(.warning, "undecodable reply from coordinator", ["frames": "\(frames.count)"])
             return leave()
@@ -36,7 +34,7 @@ extension NodeSession {
     mutating func handleReply(_ envelope: Envelope, to request: PendingRequest) {
         switch request.origin {
         case .register:
-            handleRegisterReply(envelope)
+            handleRegisterReply(envelope, to: request)
         case .attach:
             if case .error(let error)? = envelope.body {
                 log(.warning, "attach refused", ["message": "\(error.message)"])
@@ -60,8 +58,16 @@ extension NodeSession {
         }
     }
 
-    mutating func handleRegisterReply(_ envelope: Envelope) {
+    mutating func handleRegisterReply(_ envelope: Envelope, to request: PendingRequest) {
         switch envelope.body {
+        case .error(let error)? where error.code == .overloaded:
+            // Admitted a bounded number a turn (a mass rejoin): asked again, with its id, after a
+            // back-off of its own, so that the nodes turned away do not all come back at once.
+            var later = request
+            let backoff = registrationBackoff(attempt: request.attempts)
+            later.sentAt = now.monotonic + backoff - settings.requestRetryMilliseconds
+            pending[envelope.requestID] = later
+            log(.info, "registration deferred: the coordinator is busy", ["retryInMs": "\(backoff)"])
         case .ack(let ack)?:
             membership = .registered(attachAsked: false)
             log(.info, "registered", ["sequence": "\(ack.sequence)", "term": "\(envelope.term)"])
@@ -92,10 +98,8 @@ extension NodeSession {
             requestSnapshot()
             return
         }
-        // A group's snapshot makes a partial replica of that group; the whole state (a coordinator from
-        // before device groups) a full one, following every group.
+        // A group's snapshot makes a partial replica of that group (the whole state, a full one).
         let group = snapshot.group.isEmpty ? nil : NodeID(snapshot.group)
-        wholeState = group == nil
         let groupSequence = snapshot.state.groupSequences.first { $0.group == snapshot.group }?.sequence ?? 0
         let outcome = replica.receiveSnapshot(sequence: snapshot.sequence, term: snapshot.term, state: state, settings: policy,
                                               group: group, groupSequence: groupSequence)

@@ -16,20 +16,13 @@ extension NodeSession {
         }
         if case .silent(let nextReconnect, let delay) = contact, now >= nextReconnect {
             tryNextCoordinator()
-            reconnect(subscriber: true)
+            connect(reopen: true)
             let longer = min(delay * 2, 8_000)
             contact = .silent(nextReconnect: now + longer, delay: longer)
         }
-        // Lazy Pirate (zguide ch. 4): the coordinator is heard on PUB, yet requests have gone unanswered
-        // on the command socket for a whole liveness timeout: that connection is dead or holds no route
-        // (at a CURVE coordinator a half-open old connection keeps the node's routing id until TCP
-        // keepalive drops it). Open a fresh one; pending requests are resent with their ids (K5).
-        if !coordinatorSilent, let oldest = pending.values.map(\.firstSentAt).min(),
-           now - max(oldest, lastReplyOrReconnect) > timeout {
-            log(.warning, "no reply on the command socket; reopening it", [
-                "unansweredForMs": "\(now - max(oldest, lastReplyOrReconnect))"])
-            reconnect(subscriber: false)
-        }
+        // No Lazy Pirate reopening while the coordinator is heard: its pushes come on the route its
+        // replies take, so a connection that hears the leader holds the node's route (one that does
+        // not — a half-open old connection kept it — falls silent, and reconnects above).
         for (requestID, request) in pending.sorted(by: { $0.key < $1.key })
         where now - request.sentAt >= settings.requestRetryMilliseconds {
             // Joining requests (register, snapshot, attach) retry until answered; a user's action gives up.
@@ -52,15 +45,17 @@ extension NodeSession {
         return leave()
     }
 
-    /// Fresh sockets after a long silence: drops whatever was queued for a dead connection. The
-    /// DEALER connects to the followed coordinator (K6). `subscriber: false` reopens only the command
-    /// socket (Lazy Pirate, or following a new leader). Pending requests are resent on the new
-    /// socket with their ids (K5); their retry clocks are not reset.
-    mutating func reconnect(subscriber reopenSubscriber: Bool) {
-        log(.info, "reconnecting to coordinator", ["endpoint": "\(followed.commandEndpoint)", "backoffMs": "\(reconnectDelay)"])
-        emit(.reconnect(commandEndpoint: followed.commandEndpoint, serverKey: followedServerKey, subscriber: reopenSubscriber))
-        lastReplyOrReconnect = now.monotonic
-        if reopenSubscriber { subscription = .opening }
+    /// Sends to the followed coordinator from now on (K6), on the connection the node keeps to it:
+    /// as it is (a new leader named: its connection is open already), or opened afresh (`reopen`:
+    /// after a long silence), dropping whatever was queued for a dead connection;
+    /// then the feed counts as opening again. Pending requests are resent there with their ids (K5);
+    /// their retry clocks are not reset.
+    mutating func connect(reopen: Bool) {
+        if reopen {
+            log(.info, "reconnecting to coordinator", ["endpoint": "\(followed.commandEndpoint)", "backoffMs": "\(reconnectDelay)"])
+            subscription = .opening
+        }
+        emit(.follow(commandEndpoint: followed.commandEndpoint, serverKey: followedServerKey, reopen: reopen))
         for (_, request) in pending.sorted(by: { $0.key < $1.key }) { transmit(request.envelope) }
     }
 }

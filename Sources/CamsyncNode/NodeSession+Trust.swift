@@ -9,19 +9,19 @@ import Logging
 /// and the node keeps following the leader it believes. Without CURVE (lab mode) everyone is believed.
 extension NodeSession {
 
-    /// The server key for the coordinator the DEALER follows (nil without CURVE).
+    /// The server key for the coordinator the node follows (nil without CURVE).
     public var followedServerKey: String? { serverKey(forCommandEndpoint: followed.commandEndpoint) }
 
     /// The key of the coordinator at `endpoint`: the one a believed address named there, else the
     /// one listed for it (or the shared key).
-    func serverKey(forCommandEndpoint endpoint: String) -> String? {
+    public func serverKey(forCommandEndpoint endpoint: String) -> String? {
         guard let trusted = settings.security?.coordinators else { return nil }
         return namedKeys[endpoint] ?? trusted.key(forCommandEndpoint: endpoint)
     }
 
     /// Whether this node believes the coordinator `address` names (in a heartbeat: itself; in a
     /// NOT_LEADER: the leader). A believed one's key is remembered for its command endpoint, so the
-    /// DEALER connects there with it; one not believed is counted and logged, and nothing else
+    /// node connects there with it; one not believed is counted and logged, and nothing else
     /// happens.
     mutating func believes(_ address: Camsync_V1_CoordinatorAddress, _ what: String) -> Bool {
         guard let trusted = settings.security?.coordinators else { return true }

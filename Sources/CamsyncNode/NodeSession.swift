@@ -4,7 +4,7 @@ import Logging
 
 /// A node's protocol state, sans I/O: registration (K2), the replica (Clone pattern, `ReplicaSync`),
 /// the camera fence (C8), pending requests and their retries (K5), coordinator silence and the
-/// reconnect schedule (K1, Lazy Pirate), which coordinator to follow (K6), and the app-facing event log. It reads no clock and
+/// reconnect schedule (K1), which coordinator to follow (K6), and the app-facing event log. It reads no clock and
 /// owns no socket: the shell (`NodeLoop`) feeds it messages and the time, and carries out the
 /// `NodeAction`s each entry point returns, in order. Only the session's own methods change its
 /// state; the shell, labs and tests read it. Public so that a lab (or a simulator) can drive a real session.
@@ -34,14 +34,9 @@ public struct NodeSession {
     var pending: [UInt64: PendingRequest] = [:]
     var lastSentToCoordinator: Int64 = 0
     var lastHeardFromCoordinator: Int64
-    /// The last reply on the command socket, or when that socket was last (re)opened.
-    var lastReplyOrReconnect: Int64
     public internal(set) var contact = CoordinatorContact.heard
     public internal(set) var subscription = Subscription.opening
     public internal(set) var catchUp = CatchUp.none
-    /// The coordinator answered a group's snapshot request with the whole state (one from before
-    /// device groups): the node keeps a full replica and follows every group.
-    var wholeState = false
 
     /// The time of the entry point being run (set on entry; the session never reads a clock).
     var now: NodeTime
@@ -77,7 +72,6 @@ public struct NodeSession {
         nextRequestID = UInt64(max(0, now.wall.milliseconds)) << 16
         leader = FollowedLeader(endpoints: settings.coordinatorCommandEndpoints)
         lastHeardFromCoordinator = now.monotonic
-        lastReplyOrReconnect = now.monotonic
         replica.plantedBug = settings.plantedBug
     }
 

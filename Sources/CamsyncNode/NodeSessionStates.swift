@@ -21,8 +21,9 @@ extension NodeSession {
         case silent(nextReconnect: Int64, delay: Int64)
     }
 
-    /// The SUB socket since it was (re)opened: a snapshot asked before it has received anything
-    /// could miss what is published between the two (the slow-joiner race).
+    /// The node's feed since its connection to the followed coordinator was (re)opened: a snapshot
+    /// is asked once something was pushed on it (the leader knows the connection: what it pushes
+    /// after the snapshot comes behind it, on the same connection).
     public enum Subscription: Sendable, Equatable {
         case opening
         case live
@@ -39,13 +40,6 @@ extension NodeSession {
         /// A replay of the log after a gap is out (`NodeSession+Replay.swift`); the live batches
         /// heard meanwhile wait in `held`, applied after the replay's.
         case replaying(held: [PublishedBatch])
-    }
-
-    /// The event topics to follow: the node's own feed (its device group's batches and bookmarks,
-    /// whichever group it is in), or every batch when the coordinator answered with the whole state;
-    /// and the heartbeats.
-    public var subscriptions: [String] {
-        [wholeState ? EventTopic.everyBatch : EventTopic.node(id), EventTopic.heartbeat]
     }
 
     public var registered: Bool {

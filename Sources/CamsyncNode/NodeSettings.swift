@@ -43,13 +43,15 @@ public struct NodeSettings: Sendable {
         self.security = security
     }
 
-    /// Every coordinator's command endpoint: the DEALER follows one of them at a time (K6). With CURVE,
-    /// only those of a coordinator it believes (`untrustedEndpoints` lists the others).
+    /// Every coordinator's command endpoint: the node keeps a connection to each and sends to one of
+    /// them at a time (K6). With CURVE, only those of a coordinator it believes (`untrustedEndpoints`
+    /// lists the others).
     public var coordinatorCommandEndpoints: [String] {
         Self.endpoints(in: coordinatorCommandEndpoint).filter { security?.coordinators.key(forCommandEndpoint: $0) != nil || security == nil }
     }
-    /// Every coordinator's event endpoint: the SUB connects to all of them (it fans in), each with
-    /// the key of the coordinator there; with CURVE, only those of a coordinator it believes.
+    /// Every coordinator's event endpoint, as given (with CURVE, only those of a coordinator it
+    /// believes): checked against the keys, never connected to (the node's feed comes on its command
+    /// connections, docs/PROTOCOL.md "The feed").
     public var coordinatorEventEndpoints: [String] {
         Self.endpoints(in: coordinatorEventEndpoint).filter { security?.coordinators.key(forEventEndpoint: $0) != nil || security == nil }
     }
@@ -69,8 +71,8 @@ public struct NodeSettings: Sendable {
 }
 
 /// CURVE keys for a node: its own pair and the coordinators it believes (a key pair per coordinator,
-/// `TrustedCoordinators`; or one key they all share). They secure the DEALER and the SUB, each
-/// connection with the key of the coordinator at its endpoint. The control socket never uses CURVE: it
+/// `TrustedCoordinators`; or one key they all share). They secure its connections, each with the key
+/// of the coordinator at its endpoint. The control socket never uses CURVE: it
 /// is plaintext, so bind it to a local endpoint (an ipc path or loopback) that only this host's users
 /// can reach; whoever reaches it acts as this node.
 public struct NodeSecurity: Sendable {

@@ -35,7 +35,7 @@ public struct PublishedBatch: Sendable, Equatable {
     }
 }
 
-/// The node's replica and the zguide Clone pattern around it: subscribe first, then a
+/// The node's replica and the zguide Clone pattern around it: the feed live first, then a
 /// snapshot at sequence S, then only batches with sequence > S, strictly in order; a gap
 /// means "snapshot again", never guesswork. Sans I/O: the shell feeds it and obeys the result.
 public struct ReplicaSync: Sendable {

@@ -5,9 +5,8 @@ import CamsyncWire
 import Logging
 import ZeroMQ
 
-/// A node's loop, confined to its thread: DEALER to the coordinator the session follows, SUB for
-/// events (connected to every coordinator's event endpoint: with several coordinators, K6, it fans
-/// in from all of them), ROUTER for local control clients. Only sockets, polling and the clocks live here: every
+/// A node's loop, confined to its thread: a DEALER to each coordinator (`NodeConnections`: requests
+/// on the followed one's, the feed pushed on whichever the leader's is), ROUTER for local control clients. Only sockets, polling and the clocks live here: every
 /// protocol decision (the replica, the camera fence, joining and rejoining, retries, silence,
 /// reconnects) is `NodeSession`'s, and this loop carries out the `NodeAction`s it returns.
 final class NodeLoop {
@@ -15,10 +14,7 @@ final class NodeLoop {
     let logger: Logger
     let controlEndpoint: String
     let context: ZMQContext
-    var dealer: ZMQSocket
-    var subscriber: ZMQSocket
-    /// The topics `subscriber` is subscribed to.
-    var subscribed: [String] = []
+    var connections: NodeConnections
     let control: ZMQSocket
     let wake: ZMQSocket
     var poller = Poller()
@@ -33,10 +29,7 @@ final class NodeLoop {
         history = try settings.historyPath.map { try NodeHistoryFile(path: $0) }
         session = NodeSession(settings: settings, now: Self.now())
 
-        dealer = try NodeSockets.dealer(context, settings, endpoint: session.followed.commandEndpoint,
-                                        serverKey: session.followedServerKey)
-        subscriber = try NodeSockets.subscriber(context, settings, topics: session.subscriptions)
-        subscribed = session.subscriptions
+        connections = try NodeConnections(context, session: session)
         control = try ZMQSocket(context, .router)
         try control.set([.linger(milliseconds: 0), .maxMessageSize(1 << 20)])
         try control.bind(settings.controlEndpoint)
@@ -46,7 +39,7 @@ final class NodeLoop {
         registerPollItems()
         logger.info("node started", metadata: [
             "node": "\(settings.config.id)", "kind": "\(settings.config.registration.kind)", "control": "\(controlEndpoint)",
-            "coordinator": "\(settings.coordinatorCommandEndpoints)", "events": "\(settings.coordinatorEventEndpoints)",
+            "coordinators": "\(settings.coordinatorCommandEndpoints)",
         ])
         if !settings.untrustedEndpoints.isEmpty {
             logger.warning("not connecting to endpoints of no trusted coordinator (not in the coordinator keys)", metadata: [
@@ -60,21 +53,21 @@ final class NodeLoop {
 
     func registerPollItems() {
         poller = Poller()
-        poller.register(dealer, for: .readable)
-        poller.register(subscriber, for: .readable)
+        for socket in connections.sockets { poller.register(socket, for: .readable) }
         poller.register(control, for: .readable)
         poller.register(wake, for: .readable)
     }
 
     func close() {
-        for socket in [dealer, subscriber, control, wake] { socket.close() }
+        connections.close()
+        for socket in [control, wake] { socket.close() }
     }
 
     // MARK: Loop
 
     /// K1: the session's timers (heartbeats, silence, retries) run after every turn of the loop, so a
     /// turn takes at most this many messages from one socket, and stops taking them once it has spent
-    /// `turnBudgetMilliseconds`: a burst of batches on the SUB waits for the next turn instead of
+    /// `turnBudgetMilliseconds`: a burst of batches waits for the next turn instead of
     /// holding the heartbeats back. What is left is still queued, and the next poll returns at once.
     static let messagesPerTurn = 256
     var turnBudgetMilliseconds: Int64 { max(1, settings.heartbeatIntervalMilliseconds / 5) }
@@ -90,14 +83,11 @@ final class NodeLoop {
             for item in ready {
                 guard let socket = item.socket else { continue }
                 if socket === wake { _ = try wake.receive(dontWait: true) }
-                if socket === subscriber {
-                    try drain(subscriber, still: { $0 === subscriber }, until: turnEnds) {
-                        try perform(session.receivePublication($0.frames, now: Self.now()))
-                    }
-                }
-                if socket === dealer {
-                    try drain(dealer, still: { $0 === dealer }, until: turnEnds) {
-                        try perform(session.receiveReply($0.frames, now: Self.now()))
+                if connections.sockets.contains(where: { $0 === socket }) {
+                    try drain(socket, still: { held in connections.sockets.contains { $0 === held } }, until: turnEnds) {
+                        // Two frames: a push of the feed (topic, envelope); one: a reply.
+                        try perform($0.frames.count == 2 ? session.receivePublication($0.frames, now: Self.now())
+                                                         : session.receiveReply($0.frames, now: Self.now()))
                     }
                 }
                 if socket === control {
@@ -129,26 +119,21 @@ final class NodeLoop {
 /// The node process's world: its ZeroMQ sockets, history file, metrics and logger.
 extension NodeLoop: NodeWorld {
     func perform(_ actions: [NodeAction]) throws {
-        try carryOut(actions, subscriptions: session.subscriptions)
+        try carryOut(actions)
     }
 
     func send(_ envelope: Envelope) {
         do {
-            _ = try dealer.send([envelope.serializedBytes()], dontWait: true)
+            _ = try connections.followedSocket.send([envelope.serializedBytes()], dontWait: true)
         } catch {
             logger.debug("send to coordinator failed", metadata: ["error": "\(error)"])
         }
     }
 
-    func reconnect(commandEndpoint: String, serverKey: String?, subscriber reopenSubscriber: Bool) throws {
-        dealer.close()
-        dealer = try NodeSockets.dealer(context, settings, endpoint: commandEndpoint, serverKey: serverKey)
-        if reopenSubscriber {
-            subscriber.close()
-            subscriber = try NodeSockets.subscriber(context, settings, topics: session.subscriptions)
-            subscribed = session.subscriptions
+    func follow(commandEndpoint: String, serverKey: String?, reopen: Bool) throws {
+        if try connections.follow(context, settings, endpoint: commandEndpoint, serverKey: serverKey, reopen: reopen) {
+            registerPollItems()
         }
-        registerPollItems()
     }
 
     func replyToControl(identity: [UInt8], _ envelope: Envelope) {
@@ -159,11 +144,5 @@ extension NodeLoop: NodeWorld {
     func count(_ metric: NodeMetric) { metrics.record(metric) }
     func log(_ level: Logger.Level, _ message: Logger.Message, _ metadata: Logger.Metadata) {
         logger.log(level: level, message, metadata: metadata)
-    }
-
-    /// Keeps the SUB socket's subscriptions what the session follows (its own feed, or every batch
-    /// when the coordinator keeps it a full replica, and the heartbeats).
-    func follow(_ subscriptions: [String]) {
-        NodeSockets.follow(subscriptions, on: subscriber, subscribed: &subscribed)
     }
 }

@@ -1,16 +1,16 @@
 public import CamsyncNode
 public import ZeroMQ
 
-/// The two sockets a node holds to the coordinators, as `camsync node` opens them (and the
-/// benchmarks' fleet of node sessions, `NodeFleet`).
+/// The DEALER a node holds to one coordinator, as `camsync node` opens it (and the benchmarks'
+/// fleet of node sessions, `NodeFleet`): its routing id is the node id, under CURVE it presents the
+/// node's key and expects that coordinator's (`NodeSession.serverKey(forCommandEndpoint:)`: the
+/// session decides whom it believes).
 public enum NodeSockets {
-    /// The DEALER to the coordinator it follows (K6), with that coordinator's server key under CURVE
-    /// (`NodeSession.followedServerKey`: the session decides whom it believes).
     public static func dealer(_ context: ZMQContext, _ settings: NodeSettings, endpoint: String, serverKey: String?) throws -> ZMQSocket {
         let socket = try ZMQSocket(context, .dealer)
         try socket.set([.linger(milliseconds: 0), .routingID(Array(settings.config.id.rawValue.utf8)),
                         .reconnectInterval(milliseconds: 100), .reconnectIntervalMax(milliseconds: 2000),
-                        .maxMessageSize(64 << 20)])
+                        .receiveHighWaterMark(100_000), .maxMessageSize(64 << 20)])
         if let security = settings.security {
             guard let serverKey else { throw ZMQError.invalidArgument("connect \(endpoint): no trusted coordinator key") }
             try socket.set([.curveServerKey(serverKey), .curvePublicKey(security.publicKey), .curveSecretKey(security.secretKey)])
@@ -18,31 +18,56 @@ public enum NodeSockets {
         try socket.connect(endpoint)
         return socket
     }
+}
 
-    /// The SUB to every coordinator's event endpoint (it fans in), subscribed to `topics`.
-    public static func subscriber(_ context: ZMQContext, _ settings: NodeSettings, topics: [String]) throws -> ZMQSocket {
-        let socket = try ZMQSocket(context, .sub)
-        try socket.set([.linger(milliseconds: 0), .receiveHighWaterMark(100_000),
-                        .reconnectInterval(milliseconds: 100), .reconnectIntervalMax(milliseconds: 2000),
-                        .maxMessageSize(64 << 20)])
-        if let security = settings.security {
-            try socket.set([.curvePublicKey(security.publicKey), .curveSecretKey(security.secretKey)])
+/// The connections a node keeps (docs/PROTOCOL.md "The feed"): one DEALER to each coordinator,
+/// opened at start and kept, so that a new leader's first heartbeat reaches the node on a connection
+/// it has already and following it costs no new connection. Requests go on the followed
+/// coordinator's; whatever any coordinator sends comes on its own (a two-frame message is a push of
+/// the feed, a one-frame message a reply).
+public struct NodeConnections {
+    /// One per coordinator, by command endpoint, in the order opened.
+    public private(set) var endpoints: [String] = []
+    public private(set) var sockets: [ZMQSocket] = []
+    /// The index of the followed coordinator's connection.
+    public private(set) var followed = 0
+
+    /// Opens a connection to each of `session`'s coordinators and follows the one it follows.
+    public init(_ context: ZMQContext, session: NodeSession) throws {
+        for endpoint in session.settings.coordinatorCommandEndpoints {
+            try open(context, session.settings, endpoint: endpoint, serverKey: session.serverKey(forCommandEndpoint: endpoint))
         }
-        // Subscribe before asking for the snapshot (Clone pattern).
-        try socket.set(topics.map { .subscribe(Array($0.utf8)) })
-        // libzmq takes a connection's options when it connects: each endpoint gets its coordinator's key.
-        for endpoint in settings.coordinatorEventEndpoints {
-            if let key = settings.security?.coordinators.key(forEventEndpoint: endpoint) { try socket.set(.curveServerKey(key)) }
-            try socket.connect(endpoint)
-        }
-        return socket
+        _ = try follow(context, session.settings, endpoint: session.followed.commandEndpoint,
+                       serverKey: session.followedServerKey, reopen: false)
     }
 
-    /// Moves `socket` from the topics `subscribed` to `wanted` (a node's group changed), and notes it.
-    public static func follow(_ wanted: [String], on socket: ZMQSocket, subscribed: inout [String]) {
-        guard wanted != subscribed else { return }
-        for topic in wanted where !subscribed.contains(topic) { try? socket.set(.subscribe(Array(topic.utf8))) }
-        for topic in subscribed where !wanted.contains(topic) { try? socket.set(.unsubscribe(Array(topic.utf8))) }
-        subscribed = wanted
+    /// The followed coordinator's connection.
+    public var followedSocket: ZMQSocket { sockets[followed] }
+
+    /// Follows the coordinator at `endpoint` (a `NodeAction.follow`): its connection, opened if there is
+    /// none, closed and opened afresh first when `reopen`. Returns whether a socket was opened (the
+    /// caller watches it).
+    public mutating func follow(_ context: ZMQContext, _ settings: NodeSettings, endpoint: String, serverKey: String?,
+                                reopen: Bool) throws -> Bool {
+        if let index = endpoints.firstIndex(of: endpoint) {
+            followed = index
+            guard reopen else { return false }
+            sockets[index].close()
+            sockets[index] = try NodeSockets.dealer(context, settings, endpoint: endpoint, serverKey: serverKey)
+            return true
+        }
+        try open(context, settings, endpoint: endpoint, serverKey: serverKey)
+        followed = sockets.count - 1
+        return true
+    }
+
+    private mutating func open(_ context: ZMQContext, _ settings: NodeSettings, endpoint: String, serverKey: String?) throws {
+        guard !endpoints.contains(endpoint) else { return }
+        sockets.append(try NodeSockets.dealer(context, settings, endpoint: endpoint, serverKey: serverKey))
+        endpoints.append(endpoint)
+    }
+
+    public func close() {
+        for socket in sockets { socket.close() }
     }
 }

@@ -24,14 +24,13 @@ public enum PlantedBug: String, Sendable, Equatable, CaseIterable {
     case judgeSilenceAtClock = "judge-silence-at-clock"
     /// A node drops an error reply to its snapshot request, and nothing asks again: it stays unsynced.
     case dropSnapshotError = "drop-snapshot-error"
-    /// A node takes a bookmark of the group it left, queued on its feed before it learned of the
-    /// move (from a snapshot, which overtook it), for a move it never heard, and asks for a snapshot
-    /// it does not need.
-    case staleBookmarkAsMove = "stale-bookmark-as-move"
     /// A node applies a batch of its device group whose previous batch (in the group) it never saw,
     /// instead of replaying the gap.
     case applyAcrossGroupGap = "apply-across-group-gap"
     /// A leader ignores its lease: it goes on leading when the lease is no longer known to live, or
     /// is lost, until a write fails (K6: a leader cut off from etcd stops within its lease).
     case ignoreLease = "ignore-lease"
+    /// A leader pushes each batch also to a node of another device group, on that node's connection:
+    /// a group's data reaches an identity outside the group (read authority is addressing).
+    case pushToAnotherGroup = "push-to-another-group"
 }

@@ -15,6 +15,8 @@ final class SimCoordinatorWorld: CoordinatorWorld {
     let generation: Int
     /// Batches published in the phase under way, judged once the core is back in place (`checkPublished`).
     private var published: [Camsync_V1_EventBatch] = []
+    /// Batches pushed in the phase under way, and to which node (`checkAddressed`).
+    private var pushed: [(node: Int, batch: Camsync_V1_EventBatch)] = []
 
     init(simulation: Simulation, coordinator c: Int, generation: Int) {
         self.simulation = simulation
@@ -78,10 +80,11 @@ final class SimCoordinatorWorld: CoordinatorWorld {
         let target = String(decoding: routingID, as: UTF8.self)
         let sim = simulation
         if let n = sim.nodeIndex[target] {
-            let epoch = sim.nodes[n].epoch
-            for at in sim.network.deliveries(from: .coordinator(c), to: .node(n), at: clock, rng: &sim.rng)
-            where sim.nodes[n].target == c {
-                sim.scheduler.schedule(.nodeReply(n, generation: sim.nodes[n].generation, epoch: epoch, bytes: bytes), at: at)
+            guard sim.nodes[n].connectionDownUntil <= clock else { return }
+            let epoch = sim.nodes[n].epochs[c]
+            for at in sim.network.deliveries(from: .coordinator(c), to: .node(n), at: clock, rng: &sim.rng) {
+                sim.scheduler.schedule(.nodeReply(n, generation: sim.nodes[n].generation, from: c, epoch: epoch, bytes: bytes),
+                                       at: sim.feedDelivery(to: n, at: at))
             }
         } else if let k = sim.clients.firstIndex(where: { $0.id == target }) {
             for at in sim.network.deliveries(from: .coordinator(c), to: .client(k), at: clock, rng: &sim.rng) {
@@ -92,25 +95,12 @@ final class SimCoordinatorWorld: CoordinatorWorld {
 
     /// Through the publisher's thread, one copy per subscriber that hears the topic, each after the
     /// copies handed over before it: a pulse queued behind a heartbeat's fan-out leaves after it.
+    /// Only the standbys listening to the pulse subscribe (the nodes' feed is pushed, `push`).
     func publish(topic: String, _ publication: Publication) {
         let sim = simulation
         let bytes = publication.bytes
-        let topicBytes = Array(topic.utf8)
         let copy = costs.copy
         var leaves = max(clock, sim.coordinators[c].publisherFreeAt)
-        // PUB/SUB filters by prefix: a node hears the topics it subscribes to (its own feed, `all` as a
-        // full replica, heartbeats). A feed's only possible subscriber is its node (no subscription of
-        // a node is a prefix of another node's feed), so a feed is matched against that node alone.
-        let candidates = topic.hasPrefix("ev.") && topic.hasSuffix("\u{0}")
-            ? sim.nodeIndex[String(topic.dropFirst(3).dropLast())].map { [$0] } ?? [] : Array(sim.nodes.indices)
-        for n in candidates where sim.nodes[n].hears(topic) {
-            leaves += copy
-            if sim.nodes[n].subscriptionDownUntil > leaves { continue }
-            for at in sim.network.deliveries(from: .coordinator(c), to: .node(n), at: leaves, rng: &sim.rng) {
-                sim.scheduler.schedule(.nodePublication(n, generation: sim.nodes[n].generation, topic: topicBytes, bytes: bytes),
-                                       at: sim.feedDelivery(to: n, at: at))
-            }
-        }
         if topic == CoordinatorCore.pulseTopic {
             for d in sim.coordinators.indices where d != c && sim.coordinators[d].running && sim.coordinators[d].listeningTo == c {
                 leaves += copy
@@ -130,8 +120,25 @@ final class SimCoordinatorWorld: CoordinatorWorld {
         }
     }
 
+    /// A push on the node's connection to this coordinator, sent by the loop's thread: one copy.
+    func push(_ publication: Publication, topic: String, to routingID: [UInt8]) {
+        let sim = simulation
+        guard let n = sim.nodeIndex[String(decoding: routingID, as: UTF8.self)] else { return }
+        charge(costs.copy)
+        if case .eventBatch(let batch)? = publication.envelope.body { pushed.append((n, batch)) }
+        guard sim.nodes[n].running, sim.nodes[n].connectionDownUntil <= clock else { return }
+        let epoch = sim.nodes[n].epochs[c], bytes = publication.bytes, topicBytes = Array(topic.utf8)
+        for at in sim.network.deliveries(from: .coordinator(c), to: .node(n), at: clock, rng: &sim.rng) {
+            sim.scheduler.schedule(.nodePublication(n, generation: sim.nodes[n].generation, from: c, epoch: epoch, topic: topicBytes,
+                                                    bytes: bytes), at: sim.feedDelivery(to: n, at: at))
+        }
+    }
+
     /// The batches published in the phase just run, judged against the core now back in place.
     func checkPublished() {
+        let pushes = pushed
+        pushed.removeAll()
+        for (n, batch) in pushes { simulation.checkAddressed(batch, to: n, by: c) }
         guard !published.isEmpty else { return }
         let batches = published
         published.removeAll()

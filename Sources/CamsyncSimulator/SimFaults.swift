@@ -40,7 +40,7 @@ extension Simulation {
     func injectFault() {
         let ha = options.mode == .highAvailability
         let kinds = ["kill-leader", "pause-leader", "kill-node", "pause-node", "partition-leader-nodes", "partition-node",
-                     "lossy-network", "reorder", "slow-network", "join-storm", "join-storm", "slow-leader", "subscription-drop", "subscription-drop"]
+                     "lossy-network", "reorder", "slow-network", "join-storm", "join-storm", "slow-leader", "connection-drop", "connection-drop"]
             + (ha ? ["kill-coordinator", "partition-leader-store", "partition-leader-store", "store-quorum-lost", "store-slow",
                      "pause-leader", "stall-standby", "stall-standby"]
                   // In HA a stalled leader is suspected and deposed before it judges anyone's silence.
@@ -106,12 +106,13 @@ extension Simulation {
             coordinators[leader].slowdown = randomDelay(5...50)
             coordinators[leader].slowUntil = now + lasting
             disturb(.coordinator(leader), until: now + lasting)
-        case "subscription-drop":
-            // One node's SUB connection breaks and comes back (a TCP reset): publications meanwhile
-            // are lost to it, its commands and replies are not. Its replica must notice the gap.
+        case "connection-drop":
+            // One node's connections break and come back (a TCP reset): what the coordinators push and
+            // answer meanwhile is lost to it, what it sends is not. Its replica must notice the gap,
+            // its requests are retried.
             guard nodes[n].running else { return }
-            nodes[n].subscriptionDownUntil = now + randomDelay(20_000...600_000)
-            disturb(.node(n), until: nodes[n].subscriptionDownUntil)
+            nodes[n].connectionDownUntil = now + randomDelay(20_000...600_000)
+            disturb(.node(n), until: nodes[n].connectionDownUntil)
         case "stall-leader":
             // The leader's thread descheduled for up to a second while it works (a starved machine):
             // the nodes' heartbeats arrive meanwhile and wait. It may lose its leadership (its pulse is

@@ -1,10 +1,10 @@
 import CamsyncRuntime
 
 /// Faults of a node's feed, on a schedule and a random stream of their own (so that adding them
-/// left the choices of every seed's other faults as they were): a **lagging feed** — one node's
-/// SUB connection delivers everything 50–800 ms late, in order, for 0.3–4 s, as a congested
-/// connection or a slow consumer does, while its DEALER (commands, replies, snapshots) is not slowed:
-/// a snapshot then overtakes what the feed still holds from before it.
+/// left the choices of every seed's other faults as they were): a **lagging feed** — everything the
+/// coordinators send one node (its feed's pushes and its replies alike) arrives 50–800 ms late, in
+/// order, for 0.3–4 s, as a congested connection or a slow consumer does, while what it sends is not
+/// slowed.
 struct FeedFaults {
     var rng: SplitMix64
     /// Extra delay of each lagging node's publications (µs), and until when it lasts.

@@ -14,18 +14,15 @@ struct SimNode {
     var pausedUntil: Int64 = 0
     var session: NodeSession?
     var clockOffset: Int64 = 0
-    /// The coordinator the DEALER is connected to, and the connection's number (replies to an
-    /// older connection are lost with it).
+    /// The coordinator the node follows (where it sends), and the number of its connection to each
+    /// coordinator (what was sent on a connection it reopened is lost with it).
     var target = 0
-    var epoch = 0
+    var epochs: [Int]
     var wakeToken = 0
     var startedAt: Int64 = 0
-    /// The topics the SUB is subscribed to, as `NodeLoop` keeps them: what the session followed
-    /// after its last step (none while the process is down).
-    var subscribed: [String] = []
-    /// Until when the SUB's connection is down (µs): what is published meanwhile never reaches it (a
-    /// SUB that reconnects has missed it), while the DEALER works on.
-    var subscriptionDownUntil: Int64 = 0
+    /// Until when the node's connections are down (µs): what coordinators push or answer meanwhile
+    /// never reaches it, while what it sends does.
+    var connectionDownUntil: Int64 = 0
     /// The request id under which the node last forwarded each command a control client gave it
     /// (keyed by the wire command's bytes): what the log holds for a control-path ack.
     var forwarded: [[UInt8]: UInt64] = [:]
@@ -37,19 +34,15 @@ struct SimNode {
     /// cut-off coordinator before moving on is time it was kept from its snapshot.
     var leftDisturbedUntil: Int64 = 0
 
-    init(index: Int, config: NodeConfig) {
+    init(index: Int, config: NodeConfig, coordinators: Int) {
         self.index = index
         self.config = config
+        epochs = Array(repeating: 0, count: coordinators)
     }
 
     func isRunning(_ generation: Int) -> Bool { running && self.generation == generation }
 
     func startedRecently(now: Int64, window: Int64) -> Bool { now - startedAt < window }
-
-    /// Whether the SUB hears `topic` (ZeroMQ filters by prefix).
-    func hears(_ topic: String) -> Bool {
-        running && subscribed.contains { topic.utf8.starts(with: $0.utf8) }
-    }
 
     /// When the session wants to be woken (monotonic ms; nil: no session).
     var wakeDeadline: Int64? { session?.nextDeadline }
@@ -77,7 +70,7 @@ extension Simulation {
         settings.plantedBug = options.plantedBug
         var session = NodeSession(settings: settings, now: nodeTime(n))
         nodes[n].target = SimTopology.coordinator(endpoint: session.followed.commandEndpoint) ?? 0
-        nodes[n].epoch += 1
+        for c in nodes[n].epochs.indices { nodes[n].epochs[c] += 1 }
         trace.record(now, "\(nodes[n].config.id) starts (incarnation \(nodes[n].generation))", 10, Int64(n))
         let actions = session.start(now: nodeTime(n))
         nodes[n].session = session
@@ -88,7 +81,6 @@ extension Simulation {
         guard nodes[n].running else { return }
         nodes[n].running = false
         nodes[n].session = nil
-        nodes[n].subscribed = []
         stops.append(NodeStopped(node: nodes[n].config.id, at: wall))
         trace.record(now, "\(nodes[n].config.id) crashes", 11, Int64(n))
     }
@@ -128,9 +120,9 @@ extension Simulation {
     }
 
     private func perform(_ n: Int, _ actions: [NodeAction]) {
-        guard let subscriptions = nodes[n].session?.subscriptions else { return }
+        guard nodes[n].session != nil else { return }
         do {
-            try SimNodeWorld(simulation: self, n: n).carryOut(actions, subscriptions: subscriptions)
+            try SimNodeWorld(simulation: self, n: n).carryOut(actions)
         } catch {
             violation("\(nodes[n].config.id)'s actions threw \(error)")
         }
@@ -154,7 +146,7 @@ extension Simulation {
 }
 
 /// A simulated node's world: its messages cross the simulated network to the coordinator it
-/// follows; what it records goes to the history the checker reads (`NodeWorld`).
+/// follows, on its connection to it; what it records goes to the history the checker reads (`NodeWorld`).
 struct SimNodeWorld: NodeWorld {
     unowned let simulation: Simulation
     let n: Int
@@ -173,14 +165,16 @@ struct SimNodeWorld: NodeWorld {
         }
     }
 
-    func reconnect(commandEndpoint: String, serverKey: String?, subscriber: Bool) {
+    func follow(commandEndpoint: String, serverKey: String?, reopen: Bool) {
         let sim = simulation
         let left = sim.nodes[n].target
+        let target = SimTopology.coordinator(endpoint: commandEndpoint) ?? left
         sim.nodes[n].leftDisturbedUntil = max(sim.nodes[n].leftDisturbedUntil, sim.disturbedUntil[.coordinator(left)] ?? 0,
                                               sim.stalledUntil[left] ?? 0)
-        sim.nodes[n].target = SimTopology.coordinator(endpoint: commandEndpoint) ?? sim.nodes[n].target
-        sim.nodes[n].epoch += 1
-        sim.trace.record(sim.now, "\(sim.nodes[n].config.id) connects to \(commandEndpoint)", 14, Int64(n), Int64(sim.nodes[n].target))
+        sim.nodes[n].target = target
+        if reopen { sim.nodes[n].epochs[target] += 1 }
+        sim.trace.record(sim.now, "\(sim.nodes[n].config.id) \(reopen ? "reconnects to" : "follows") \(commandEndpoint)", 14, Int64(n),
+                         Int64(target))
     }
 
     /// The answer goes back to the control client on the node's host (a local socket: no faults).
@@ -203,9 +197,4 @@ struct SimNodeWorld: NodeWorld {
         }
     }
 
-
-    /// The simulated SUB follows what the session subscribes to (read when a publication is routed).
-    func follow(_ subscriptions: [String]) {
-        if simulation.nodes[n].subscribed != subscriptions { simulation.nodes[n].subscribed = subscriptions }
-    }
 }

@@ -1,3 +1,4 @@
+import CamsyncRuntime
 /// The simulator's event queue: events in order of simulated time, ties in order of scheduling, so
 /// that one seed gives one order.
 ///
@@ -70,7 +71,8 @@ struct SimScheduler<Event> {
 /// Every delivery and fault of a run, hashed (FNV-1a) so that two runs of one seed can be compared by
 /// one number, and written out as lines when asked (`camsync sim --trace`).
 struct SimTrace {
-    private(set) var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+    private var fnv = FNV1a()
+    var hash: UInt64 { fnv.value }
     private(set) var lines: [String] = []
     let keepsLines: Bool
     private(set) var events = 0
@@ -99,10 +101,7 @@ struct SimTrace {
         }
     }
 
-    private mutating func mixByte(_ byte: UInt8) {
-        hash ^= UInt64(byte)
-        hash = hash &* 0x100_0000_01b3
-    }
+    private mutating func mixByte(_ byte: UInt8) { fnv.mix(byte) }
 
     /// Simulated microseconds as seconds (`12.003456`).
     static func clock(_ microseconds: Int64) -> String {

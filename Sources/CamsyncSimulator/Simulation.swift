@@ -29,8 +29,10 @@ public final class Simulation {
         case coordinatorPhase(Int, generation: Int)
         case coordinatorIO(Int, generation: Int, StoreAnswer)
         case supervisor(Int, generation: Int, SupervisorAnswer)
-        case nodeReply(Int, generation: Int, epoch: Int, bytes: [UInt8])
-        case nodePublication(Int, generation: Int, topic: [UInt8], bytes: [UInt8])
+        /// A reply, or (with `topic`) a push of the feed, from coordinator `from` on the node's connection
+        /// to it numbered `epoch`.
+        case nodeReply(Int, generation: Int, from: Int, epoch: Int, bytes: [UInt8])
+        case nodePublication(Int, generation: Int, from: Int, epoch: Int, topic: [UInt8], bytes: [UInt8])
         case nodeWake(Int, generation: Int, token: Int)
         case clientReply(Int, bytes: [UInt8])
         case clientWake(Int, token: Int)
@@ -133,7 +135,7 @@ public final class Simulation {
             startCoordinator(index)
         }
         for (index, config) in nodeConfigs.enumerated() {
-            nodes.append(SimNode(index: index, config: config))
+            nodes.append(SimNode(index: index, config: config, coordinators: options.coordinators))
             nodeIndex[config.id.rawValue] = index
             startNode(index)
         }
@@ -186,12 +188,12 @@ public final class Simulation {
             guard coordinators[c].isRunning(generation) else { return }
             if deferIfPaused(coordinator: c, event) { return }
             supervise(c, answer)
-        case .nodeReply(let n, let generation, let epoch, let bytes):
-            guard nodes[n].isRunning(generation), nodes[n].epoch == epoch else { return }
+        case .nodeReply(let n, let generation, let c, let epoch, let bytes):
+            guard nodes[n].isRunning(generation), nodes[n].epochs[c] == epoch else { return }
             if deferIfPaused(node: n, event) { return }
             nodeReceivesReply(n, bytes)
-        case .nodePublication(let n, let generation, let topic, let bytes):
-            guard nodes[n].isRunning(generation) else { return }
+        case .nodePublication(let n, let generation, let c, let epoch, let topic, let bytes):
+            guard nodes[n].isRunning(generation), nodes[n].epochs[c] == epoch else { return }
             if deferIfPaused(node: n, event) { return }
             nodeReceivesPublication(n, topic: topic, bytes)
         case .nodeWake(let n, let generation, let token):

@@ -1,10 +1,11 @@
 public import CamsyncPolicy
 
-/// Event socket topics (the first frame of every published message, docs/PROTOCOL.md "Topics").
-/// Each batch goes out once on the feed of every node of every device group it touches
-/// (`EventBatch.groups`), and once on `all` for the watchers of everything; coordinator heartbeats
-/// on `hb`. A node subscribes to its own feed and `hb`, and under CURVE its key may read nothing
-/// else (the coordinator's XPUB admits subscriptions per key); admins may read every topic.
+/// Topics: the first frame of every push on a node's command connection and of every message on the
+/// event socket (docs/PROTOCOL.md "The feed", "Topics"). Each batch is pushed to every node of every
+/// device group it touches (`EventBatch.groups`), on that node's feed topic, and published once on
+/// `all` for the observers of everything; the coordinator's heartbeats are pushed to each node and
+/// published once an interval, on `hb`. Under CURVE a node's key reads nothing on the event socket
+/// (the coordinator's XPUB admits subscriptions per key); admins may read every topic.
 public enum EventTopic {
     public static let heartbeat = "hb"
     /// Every batch, once: what a full replica (an admin watcher, the web view) subscribes to.

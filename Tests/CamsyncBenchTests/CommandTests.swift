@@ -57,12 +57,12 @@ import Testing
         #expect(shard.first == 1000 && shard.devices == 1000 && shard.heartbeatMs == 500 && shard.liveness == 3)
     }
 
-    @Test("fleet: the largest fleet's nodes, 9,000 unless told, at least a device and its display")
+    @Test("fleet: the largest fleet's nodes, 10,000 unless told, at least a device and its display")
     func fleetNodes() throws {
         let run = try #require(try Camsync.parseAsRoot(["bench", "fleet", "--fleet-nodes", "7000"]) as? BenchRunCommand)
         #expect(run.selected == [.fleet])
         #expect(run.settings(executable: "/bin/true", workDirectory: "/tmp/x").fleetNodes == 7000)
-        #expect(try #require(try Camsync.parseAsRoot(["bench"]) as? BenchRunCommand).fleetNodes == 9000)
+        #expect(try #require(try Camsync.parseAsRoot(["bench"]) as? BenchRunCommand).fleetNodes == 10_000)
         #expect(throws: (any Error).self) { try Camsync.parseAsRoot(["bench", "--fleet-nodes", "1"]) }
     }
 
@@ -77,9 +77,9 @@ import Testing
         for report in [FleetShardReport.status(shard: 2, joined: 1998, batchCopies: 40, batchBytes: 7640, heartbeatsSent: 9000,
                                                registrations: 2000, baseRSSKilobytes: 31000),
                        .applied(device: 1234, sequence: 99, at: 123_456_789),
-                       .following(shard: 1, snapshotRequests: 2000, lastMovedAt: 987_654_321,
+                       .following(shard: 1, snapshotRequests: 2000, reconnections: 7, lastMovedAt: 987_654_321,
                                   nodes: ["tcp://127.0.0.1:4001": 1500, "tcp://127.0.0.1:4003": 500]),
-                       .following(shard: 0, snapshotRequests: 0, lastMovedAt: 0, nodes: [:])] {
+                       .following(shard: 0, snapshotRequests: 0, reconnections: 0, lastMovedAt: 0, nodes: [:])] {
             #expect(FleetShardReport(report.bytes) == report)
         }
         #expect(FleetShardReport(Array("status 1 2 3".utf8)) == nil)

@@ -4,28 +4,37 @@ import Testing
 @testable import CamsyncCoordinator
 @testable import CamsyncCoordinatorCore
 
-/// Device groups in the coordinator: every batch goes out on the feed of each node of each group it
-/// touches and once on `all`, naming each group's previous batch; the groups' last sequences survive a restart from a snapshot
+/// Device groups in the coordinator: every batch is pushed to each node of each group it touches
+/// (on its own connection) and published once on `all`, naming each group's previous batch; the groups' last sequences survive a restart from a snapshot
 /// and the journal (docs/PROTOCOL.md "Device groups").
 @Suite struct CoordinatorGroupTests {
     typealias R = CoordinatorReceiveTests
     static let display = DisplayAttributes(name: "TV", attachedTo: nil, cameras: [CameraSpec(name: "cam", position: .external)])
 
-    /// One admin command as a whole turn; its batch and the nodes' feeds it went out on (it also goes
-    /// out once on `all`, checked here).
+    /// One admin command as a whole turn; its batch and the nodes' feeds it was pushed on (it also goes
+    /// out once on `all`, checked here; each push goes to the route of the node whose feed it names).
     static func run(_ core: inout CoordinatorCore, _ command: Command, id: UInt64) -> (batch: Camsync_V1_EventBatch?, topics: [String], actions: [CoordinatorAction]) {
         let actions = core.receiveTurn(R.frame(.request(command, sender: "admin", requestID: id), route: Array("admin".utf8)),
                                        at: R.at(Int64(id)))
         var batch: Camsync_V1_EventBatch?
         var topics: [String] = []
-        for case .publish(let topic, let publication) in actions {
-            guard case .eventBatch(let published)? = publication.envelope.body else { continue }
-            #expect(batch == nil || batch == published, "every feed carries the same batch")
-            batch = published
-            topics.append(topic)
+        var everyBatch = 0
+        for action in actions {
+            switch action {
+            case .push(let route, let topic, let publication):
+                guard case .eventBatch(let published)? = publication.envelope.body else { continue }
+                #expect(batch == nil || batch == published, "every feed carries the same batch")
+                #expect(EventTopic.node(NodeID(String(decoding: route, as: UTF8.self))) == topic, "pushed to the feed's own node")
+                batch = published
+                topics.append(topic)
+            case .publish(EventTopic.everyBatch, let publication):
+                if case .eventBatch? = publication.envelope.body { everyBatch += 1 }
+            default:
+                continue
+            }
         }
-        #expect(topics.filter { $0 == EventTopic.everyBatch }.count == (batch == nil ? 0 : 1), "every batch once on 'all'")
-        return (batch, topics.filter { $0 != EventTopic.everyBatch }, actions)
+        #expect(everyBatch == (batch == nil ? 0 : 1), "every batch once on 'all'")
+        return (batch, topics, actions)
     }
 
     static func groups(_ batch: Camsync_V1_EventBatch?) -> [String: UInt64] {
@@ -65,11 +74,12 @@ import Testing
         _ = Self.run(&core, Self.displayRegistration("tv", attachedTo: nil), id: 2)
         _ = Self.run(&core, .attachDisplay(display: "tv", device: "ipad-1"), id: 3)
         #expect(core.groupSequences["tv"] == 3, "the group the display left keeps its last sequence (it may detach again)")
-        // Both groups the attach's batch touched are due at the two heartbeats after it (BookmarkSchedule).
+        // Both groups the attach's batch touched are due in the two heartbeat intervals after it
+        // (BookmarkSchedule), each node's at its slot of the interval (HeartbeatSlots).
         var bookmarks: [(topic: String, group: String)] = []
-        let interval = core.settings.heartbeatIntervalMilliseconds
-        for beat in 1...2 {
-            for case .publish(let topic, let publication) in core.tickTurn(at: R.at(Int64(beat) * interval + 10)) {
+        let interval = core.settings.heartbeatIntervalMilliseconds, slot = interval / Int64(HeartbeatSlots.count)
+        for at in stride(from: interval, to: 3 * interval, by: Int(slot)) {
+            for case .push(_, let topic, let publication) in core.tickTurn(at: R.at(at + 10)) {
                 if case .groupBookmark(let bookmark)? = publication.envelope.body { bookmarks.append((topic, bookmark.group)) }
             }
         }

@@ -11,10 +11,11 @@ struct CoordinatorReceiveTests {
     static let ipad1 = Array("ipad-1".utf8)
 
     static func core(security: CoordinatorSecurity? = nil, snapshotEvery: UInt64 = 10_000, snapshotsPerTurn: Int = 64,
-                     snapshotBacklog: Int = 20_000) -> CoordinatorCore {
+                     snapshotBacklog: Int = 20_000, registrationsPerTurn: Int = 64) -> CoordinatorCore {
         var settings = CoordinatorSettings(dataDirectory: "", heartbeatIntervalMilliseconds: 250, liveness: 4,
                                            snapshotEvery: snapshotEvery, security: security)
         settings.snapshotsPerTurn = snapshotsPerTurn
+        settings.registrationsPerTurn = registrationsPerTurn
         settings.snapshotBacklog = snapshotBacklog
         var core = CoordinatorCore(settings: settings, term: 7)
         core.beginServing(at: at(0))
@@ -65,13 +66,15 @@ struct CoordinatorReceiveTests {
         let released = core.turnCommitted(commit.id, at: Self.at(8))
         #expect(core.committedSequence == 1)
         let replyIndex = try #require(released.firstIndex { if case .reply = $0 { true } else { false } })
-        let publishIndex = try #require(released.firstIndex { if case .publish = $0 { true } else { false } })
+        let publishIndex = try #require(released.firstIndex { if case .push = $0 { true } else { false } })
         #expect(replyIndex < publishIndex, "replies, then publications")
         guard case .reply(let route, let ack) = released[replyIndex],
-              case .publish(let topic, let publication) = released[publishIndex] else { return }
+              case .push(let pushedTo, let topic, let publication) = released[publishIndex] else { return }
         #expect(route == Self.ipad1)
         #expect(ack == .ack(sequence: 1, requestID: 42, term: 7))
-        #expect(topic == "ev.ipad-1\u{0}", "a registration goes to the registering node's group")
+        #expect(pushedTo == Self.ipad1 && topic == "ev.ipad-1\u{0}", "a registration goes to the registering node's group")
+        #expect(released.contains { if case .publish(EventTopic.everyBatch, publication) = $0 { true } else { false } },
+                "and once on the event socket for the observers of everything")
         guard case .eventBatch(let published)? = publication.envelope.body else { Issue.record("not a batch"); return }
         #expect(published.sequence == 1 && published.originRequestID == 42)
         #expect(entry.batch == WireCodec.encode(published), "the log keeps exactly the batch that was published")

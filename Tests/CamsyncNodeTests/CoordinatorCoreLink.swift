@@ -6,7 +6,7 @@ import CamsyncCoordinatorCore
 
 /// A `NodeSession` wired to the real `CoordinatorCore`, without sockets, a journal or clocks: what
 /// the session sends goes to the core as the ROUTER would deliver it; the core's replies and
-/// publications come back to the session as its DEALER and SUB would deliver them. Every append is
+/// pushes to the node's route come back to the session as its DEALER would deliver them. Every append is
 /// taken as durable at once (the write-ahead contract's `turnCommitted`).
 struct CoordinatorCoreLink {
     var core: CoordinatorCore
@@ -39,7 +39,7 @@ struct CoordinatorCoreLink {
             for answer in answers {
                 time += 1
                 switch answer {
-                case .publish(let topic, let publication) where Self.subscribed(session, to: topic):
+                case .push(let routingID, let topic, let publication) where routingID == route:
                     queue += session.receivePublication([Array(topic.utf8), publication.bytes], now: NodeSessionHarness.at(time))
                 case .reply(let routingID, let envelope) where routingID == route:
                     queue += session.receiveReply([envelope.serializedBytes()], now: NodeSessionHarness.at(time))
@@ -52,11 +52,6 @@ struct CoordinatorCoreLink {
         return all
     }
 
-    /// Whether the session's SUB would hear `topic` (PUB/SUB matches subscriptions as prefixes).
-    static func subscribed(_ session: NodeSession, to topic: String) -> Bool {
-        session.subscriptions.contains { Array(topic.utf8).starts(with: Array($0.utf8)) }
-    }
-
     /// An admin's command through the core (another node's, as far as the session is concerned); its
     /// publications reach the session unless `lost`, and whatever the session answers goes on.
     @discardableResult
@@ -65,7 +60,7 @@ struct CoordinatorCoreLink {
         return deliver(core.runTurn(at: Self.at(ms)) { $0.receive(frame, at: Self.at(ms)) }, to: &session, at: ms, lost: lost)
     }
 
-    /// Time passes at the core (heartbeats, group bookmarks); what it publishes reaches the session.
+    /// Time passes at the core (heartbeats, group bookmarks); what it pushes to the node reaches the session.
     @discardableResult
     mutating func tick(_ session: inout NodeSession, at ms: Int64) -> [NodeAction] {
         deliver(core.runTurn(at: Self.at(ms)) { $0.tick(at: Self.at(ms)) }, to: &session, at: ms, lost: false)
@@ -73,7 +68,7 @@ struct CoordinatorCoreLink {
 
     private mutating func deliver(_ answers: [CoordinatorAction], to session: inout NodeSession, at ms: Int64, lost: Bool) -> [NodeAction] {
         var actions: [NodeAction] = []
-        for case .publish(let topic, let publication) in answers where !lost && Self.subscribed(session, to: topic) {
+        for case .push(let routingID, let topic, let publication) in answers where !lost && routingID == route {
             actions += session.receivePublication([Array(topic.utf8), publication.bytes], now: NodeSessionHarness.at(ms))
         }
         return exchange(&session, actions, at: ms + 1)

@@ -194,13 +194,13 @@ extension Array where Element == NodeAction {
     var registrations: [NodeRegistration] { sent.compactMap(\.registration) }
     var snapshotRequests: [Envelope] { sent.filter(\.isSnapshotRequest) }
     var replayRequests: [Envelope] { sent.filter { if case .replayRequest? = $0.body { true } else { false } } }
-    /// `.reconnect` actions: whether each one reopens the SUB socket too.
+    /// `.follow` actions: whether each one reopens the connection.
     var reconnects: [Bool] {
-        compactMap { if case .reconnect(_, _, let subscriber) = $0 { subscriber } else { nil } }
+        compactMap { if case .follow(_, _, let reopen) = $0 { reopen } else { nil } }
     }
-    /// `.reconnect` actions: the command endpoint each one connects the DEALER to.
+    /// `.follow` actions: the command endpoint each one sends to from then on.
     var reconnectEndpoints: [String] {
-        compactMap { if case .reconnect(let endpoint, _, _) = $0 { endpoint } else { nil } }
+        compactMap { if case .follow(let endpoint, _, _) = $0 { endpoint } else { nil } }
     }
     /// What was counted (`.count` actions).
     var metrics: [NodeMetric] {

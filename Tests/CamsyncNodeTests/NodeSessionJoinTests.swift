@@ -228,4 +228,31 @@ import Testing
         #expect(session.replica.state.apps[H.app]?.scene == .fullScreen)
         #expect(session.assertions == [expected])
     }
+
+    /// A mass rejoin: the coordinator admits a bounded number of registrations a turn and answers the
+    /// rest OVERLOADED. The registration is asked again, with its id, after a back-off between half an
+    /// interval and 1½ intervals (jitter: another node of the fleet comes back at another time).
+    @Test("a registration answered OVERLOADED is sent again with its id after a jittered back-off")
+    func overloadedRegistrationBacksOff() throws {
+        var session = NodeSession(settings: H.settings(), now: H.at(0))
+        let register = try #require(session.start(now: H.at(0)).requests.first)
+        let busy = Envelope.error(Camsync_V1_Error(code: .overloaded, message: "busy"), requestID: register.requestID, term: 1)
+        _ = session.receiveReply([busy.serializedBytes()], now: H.at(10))
+        let interval = session.settings.heartbeatIntervalMilliseconds
+        var resentAt: Int64?
+        for t in stride(from: Int64(11), through: 10 + 2 * interval, by: 1) {
+            if session.tick(now: H.at(t)).requests.contains(where: { $0.requestID == register.requestID }) {
+                resentAt = t
+                break
+            }
+        }
+        let waited = try #require(resentAt, "never sent again") - 10
+        #expect(waited >= interval / 2 && waited <= interval * 3 / 2, "sent again after \(waited) ms")
+        #expect(!session.registered)
+        let backoffs = Set((1...20).map { n in
+            NodeSession(settings: H.settings(NodeRegistration(node: NodeID("ipad-\(n)"), attributes: .device(H.device))),
+                        now: H.at(0)).registrationBackoff(attempt: 1)
+        })
+        #expect(backoffs.count > 10, "nodes back off for different times: \(backoffs.sorted())")
+    }
 }

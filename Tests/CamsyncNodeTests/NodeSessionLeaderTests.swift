@@ -86,8 +86,8 @@ import Testing
 
         let switched = session.receivePublication(b.heartbeat(), now: H.at(1200))
         #expect(switched.reconnectEndpoints == [HA.commands("b")])
-        #expect(switched.reconnects == [false], "the SUB already hears every coordinator")
-        let reconnect = try #require(switched.firstIndex { if case .reconnect = $0 { true } else { false } })
+        #expect(switched.reconnects == [false], "its connection to every coordinator is open already")
+        let reconnect = try #require(switched.firstIndex { if case .follow = $0 { true } else { false } })
         let resent = Array(switched[reconnect...]).requests
         #expect(resent.first == forwarded, "the same request, same id, byte for byte (K5)")
         #expect(!switched[..<reconnect].contains { if case .send = $0 { true } else { false } }, "nothing left for \"a\"")
@@ -185,7 +185,7 @@ import Testing
         #expect(session.isCoordinatorReachable)
         #expect(session.followed == .init(commandEndpoint: HA.commands("b"), term: 200))
         #expect(back.reconnectEndpoints == [HA.commands("b")])
-        #expect(back.firstIndex { if case .reconnect = $0 { true } else { false } }
+        #expect(back.firstIndex { if case .follow = $0 { true } else { false } }
                     ?? .max < back.firstIndex { if case .send = $0 { true } else { false } } ?? .max)
         #expect(back.registrations.isEmpty && back.snapshotRequests.isEmpty,
                 "K7: the replica continues the new leader's sequence: no rejoin, no snapshot")

@@ -3,8 +3,8 @@ import CamsyncWire
 import Testing
 @testable import CamsyncNode
 
-/// K1, K5 without sockets: retries with the same request id, Lazy Pirate reopening of the command
-/// socket, coordinator silence and the reconnect back-off, and the deadline the shell polls to.
+/// K1, K5 without sockets: retries with the same request id on the connection that hears the
+/// coordinator, coordinator silence and the reconnect back-off, and the deadline the shell polls to.
 @Suite struct NodeSessionTimerTests {
     typealias H = NodeSessionHarness
 
@@ -52,26 +52,23 @@ import Testing
         #expect(session.pending.values.contains { $0.isSnapshot })
     }
 
-    @Test("Lazy Pirate: PUB is live but requests go unanswered for a liveness timeout → reopen only the DEALER, resend")
-    func lazyPirateReopensTheCommandSocket() throws {
+    @Test("pushes are heard but requests go unanswered: the connection is kept (it holds the route pushes take), requests retried on it")
+    func unansweredRequestsKeepTheConnection() throws {
         var (session, coordinator) = try H.joined()
         let forwarded = try #require(session.receiveControl(identity: [7], frame: Self.command(42), now: H.at(1000)).sent.first)
-        var reopened: [Int64] = []
+        var resent: [Int64] = []
         for t in stride(from: Int64(1100), through: 4500, by: 100) {
             if t % 500 == 0 { _ = session.receivePublication(coordinator.heartbeat(), now: H.at(t)) }
             let actions = session.tick(now: H.at(t))
-            if let index = actions.firstIndex(where: { if case .reconnect = $0 { true } else { false } }) {
-                reopened.append(t)
-                #expect(actions.reconnects == [false], "the SUB socket is fine: it is not reopened")
-                #expect(Array(actions[index...]).sent.first == forwarded, "resent on the new socket with its id")
-            }
+            #expect(actions.reconnects.isEmpty, "no connection reopened at \(t)")
+            if actions.sent.contains(where: { $0.requestID == forwarded.requestID }) { resent.append(t) }
             #expect(!session.coordinatorSilent)
         }
-        // Unanswered since 1000: reopened once 1500 ms have passed, then 1500 ms after each reopening.
-        #expect(reopened == [2600, 4200])
+        // Retried with its id every request-retry interval (1 s) on the same connection.
+        #expect(resent == [2000, 3000, 4000])
         #expect(session.subscriptionLive)
 
-        // Answered: nothing is unanswered any more, so no more reopening.
+        // Answered: nothing is unanswered any more.
         let answer = try coordinator.answer(forwarded)
         _ = session.receivePublication(try #require(answer.publication), now: H.at(4550))
         let relayed = session.receiveReply(answer.reply, now: H.at(4600))

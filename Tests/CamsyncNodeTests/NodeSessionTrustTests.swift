@@ -126,7 +126,7 @@ import Testing
         let forwarded = try NodeSessionLeaderTests.forward(&session, at: 1000)
         let followed = session.receiveReply(a.notLeader(forwarded, leader: leader, reason: "a standby"), now: H.at(1100))
         let reconnect = try #require(followed.compactMap { action -> (String, String?)? in
-            if case .reconnect(let endpoint, let key, false) = action { (endpoint, key) } else { nil }
+            if case .follow(let endpoint, let key, false) = action { (endpoint, key) } else { nil }
         }.first)
         #expect(reconnect.0 == leader.commandEndpoint && reconnect.1 == Self.key("b"))
         #expect(followed.requests.map(\.requestID) == [forwarded.requestID], "resent at once with its id (K5)")
@@ -139,7 +139,7 @@ import Testing
         // Silent for interval × liveness (1.5 s), then the first reconnect one interval later.
         _ = session.tick(now: H.at(300 + 1501))
         let reconnected = session.tick(now: H.at(300 + 1501 + 500))
-        let keys = reconnected.compactMap { action -> String?? in if case .reconnect(_, let key, _) = action { key } else { nil } }
+        let keys = reconnected.compactMap { action -> String?? in if case .follow(_, let key, _) = action { key } else { nil } }
         #expect(reconnected.reconnectEndpoints == [HA.commands("b")])
         #expect(keys == [Self.key("b")])
     }

@@ -80,6 +80,7 @@ struct SimulationTests {
         (.skipLivenessReset, 10),
         (.leadWithoutCatchingUp, 10),
         (.ignoreLease, 10),
+        (.pushToAnotherGroup, 3),
     ])
     func plantedBugs(_ bug: PlantedBug, within: Int) throws {
         var caughtAt: UInt64?
@@ -98,9 +99,9 @@ struct SimulationTests {
     /// leader's pulse only when its poll reported one (a stalled standby deposes a healthy leader); a
     /// node that applies a batch of its group across a gap (its replica diverges); a node that drops a
     /// refused snapshot request (it stays unsynced after a join storm); a leader that judges its nodes'
-    /// silence up to the clock; a display that takes a stale bookmark of the group it left for a move.
+    /// silence up to the clock.
     @Test("the loop's and the node's planted bugs are caught within 10 seeds", .serialized, arguments: [
-        PlantedBug.pulseOnlyWhenPolled, .applyAcrossGroupGap, .dropSnapshotError, .judgeSilenceAtClock, .staleBookmarkAsMove,
+        PlantedBug.pulseOnlyWhenPolled, .applyAcrossGroupGap, .dropSnapshotError, .judgeSilenceAtClock,
     ], [1, 1_000, 77_777] as [UInt64])
     func loopAndNodeBugsAreCaught(_ bug: PlantedBug, from start: UInt64) throws {
         // A leader's false declarations (K7) show where no etcd takes leadership from a stalled leader.

@@ -64,12 +64,14 @@ struct EnvelopeTests {
         #expect(rejected.error.message == "L4")
     }
 
-    @Test("other protocol versions are refused", arguments: [UInt32(0), 2, 1_000, .max])
+    @Test("other protocol versions are refused", arguments: [UInt32(0), 1, 3, 1_000, .max])
     func unsupportedVersion(_ version: UInt32) {
         var envelope = Envelope.nodeHeartbeat(sender: "ipad-1", time: .zero)
         envelope.protocolVersion = version
         #expect(throws: WireError.unsupportedVersion(version)) { try Envelope.decode(envelope.serializedBytes()) }
         #expect(WireError.unsupportedVersion(version).code == .unsupportedVersion)
+        #expect("\(WireError.unsupportedVersion(version))".contains("a node's feed comes on its command connection"),
+                "a client of protocol 1 is told what changed")
     }
 
     @Test("an envelope without a body is invalid")

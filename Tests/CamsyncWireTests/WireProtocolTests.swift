@@ -1,6 +1,6 @@
 import Testing
 import CamsyncWire
 
-@Test func protocolVersionIsOne() {
-    #expect(WireProtocol.version == 1)
+@Test func protocolVersionIsTwo() {
+    #expect(WireProtocol.version == 2)
 }

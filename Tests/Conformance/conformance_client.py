@@ -3,34 +3,49 @@
 
 It uses pyzmq and classes that `protoc --python_out` generates into a temporary directory at run
 time (nothing generated is committed), joins a running CURVE cluster as the device node `py-ipad`
-and checks, one line per check:
+over wire protocol 2 and checks, one line per check:
 
-  a. late join: subscribe to its own feed (`ev.py-ipad` + a zero byte) and `hb`, wait for any PUB
-     message, register_node, snapshot_request{only_my_group}: its device group's part of the state
-     (docs/PROTOCOL.md "Following one group"); heartbeat at the interval the snapshot announces; not
-     declared dead for 3 x the liveness timeout;
-  b. follows batches: its own commands' EventBatch arrives with the ack's sequence, events decoded,
-     each naming the group's previous batch;
+  a. late join: open its DEALER (routing id `py-ipad`) to the coordinator, wait for any message pushed
+     on it (at worst the heartbeat that answers its node_heartbeat), register_node,
+     snapshot_request{only_my_group}: its device group's part of the state (docs/PROTOCOL.md "Following
+     one group"); heartbeat at the interval the snapshot announces; not declared dead for 3 x the
+     liveness timeout;
+  b. follows batches: its own commands' EventBatch is pushed on its DEALER with the ack's sequence,
+     events decoded, each naming the group's previous batch;
   c. replay after a forced gap: dropped batches are detected by the group's previous pointers and
-     replayed (replay_request{group}), byte-identical to what the PUB socket carried, each following
+     replayed (replay_request{group}), byte-identical to what was pushed on the DEALER, each following
      the one before in the group;
   d. takeover: a DEALER with another node's key claiming routing id `py-ipad` does not get the
-     route (the real client keeps its replies and stays alive); a DEALER with that key, its own
-     routing id and sender `py-ipad` gets ERROR_CODE_FORBIDDEN echoing its request id;
+     route (no reply, nothing pushed to it; the real client keeps its replies and its pushed feed and
+     stays alive); a DEALER with that key, its own routing id and sender `py-ipad` gets
+     ERROR_CODE_FORBIDDEN echoing its request id;
   e. foreign attach: attach_display for a display of the cluster -> ERROR_CODE_FORBIDDEN;
   f. a malformed frame whose request id is readable -> an error reply echoing it;
-  g. a lost last batch of an idle group shows in the group's bookmark (on its own feed) and is replayed;
+  g. a lost last batch of an idle group shows in the group's bookmark (pushed with its feed) and is
+     replayed, byte-identical to what was pushed on the DEALER;
   h. reads beyond its own group are refused under CURVE: a snapshot or replay of another group
      (--other-group) or of the whole state -> ERROR_CODE_FORBIDDEN; its own group named explicitly is served;
-  i. (run after c: d leaves the intruder's key suspended) a SUB with its key subscribed to `ev.`, the
-     empty topic and `all` besides its own feed gets only its own feed: another group's batch (the
-     intruder key registering its node) never arrives, on it or on the client's SUB, before a later
-     batch of its own group does.
+  i. (run after c: d leaves the intruder's key suspended) the event endpoint (--events) is for admin
+     observers only: a SUB with its key subscribed to `ev.`, the empty topic, `all` and its own feed
+     (`ev.py-ipad` + a zero byte) receives nothing, not even its own group's batch that its DEALER
+     receives; another group's batch (the intruder key registering its node) never arrives on its
+     DEALER before a later batch of its own group does.
+
+Protocol 2: every envelope it sends has protocol_version 2, and one received with another version is
+a failure. A node has no SUB socket: on its DEALER a reply is one frame [Envelope], and the leader
+pushes the node's feed as two frames [topic, Envelope], the topic being `ev.<node>` + a zero byte for
+its group's batches and bookmarks, `hb` for coordinator heartbeats.
 
 With several coordinators (SPEC K6; --commands and --events take comma-separated lists) it follows
-the leader as PROTOCOL.md "Several coordinators" says: SUB on every event endpoint, DEALER on the
-leader that heartbeats and NOT_LEADER replies name, requests resent there with their ids, NOT_LEADER
-retried rather than taken as an answer, and anything under a lower term than seen ignored.
+the leader as PROTOCOL.md "Several coordinators" says, in protocol 2: a DEALER (same routing id, the
+--coordinator-key as the CURVE server key) to every command endpoint, all kept open and all polled, what
+is pushed on any of them handled alike; requests on the DEALER of the coordinator followed, the leader
+that heartbeats and NOT_LEADER replies name; on following a new leader, requests pending resent at once
+on its already-open DEALER with their ids (a leader named at an endpoint not in --commands gets a DEALER
+of its own, kept open too); NOT_LEADER retried rather than taken as an answer; anything under a lower
+term than seen ignored. A standby followed first pushes nothing and answers no node_heartbeat, so when
+nothing is pushed for a liveness timeout check a registers all the same (its NOT_LEADER names the
+leader) and waits for a push before the snapshot. The event endpoints serve check i only.
 
 Exit status 0 if every check passed, 1 if one failed, 2 on a usage or setup error.
 Needs Debian's python3-zmq and python3-protobuf (`make deps`) and protoc.
@@ -49,12 +64,15 @@ import traceback
 
 try:
     import zmq
-    import google.protobuf  # noqa: F401
+    from zmq.utils.monitor import recv_monitor_message
+    from google.protobuf.message import DecodeError
 except ImportError as error:  # pragma: no cover - setup problem, not a check
     print(f"SETUP: {error}: install python3-zmq and python3-protobuf (run `make deps`)", file=sys.stderr)
     sys.exit(2)
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+# Envelope.protocol_version of everything sent; anything received with another version is an error.
+PROTOCOL_VERSION = 2
 
 
 class CheckFailed(Exception):
@@ -98,11 +116,11 @@ def read_key(path):
 
 
 class Client:
-    """One node's view of the coordinator: a CURVE DEALER (routing id = node id) and a SUB socket.
+    """One node's view of the coordinators: a CURVE DEALER (routing id = node id) to each (protocol 2: no SUB).
 
-    Everything is single-threaded: `pump` polls both sockets (and any extra DEALER a check uses),
-    records published batches and replies, and sends a node_heartbeat whenever nothing was sent for
-    one heartbeat interval.
+    Everything is single-threaded: `pump` polls every DEALER (and any extra DEALER a check uses),
+    records the batches, bookmarks and heartbeats pushed on them and the replies, and sends a
+    node_heartbeat on the DEALER followed whenever nothing was sent for one heartbeat interval.
     """
 
     def __init__(self, args, pb, deadline):
@@ -122,10 +140,10 @@ class Client:
         self.term = 0
         self.next_request_id = int(time.time() * 1000) << 16
         self.last_sent = 0.0
-        self.pub_messages = 0
+        self.pushed_messages = 0  # two-frame messages pushed on its DEALERs ([topic, Envelope])
         self.heartbeats_seen = 0
         self.last_heartbeat = None
-        self.seen = {}            # sequence -> EventBatch bytes as received on PUB
+        self.seen = {}            # sequence -> EventBatch bytes as pushed on the DEALER
         self.seen_batches = {}    # sequence -> EventBatch
         self.applied = None       # last applied sequence (None before the snapshot)
         self.buffered = []        # batches received before the snapshot
@@ -142,10 +160,13 @@ class Client:
         self.last_bookmark = None
         self.left_about_me = []   # sequences of node_left / declare_node_dead about this node
         self.replies = {}         # request id -> Envelope (any of our sockets)
-        self.foreign_replies = []  # replies on the real DEALER with a request id it never used
+        self.foreign_replies = []  # replies on its own DEALERs with a request id it never used
         self.sent_ids = set()
-        self.extra = []           # extra DEALERs polled by pump
-        # K6: every coordinator's endpoints; the DEALER follows one (the leader, once one is named).
+        self.extra = []           # extra DEALERs polled by pump (other keys or routing ids)
+        self.extra_pushed = {}    # extra DEALER -> [(topic, body kind, batch sequence or None)] pushed on it
+        # K6: every coordinator's endpoints. Protocol 2: a DEALER to each command endpoint, all kept open;
+        # requests go on the one followed (the leader, once one is named). The event endpoints are for
+        # admin observers: check i only.
         self.command_endpoints = [e.strip() for e in args.commands.split(",") if e.strip()]
         self.event_endpoints = [e.strip() for e in args.events.split(",") if e.strip()]
         self.followed = self.command_endpoints[0]
@@ -158,12 +179,10 @@ class Client:
         # Installed apps stay in the coordinator's state across re-registrations: a fresh bundle id per
         # run keeps install_app acceptable when the client runs again against the same cluster.
         self.installed_bundle = f"com.example.pyinstalled{os.getpid()}x{int(time.time()) % 100000}"
-        self.sub = self.socket(zmq.SUB, self.secret, self.public)
-        for topic in (self.feed, b"hb"):
-            self.sub.setsockopt(zmq.SUBSCRIBE, topic)
-        for endpoint in self.event_endpoints:
-            self.sub.connect(endpoint)
-        self.dealer = self.dealer_socket(self.secret, self.public, self.me)
+        self.dealers = {}         # command endpoint -> this node's DEALER there
+        for endpoint in self.command_endpoints:
+            if endpoint not in self.dealers:
+                self.dealers[endpoint] = self.dealer_socket(self.secret, self.public, self.me, endpoint)
 
     # Sockets
 
@@ -180,11 +199,21 @@ class Client:
         sock.curve_serverkey = self.server_key
         return sock
 
-    def dealer_socket(self, secret, public, routing_id):
+    def dealer_socket(self, secret, public, routing_id, endpoint=None):
+        """A DEALER to `endpoint`, by default the coordinator followed."""
         sock = self.socket(zmq.DEALER, secret, public)
         sock.setsockopt(zmq.ROUTING_ID, routing_id.encode())
-        sock.connect(self.followed)
+        sock.connect(endpoint or self.followed)
         return sock
+
+    @property
+    def dealer(self):
+        """The DEALER requests go on: the one to the coordinator followed."""
+        return self.dealers[self.followed]
+
+    def is_own(self, sock):
+        """Whether `sock` is one of this node's DEALERs (not an extra one a check opened)."""
+        return any(sock is own for own in self.dealers.values())
 
     def close(self):
         self.ctx.destroy(linger=0)
@@ -193,7 +222,7 @@ class Client:
 
     def envelope(self, sender=None, request_id=0):
         env = self.pb.envelope_pb2.Envelope()
-        env.protocol_version = 1
+        env.protocol_version = PROTOCOL_VERSION
         env.sender = sender or self.me
         env.request_id = request_id
         env.term = self.term
@@ -208,7 +237,7 @@ class Client:
             sock.send(env.SerializeToString())
         except zmq.Again:
             raise CheckFailed(f"send timed out (CURVE handshake refused?) for request {env.request_id}")
-        if sock is self.dealer:
+        if self.is_own(sock):
             self.last_sent = time.monotonic()
             if env.request_id:
                 self.sent_ids.add(env.request_id)
@@ -226,12 +255,15 @@ class Client:
             self.to_follow = (address.command_endpoint, term)
 
     def follow_named_leader(self):
-        """Reopens the DEALER at the named leader and resends what is in flight with the same ids (K5)."""
+        """Sends requests on the named leader's DEALER from now on, already open (protocol 2: no reopen),
+        and resends what is in flight there with the same ids (K5)."""
         if self.to_follow is None:
             return
-        (self.followed, self.followed_term), self.to_follow = self.to_follow, None
-        self.dealer.close(linger=0)
-        self.dealer = self.dealer_socket(self.secret, self.public, self.me)
+        (endpoint, term), self.to_follow = self.to_follow, None
+        if endpoint not in self.dealers:
+            # Named at an endpoint --commands does not list: it gets a DEALER of its own, kept open too.
+            self.dealers[endpoint] = self.dealer_socket(self.secret, self.public, self.me, endpoint)
+        self.followed, self.followed_term = endpoint, term
         self.retry_at.clear()
         for env in list(self.in_flight.values()):
             self.send(self.dealer, env)
@@ -267,40 +299,61 @@ class Client:
                 self.check_deadline()
                 return until() if until is not None else True
             poller = zmq.Poller()
-            poller.register(self.sub, zmq.POLLIN)
-            poller.register(self.dealer, zmq.POLLIN)
-            for sock in self.extra:
+            own = list(self.dealers.values())
+            for sock in own + self.extra:
                 poller.register(sock, zmq.POLLIN)
             timeout = max(1, min(int((end - now) * 1000), self.interval_ms // 4 or 1))
             ready = dict(poller.poll(timeout))
-            if self.sub in ready:
-                while True:
-                    try:
-                        frames = self.sub.recv_multipart(zmq.NOBLOCK)
-                    except zmq.Again:
-                        break
-                    self.on_published(frames)
-            for sock in [self.dealer] + self.extra:
+            # Every DEALER, followed or not: only the leader pushes, and a reply may come from any.
+            for sock in own + self.extra:
                 if sock in ready:
                     while True:
                         try:
                             frames = sock.recv_multipart(zmq.NOBLOCK)
                         except zmq.Again:
                             break
-                        self.on_reply(sock, frames)
+                        self.on_dealer_message(sock, frames)
             self.follow_named_leader()
             self.resend_after_not_leader()
             self.heartbeat_if_idle()
 
-    def on_published(self, frames):
-        self.pub_messages += 1
-        if len(frames) != 2:
-            raise CheckFailed(f"a PUB message has {len(frames)} frames, expected [topic, Envelope]")
-        topic, data = frames
+    def parse(self, data, what):
+        """An Envelope of this protocol version, or a failure naming `what` carried it."""
         env = self.pb.envelope_pb2.Envelope()
-        env.ParseFromString(data)
+        try:
+            env.ParseFromString(data)
+        except DecodeError as error:
+            raise CheckFailed(f"{what} does not decode as an Envelope ({len(data)} bytes): {error}")
+        if env.protocol_version != PROTOCOL_VERSION:
+            raise CheckFailed(f"{what} has protocol_version {env.protocol_version}, expected {PROTOCOL_VERSION}: "
+                              f"{env.WhichOneof('body')} (request {env.request_id})")
+        return env
+
+    def on_dealer_message(self, sock, frames):
+        """Protocol 2: one frame on a DEALER is a reply, two frames [topic, Envelope] are pushed (the feed, `hb`)."""
+        if len(frames) == 1:
+            self.on_reply(sock, frames)
+        elif len(frames) != 2:
+            raise CheckFailed(f"a message of {len(frames)} frames on a DEALER, expected [Envelope] (a reply) "
+                              f"or [topic, Envelope] (pushed)")
+        elif self.is_own(sock):
+            self.on_pushed(frames)
+        else:
+            # Another key's or routing id's DEALER (checks d, i): what its route is pushed is not this node's.
+            topic, data = frames
+            env = self.parse(data, f"a message pushed on topic {topic!r} on an extra DEALER")
+            kind = env.WhichOneof("body")
+            self.extra_pushed.setdefault(sock, []).append(
+                (topic, kind, env.event_batch.sequence if kind == "event_batch" else None))
+
+    def on_pushed(self, frames):
+        self.pushed_messages += 1
+        topic, data = frames
+        env = self.parse(data, f"a message pushed on topic {topic!r}")
         kind = env.WhichOneof("body")
         if kind == "coordinator_heartbeat":
+            if topic != b"hb":
+                raise CheckFailed(f"a coordinator_heartbeat pushed on topic {topic!r}, expected b'hb'")
             hb = env.coordinator_heartbeat
             if hb.term < self.term:
                 self.stale_ignored += 1  # a deposed leader (K6)
@@ -319,16 +372,16 @@ class Client:
             self.on_bookmark(topic, env.group_bookmark)
             return
         if kind != "event_batch":
-            raise CheckFailed(f"unexpected PUB body {kind} on topic {topic!r}")
+            raise CheckFailed(f"unexpected pushed body {kind} on topic {topic!r}")
         if topic != self.feed:
-            raise CheckFailed(f"an event batch on topic {topic!r}, subscribed to {self.feed!r} only")
+            raise CheckFailed(f"an event batch pushed on topic {topic!r}, its feed is {self.feed!r}")
         batch = env.event_batch
         if batch.term < self.term:
             self.stale_ignored += 1  # a deposed leader's batch (K6)
             return
         raw = batch.SerializeToString()
         if batch.sequence in self.seen and self.seen[batch.sequence] != raw:
-            raise CheckFailed(f"two different batches with sequence {batch.sequence} on PUB")
+            raise CheckFailed(f"two different batches with sequence {batch.sequence} pushed on the DEALER")
         self.seen[batch.sequence] = raw
         self.seen_batches[batch.sequence] = batch
         if batch.command.WhichOneof("kind") == "declare_node_dead" and batch.command.declare_node_dead.node == self.me:
@@ -390,8 +443,7 @@ class Client:
     def on_reply(self, sock, frames):
         if len(frames) != 1:
             raise CheckFailed(f"a reply has {len(frames)} frames, expected exactly one Envelope")
-        env = self.pb.envelope_pb2.Envelope()
-        env.ParseFromString(frames[0])
+        env = self.parse(frames[0], "a reply")
         if env.WhichOneof("body") == "error" and env.error.code == self.pb.reply_pb2.ERROR_CODE_NOT_LEADER:
             # Not an answer (K6): nothing was applied. Resend to the leader it names, or later.
             self.not_leader[env.request_id] = env.error.message
@@ -404,7 +456,7 @@ class Client:
             self.stale_ignored += 1  # a deposed leader's reply: the request stays in flight (K6)
             return
         self.in_flight.pop(env.request_id, None)
-        if sock is self.dealer and env.request_id not in self.sent_ids:
+        if self.is_own(sock) and env.request_id not in self.sent_ids:
             self.foreign_replies.append(env)
         self.replies[env.request_id] = env
 
@@ -449,7 +501,7 @@ class Client:
 
     def wait_for_batch(self, sequence, timeout=5.0):
         if not self.pump(timeout, until=lambda: sequence in self.seen):
-            raise CheckFailed(f"the batch with sequence {sequence} never arrived on PUB")
+            raise CheckFailed(f"the batch with sequence {sequence} was never pushed on its DEALER")
         return self.seen_batches[sequence]
 
     def describe(self, env):
@@ -518,9 +570,13 @@ def group_last_batch(snapshot, group):
 
 def check_late_join(c):
     pb = c.pb
-    # Subscribe first, and wait until the subscription is live (anything arrives, at worst a heartbeat).
-    if not c.pump(10, until=lambda: c.pub_messages > 0):
-        raise CheckFailed("nothing arrived on the PUB socket within 10 s (CURVE refused the SUB?)")
+    # The DEALERs are open: wait until something is pushed on one (at worst the heartbeat that answers its
+    # node_heartbeat while the coordinator's state does not hold it). With several coordinators the one
+    # followed first may be a standby, which answers no node_heartbeat and pushes nothing: after a liveness
+    # timeout the registration goes out all the same, and its NOT_LEADER names the leader to follow.
+    several = len(c.dealers) > 1
+    if not c.pump(c.liveness_timeout() if several else 10, until=lambda: c.pushed_messages > 0) and not several:
+        raise CheckFailed("nothing was pushed on its DEALER within 10 s (CURVE refused it?)")
 
     def register(cmd):
         reg = cmd.register_node.registration
@@ -544,6 +600,9 @@ def check_late_join(c):
 
     rid, sequence = c.expect_ack("register_node", register)
     registered_at = time.monotonic()
+    # The snapshot only once the feed is live: what is pushed after it cannot be lost.
+    if not c.pump(10, until=lambda: c.pushed_messages > 0):
+        raise CheckFailed(f"nothing was pushed on its DEALERs ({sorted(c.dealers)}) within 10 s of registering")
     snapshot = c.snapshot()
     settings = snapshot.liveness_settings
     if settings.heartbeat_interval_ms == 0 or settings.liveness == 0:
@@ -691,15 +750,15 @@ def check_replay(c):
     missing = [s for s in c.dropped if s not in replayed]
     if missing:
         raise CheckFailed(f"the replay lacks dropped batches {missing} (got {sorted(replayed)})")
-    # Every replayed batch that the PUB socket carried must be byte-identical to it.
+    # Every replayed batch that was pushed on the DEALER must be byte-identical to it.
     c.pump(2, until=lambda: all(s in c.seen for s in replayed))
     compared = 0
     for sequence, raw in sorted(replayed.items()):
         if sequence not in c.seen:
-            raise CheckFailed(f"replayed batch {sequence} never arrived on PUB")
+            raise CheckFailed(f"replayed batch {sequence} was never pushed on the DEALER")
         if c.seen[sequence] != raw:
-            raise CheckFailed(f"replayed batch {sequence} differs from the published one:\n"
-                              f"  pub    {c.seen[sequence].hex()}\n  replay {raw.hex()}")
+            raise CheckFailed(f"replayed batch {sequence} differs from the one pushed on the DEALER:\n"
+                              f"  pushed {c.seen[sequence].hex()}\n  replay {raw.hex()}")
         compared += 1
     if revealing not in replayed:
         raise CheckFailed(f"the replay stops before batch {revealing}")
@@ -713,7 +772,8 @@ def check_replay(c):
         c.applied = batch.sequence
     return (f"dropped {sorted(c.dropped)}, gap {gap[0]}->{gap[1]} noticed (by a {c.gap_by or 'batch'}), "
             f"replayed {min(replayed)}..{max(replayed)} "
-            f"in {requests} requests (max 2 per page, last_sequence {last}), {compared} byte-identical to PUB")
+            f"in {requests} requests (max 2 per page, last_sequence {last}), "
+            f"{compared} byte-identical to what was pushed on the DEALER")
 
 
 def check_takeover(c, intruder_id):
@@ -721,6 +781,8 @@ def check_takeover(c, intruder_id):
     # 1. Another key claims this node's routing id.
     impostor = c.dealer_socket(c.intruder_secret, c.intruder_public, c.me)
     c.extra.append(impostor)
+    heartbeats_before, bookmarks_before = c.heartbeats_seen, c.bookmarks_seen
+    pushed_to_impostor = []
     try:
         imp_rid, imp_reply = c.command(c.go_home(), sock=impostor, timeout=2.0)
         if imp_reply is not None and imp_reply.WhichOneof("body") == "ack":
@@ -735,11 +797,20 @@ def check_takeover(c, intruder_id):
         stolen = [e for e in c.foreign_replies]
         if stolen:
             raise CheckFailed(f"the real connection got replies it never asked for: {[c.describe(e) for e in stolen]}")
-        # Stay connected (impostor too) for a full liveness timeout: not declared dead.
+        # Stay connected (impostor too) for a full liveness timeout: not declared dead, the feed still pushed.
         c.pump(c.liveness_timeout() + c.interval_ms / 1000.0)
+        pushed_to_impostor = c.extra_pushed.get(impostor, [])
     finally:
         c.extra.remove(impostor)
+        c.extra_pushed.pop(impostor, None)
         impostor.close(linger=0)
+    if pushed_to_impostor:
+        raise CheckFailed(f"the impostor (key of {intruder_id}, routing id {c.me}) was pushed "
+                          f"{len(pushed_to_impostor)} messages: {pushed_to_impostor[:5]}")
+    heartbeats = c.heartbeats_seen - heartbeats_before
+    if heartbeats == 0:
+        raise CheckFailed(f"no heartbeat was pushed on its DEALER for {c.liveness_timeout():.2f} s "
+                          f"with the impostor connected")
     if c.left_about_me:
         raise CheckFailed(f"declared dead after the impostor connected: batches {c.left_about_me}")
     snapshot = c.snapshot()
@@ -753,6 +824,7 @@ def check_takeover(c, intruder_id):
         rid2, reply = c.command(c.go_home(), sock=intruder, timeout=5.0)
     finally:
         c.extra.remove(intruder)
+        c.extra_pushed.pop(intruder, None)
         intruder.close(linger=0)
     if c.error_code_name(reply) != "ERROR_CODE_FORBIDDEN":
         raise CheckFailed(f"sender {c.me} on {intruder_id}'s key and routing id: expected FORBIDDEN, got {c.describe(reply)}")
@@ -766,12 +838,15 @@ def check_takeover(c, intruder_id):
         rid3, reply3 = c.command(c.go_home(), sock=shadow, sender=intruder_id, timeout=5.0)
     finally:
         c.extra.remove(shadow)
+        c.extra_pushed.pop(shadow, None)
         shadow.close(linger=0)
     if c.error_code_name(reply3) != "ERROR_CODE_FORBIDDEN" or reply3.request_id != rid3:
         raise CheckFailed(f"routing id {shadow_id!r} on {intruder_id}'s key: expected FORBIDDEN echoing {rid3}, "
                           f"got {c.describe(reply3)}")
-    return (f"impostor with routing id {c.me}: {impostor_outcome}; real client acked seq {sequence} (request {rid}) "
-            f"and stayed alive; sender {c.me} with {intruder_id}'s key: FORBIDDEN echoing request {rid2}; "
+    return (f"impostor with routing id {c.me}: {impostor_outcome}, nothing pushed to it; real client acked seq "
+            f"{sequence} (request {rid}), got its batch, {heartbeats} heartbeats and "
+            f"{c.bookmarks_seen - bookmarks_before} bookmarks pushed, and stayed alive; "
+            f"sender {c.me} with {intruder_id}'s key: FORBIDDEN echoing request {rid2}; "
             f"routing id {shadow_id}: FORBIDDEN echoing request {rid3}")
 
 
@@ -855,8 +930,13 @@ def check_bookmark_gap(c):
     if [b.sequence for b in batches] != [sequence] or last != sequence:
         raise CheckFailed(f"the group's replay after {start} gave {[b.sequence for b in batches]} up to {last}, "
                           f"expected [{sequence}]")
+    pushed, raw = c.dropped.get(sequence), batches[0].SerializeToString()
+    if pushed != raw:
+        raise CheckFailed(f"replayed batch {sequence} differs from the one pushed on the DEALER:\n"
+                          f"  pushed {pushed.hex() if pushed is not None else None}\n  replay {raw.hex()}")
     c.applied, c.gap = sequence, None
-    return f"batch {sequence} dropped; the bookmark said {sequence} while {start} was held; replayed in {requests} request"
+    return (f"batch {sequence} dropped; the bookmark said {sequence} while {start} was held; replayed in {requests} "
+            f"request, byte-identical to what was pushed on the DEALER")
 
 
 def expect_forbidden(c, what, fill):
@@ -904,67 +984,103 @@ def register_intruder(c, sock, intruder_id):
     return reply.ack.sequence
 
 
-def check_only_own_feed(c, intruder_id):
-    # A second SUB with this node's key asks for every feed, the admins' `all` and its own feed.
-    spy = c.socket(zmq.SUB, c.secret, c.public)
+def check_no_event_reads(c, intruder_id):
+    # Protocol 2: the event endpoint is for admin observers. A SUB with this node's key asks for every feed
+    # (`ev.`, the empty topic), the admins' `all` and its own feed: the coordinator refuses every one.
     asked = [b"", b"ev.", b"all", c.feed]
+    spy = c.socket(zmq.SUB, c.secret, c.public)
+    monitor = spy.get_monitor_socket(zmq.EVENT_HANDSHAKE_SUCCEEDED | zmq.EVENT_HANDSHAKE_FAILED_AUTH
+                                     | zmq.EVENT_HANDSHAKE_FAILED_PROTOCOL | zmq.EVENT_HANDSHAKE_FAILED_NO_DETAIL)
     for topic in asked:
         spy.setsockopt(zmq.SUBSCRIBE, topic)
     for endpoint in c.event_endpoints:
         spy.connect(endpoint)
-    heard = []  # (topic, body kind, batch sequence or None)
+    heard = []       # (topic, body kind, batch sequence or None): what the spy received, expected none
+    handshakes = []  # (monitor event, endpoint)
 
     def drain():
         while True:
             try:
-                topic, data = spy.recv_multipart(zmq.NOBLOCK)
+                frames = spy.recv_multipart(zmq.NOBLOCK)
             except zmq.Again:
                 return
             env = c.pb.envelope_pb2.Envelope()
-            env.ParseFromString(data)
-            kind = env.WhichOneof("body")
-            heard.append((topic, kind, env.event_batch.sequence if kind == "event_batch" else None))
+            try:
+                env.ParseFromString(frames[-1])
+                kind = env.WhichOneof("body")
+            except DecodeError:
+                kind = f"undecodable ({len(frames)} frames)"
+            heard.append((frames[0], kind, env.event_batch.sequence if kind == "event_batch" else None))
 
-    def spy_heard(predicate):
-        def until():
-            drain()
-            return any(predicate(entry) for entry in heard)
-        return until
+    def shaken():
+        """Whether a CURVE handshake succeeded with every event endpoint (or one failed)."""
+        while True:
+            try:
+                event = recv_monitor_message(monitor, zmq.NOBLOCK)
+            except zmq.Again:
+                break
+            handshakes.append((event["event"], event["endpoint"]))
+        drain()
+        succeeded = {endpoint for kind, endpoint in handshakes if kind == zmq.EVENT_HANDSHAKE_SUCCEEDED}
+        failed = [entry for entry in handshakes if entry[0] != zmq.EVENT_HANDSHAKE_SUCCEEDED]
+        return bool(failed) or len(succeeded) >= len(set(c.event_endpoints))
+
     intruder = c.dealer_socket(c.intruder_secret, c.intruder_public, intruder_id)
     c.extra.append(intruder)
+    pushed_to_intruder = []
     try:
-        # Its subscriptions are in place once its own feed's bookmark reaches it (they were sent in order).
-        if not c.pump(3 * c.interval_ms / 1000.0 + 2, until=spy_heard(lambda e: e[1] == "group_bookmark")):
-            raise CheckFailed(f"the spy SUB heard nothing on its own feed: {heard}")
+        # The subscriptions go out as soon as a handshake is done: from then on, before the batches below.
+        # (A coordinator that is down completes none: go on after 5 s with the endpoints that did.)
+        c.pump(5, until=shaken)
+        succeeded = {endpoint for kind, endpoint in handshakes if kind == zmq.EVENT_HANDSHAKE_SUCCEEDED}
+        failed = [entry for entry in handshakes if entry[0] != zmq.EVENT_HANDSHAKE_SUCCEEDED]
+        if not succeeded and not failed:
+            raise CheckFailed(f"the SUB with its key completed no CURVE handshake with {c.event_endpoints} within 5 s")
+        if failed:
+            raise CheckFailed(f"the event endpoint refused the CURVE handshake of {c.me}'s key (monitor events "
+                              f"{failed}): expected it admitted and its subscriptions refused")
         other = register_intruder(c, intruder, intruder_id)
         _, own = c.expect_ack("go_home", c.go_home())
         if own <= other:
             raise CheckFailed(f"its own batch {own} is not after the other group's {other}")
-        if not c.pump(5, until=spy_heard(lambda e: e[2] == own)):
-            raise CheckFailed(f"the spy SUB never got its own group's batch {own}: {heard}")
+        # Published after the subscriptions were made: had any been admitted, the spy would have had this
+        # batch (or the other group's, or a heartbeat) first or alongside.
         c.wait_for_batch(own)
+        drain()
+        # A bounded margin, not the proof: two heartbeat intervals, in which the empty topic would bring a heartbeat.
+        c.pump(max(0.5, 2 * c.interval_ms / 1000.0), until=lambda: (drain(), bool(heard))[1])
+        pushed_to_intruder = c.extra_pushed.get(intruder, [])
+
         def unregister(cmd):
             cmd.unregister_node.node = intruder_id
         c.command(unregister, sock=intruder, sender=intruder_id)
     finally:
         c.extra.remove(intruder)
+        c.extra_pushed.pop(intruder, None)
         intruder.close(linger=0)
+        spy.disable_monitor()
+        monitor.close(linger=0)
         spy.close(linger=0)
-    elsewhere = [e for e in heard if e[0] != c.feed]
-    if elsewhere:
-        raise CheckFailed(f"the spy SUB got messages off its own feed (asked {asked}): {elsewhere[:5]}")
-    if any(e[2] == other for e in heard) or other in c.seen:
-        raise CheckFailed(f"the other group's batch {other} arrived (spy {heard[:8]}, client {sorted(c.seen)[-5:]})")
+    if heard:
+        raise CheckFailed(f"the SUB with {c.me}'s key on the event endpoint (asked {asked}) received "
+                          f"{len(heard)} messages: {heard[:5]}")
+    if other in c.seen:
+        raise CheckFailed(f"the other group's batch {other} was pushed on its DEALER (seen {sorted(c.seen)[-5:]})")
     if c.foreign_batches:
-        raise CheckFailed(f"batches of other groups on its feed: {c.foreign_batches}")
-    return (f"subscribed to {asked}: {len(heard)} messages, all on {c.feed!r}; the other group's batch {other} "
-            f"never came, its own later batch {own} did")
+        raise CheckFailed(f"batches of other groups pushed on its feed: {c.foreign_batches}")
+    elsewhere = "pushed to the intruder's own DEALER" if any(e[2] == other for e in pushed_to_intruder) \
+        else "not seen on the intruder's DEALER either"
+    return (f"subscribed to {asked} on {len(succeeded)} of {len(set(c.event_endpoints))} event endpoints "
+            f"(CURVE handshake done): nothing received, not even its own group's batch {own} "
+            f"that its DEALER got; the other group's batch {other} ({elsewhere}) never came on its DEALER")
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--commands", required=True, help="coordinator command endpoint (ROUTER), e.g. tcp://127.0.0.1:5555")
-    parser.add_argument("--events", required=True, help="coordinator event endpoint (PUB)")
+    parser.add_argument("--commands", required=True, help="coordinator command endpoint (ROUTER), "
+                        "e.g. tcp://127.0.0.1:5555; comma-separated with several coordinators")
+    parser.add_argument("--events", required=True, help="coordinator event endpoint (PUB, for admin observers): "
+                        "check i only; comma-separated with several coordinators")
     parser.add_argument("--coordinator-key", required=True, help="file with the coordinator's Z85 public key")
     parser.add_argument("--node-key", required=True, help="file with this node's Z85 secret key (bound to --node-id)")
     parser.add_argument("--intruder-key", required=True, help="file with another node's Z85 secret key")
@@ -994,8 +1110,8 @@ def main():
             ("b", "follows its own batches", lambda: check_follow(client)),
             ("c", "replay after a forced gap", lambda: check_replay(client)),
             # i before d: d leaves the intruder's key suspended (a node key on another route).
-            ("i", "only its own feed arrives, whatever it subscribes to",
-             lambda: check_only_own_feed(client, args.intruder_id)),
+            ("i", "the event endpoint gives its key nothing, other groups' batches never reach its DEALER",
+             lambda: check_no_event_reads(client, args.intruder_id)),
             ("d", "routing-id takeover refused", lambda: check_takeover(client, args.intruder_id)),
             ("e", "foreign attach_display refused", lambda: check_foreign_attach(client, args.display)),
             ("f", "malformed frame echoes its request id", lambda: check_malformed(client)),

@@ -206,8 +206,8 @@ struct IdentityTests {
         try await withCluster([TestTopology.ipad1]) { cluster in
             let client = try cluster.coordinatorClient()
             defer { client.close() }
-            // protocol_version 1, request_id 777, then a truncated length-delimited field.
-            let truncated: [UInt8] = [0x08, 0x01, 0x18] + ProtobufWire.varint(777) + [0x52, 0x40, 0x01]
+            // protocol_version 2, request_id 777, then a truncated length-delimited field.
+            let truncated: [UInt8] = [0x08, 0x02, 0x18] + ProtobufWire.varint(777) + [0x52, 0x40, 0x01]
             let reply1 = try client.sendRaw(truncated)
             #expect(reply1.requestID == 777)
             guard case .error(let error1)? = reply1.body else { Issue.record("expected an error"); return }

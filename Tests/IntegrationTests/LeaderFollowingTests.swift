@@ -8,8 +8,8 @@ import ZeroMQ
 
 /// SPEC K7 across processes: a real `camsync node` that left a leader because it fell silent is
 /// not sent straight back to it by a standby that still names it in the same term. The two
-/// coordinators are played by the test with raw ZeroMQ sockets (a ROUTER and a PUB each): "a"
-/// leads in term 5 and then dies silently; "b" is a standby rebuilt from etcd that answers every
+/// coordinators are played by the test with a raw ZeroMQ ROUTER each, which pushes its heartbeats to
+/// the node's routing id (docs/PROTOCOL.md "The feed"): "a" leads in term 5 and then dies silently; "b" is a standby rebuilt from etcd that answers every
 /// request NOT_LEADER naming "a" at term 5 (envelope term 0), until it leads itself in term 6.
 @Suite(.ownThreads, .clusterSlot, .serialized, .timeLimit(.minutes(2)))
 struct LeaderFollowingTests {
@@ -19,7 +19,7 @@ struct LeaderFollowingTests {
     final class Stand {
         let name: String
         let commands: String, events: String
-        let router: ZMQSocket, pub: ZMQSocket
+        let router: ZMQSocket
         /// When the node's messages arrived here.
         var arrivals: [Date] = []
         var notLeaderSent = 0
@@ -29,11 +29,8 @@ struct LeaderFollowingTests {
             commands = "ipc://\(dir.path)/\(name)-commands"
             events = "ipc://\(dir.path)/\(name)-events"
             router = try ZMQSocket(context, .router)
-            pub = try ZMQSocket(context, .pub)
             try router.set([.linger(milliseconds: 0)])
-            try pub.set([.linger(milliseconds: 0)])
             try router.bind(commands)
-            try pub.bind(events)
         }
 
         func address(term: UInt64) -> Camsync_V1_CoordinatorAddress {
@@ -45,14 +42,14 @@ struct LeaderFollowingTests {
             return address
         }
 
-        /// A leader's heartbeat, naming itself.
+        /// A leader's heartbeat, naming itself, pushed to the node on its connection here.
         func heartbeat(term: UInt64) throws {
             var envelope = Envelope.coordinatorHeartbeat(term: term, lastSequence: 0, time: Instant(milliseconds: 1_800_000_000_000))
             if case .coordinatorHeartbeat(var heartbeat)? = envelope.body {
                 heartbeat.coordinator = address(term: term)
                 envelope.body = .coordinatorHeartbeat(heartbeat)
             }
-            _ = try pub.send([Array("hb".utf8), envelope.serializedBytes()], dontWait: true)
+            _ = try router.send([Array("ipad-1".utf8), Array("hb".utf8), envelope.serializedBytes()], dontWait: true)
         }
 
         /// Records what the node sent; answers its requests NOT_LEADER naming `leader` when given.
@@ -70,7 +67,7 @@ struct LeaderFollowingTests {
             }
         }
 
-        func close() { router.close(); pub.close() }
+        func close() { router.close() }
     }
 
     @Test("K7: after leaving a silent leader, a standby's NOT_LEADER naming it in the same term does not send the node back")
@@ -118,7 +115,7 @@ struct LeaderFollowingTests {
         try run(20, leader: (a, 5), bNames: nil) { a.arrivals.count >= 3 }
         try #require(a.arrivals.count >= 3, "the node never spoke to a: \(node.logTail())")
         try run(1, leader: (a, 5), bNames: nil)
-        #expect(b.arrivals.isEmpty, "nothing goes to the standby while the leader is heard")
+        #expect(b.arrivals.isEmpty, "nothing goes to the standby while the leader is heard: \(node.logTail(10))")
 
         // 2. "a" dies silently. After interval × liveness the node moves to "b", which names "a" at term 5.
         let silentFrom = Date()
@@ -146,7 +143,7 @@ struct LeaderFollowingTests {
         try run(3, leader: (b, 6), bNames: nil)
         let settled = Date()
         try run(1.5, leader: (b, 6), bNames: nil)
-        #expect(a.arrivals.allSatisfy { $0 < settled }, "nothing for the dead leader once b leads")
+        #expect(a.arrivals.allSatisfy { $0 < settled }, "nothing for the dead leader once b leads: \(node.logTail(12))")
         #expect(b.arrivals.contains { $0 > settled }, "the node talks to the new leader: \(node.logTail(10))")
         #expect(node.isRunning)
     }

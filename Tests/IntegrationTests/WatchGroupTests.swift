@@ -7,8 +7,8 @@ import Testing
 import Glibc
 #endif
 
-/// `ctl watch --device` follows one device group on its own topic (docs/PROTOCOL.md "Device
-/// groups"): the device's and its display's batches, not another device's — not even one whose id
+/// `ctl watch --device` follows one device group, filtered from `all` by the groups each batch names
+/// (docs/PROTOCOL.md "Device groups"): the device's and its display's batches, not another device's — not even one whose id
 /// starts with the same characters (`ipad-1` and `ipad-10`).
 @Suite(.ownThreads, .clusterSlot, .serialized, .timeLimit(.minutes(2)))
 struct WatchGroupTests {

@@ -1,6 +1,6 @@
-// libFuzzer over the agent's frame decoding (`make fuzz-agent`): each input is one frame for one
-// of the three sockets (its first byte picks which), fed to the same functions the socket loop
-// calls, with no sockets. The agent under test is kept across inputs (like a long-running
+// libFuzzer over the agent's frame decoding (`make fuzz-agent`): each input is one frame, a push,
+// a reply or a control request (its first byte picks which), fed to the same functions the socket
+// loop calls, with no sockets. The agent under test is kept across inputs (like a long-running
 // process) after a valid snapshot, so batches and replays reach the view and the fence.
 #include <stdint.h>
 #include <stdlib.h>
@@ -25,8 +25,8 @@ static void drop_control(void *context, const uint8_t *identity, size_t identity
     wire_free(reply);
 }
 
-static void no_reconnect(void *context, int subscriber, const char *endpoint, const char *key) {
-    (void)context; (void)subscriber; (void)endpoint; (void)key;
+static void no_follow(void *context, const char *endpoint, const char *key, int reopen) {
+    (void)context; (void)endpoint; (void)key; (void)reopen;
 }
 
 static agent_config config;
@@ -96,7 +96,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         config.history_limit = 64; // small, so the fence log wraps
         config.coordinators[0] = "inproc://fuzz";
         config.n_coordinators = 1;
-        agent_transport transport = {drop_coordinator, drop_control, no_reconnect, NULL};
+        agent_transport transport = {drop_coordinator, drop_control, no_follow, NULL};
         if (agent_init(&agent, &config, transport)) abort();
         agent_start(&agent);
         ready = 1;
@@ -105,7 +105,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     // Keep the agent synced most of the time so batches reach the view and the fence.
     if (agent.phase != PHASE_SYNCED) {
         uint8_t heartbeat[] = {0};
-        agent_on_published(&agent, 2, heartbeat, 0); // the subscription is live: the snapshot goes out
+        agent_on_published(&agent, 2, heartbeat, 0); // the feed is live: the snapshot goes out
         feed_snapshot();
     }
     const uint8_t *frame = data + 1;

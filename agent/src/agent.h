@@ -17,15 +17,16 @@
 #include "view.h"
 
 typedef struct {
-    // A frame for the coordinator's command socket (DEALER). Returns 0 when it was queued.
+    // A frame for the followed coordinator, on the DEALER to it. Returns 0 when it was queued.
     int (*to_coordinator)(void *context, const uint8_t *bytes, size_t length);
     // A reply on the control socket (ROUTER) to the client with this routing identity.
     void (*to_control)(void *context, const uint8_t *identity, size_t identity_length, const uint8_t *bytes,
                        size_t length);
-    // Fresh sockets: the command socket to `command_endpoint` (the coordinator followed) with
-    // `server_key` as its CURVE server key (NULL without CURVE), and the subscriber (to every event
-    // endpoint, each with its coordinator's key) when `subscriber`.
-    void (*reconnect)(void *context, int subscriber, const char *command_endpoint, const char *server_key);
+    // From now on to_coordinator sends to the coordinator at `command_endpoint` (the one followed), on
+    // the DEALER the agent keeps to it: opened now if it has none, with `server_key` as its CURVE
+    // server key (NULL without CURVE). With `reopen`, that DEALER is closed and opened afresh first
+    // (what was queued on a dead connection is dropped). The DEALERs to the others stay as they are.
+    void (*follow)(void *context, const char *command_endpoint, const char *server_key, int reopen);
     void *context;
 } agent_transport;
 
@@ -39,8 +40,8 @@ typedef struct {
     uint64_t client_request_id;
     uint8_t *bytes;
     size_t length;
-    int64_t sent_at, first_sent_at;
-    int attempts;
+    int64_t sent_at; // the last send (a deferred registration: set so that its resend falls due after its back-off)
+    int attempts;    // sends so far
 } pending_request;
 
 typedef enum {
@@ -67,9 +68,11 @@ typedef struct {
     size_t n_buffered, buffer_limit;
 
     int registered;
-    int snapshot_requested, snapshot_wanted, subscription_live, attach_requested, replay_requested;
-    // HA (SPEC K6, K7): the coordinator the command socket talks to, the highest term heard, and the
-    // one just left for silence (follow.h). `leader.highest_term` is the term the agent speaks under.
+    // `feed_live`: something was pushed (a heartbeat, a batch, a bookmark) since the followed
+    // coordinator's DEALER was last opened; the snapshot is asked only then (Clone pattern).
+    int snapshot_requested, snapshot_wanted, feed_live, attach_requested, replay_requested;
+    // HA (SPEC K6, K7): the coordinator requests go to, the highest term heard, and the one just
+    // left for silence (follow.h). `leader.highest_term` is the term the agent speaks under.
     leader_follower leader;
     // Keys of believed coordinators named at endpoints the lists do not hold (trust.h).
     struct {
@@ -81,7 +84,7 @@ typedef struct {
     pending_request *pending;
     size_t n_pending;
 
-    int64_t last_sent, last_heard, last_reply_or_reconnect;
+    int64_t last_sent, last_heard;
     int coordinator_silent;
     int64_t reconnect_delay, next_reconnect;
 
@@ -102,14 +105,18 @@ void agent_try_next_coordinator(display_agent *agent);
 int agent_believes(display_agent *agent, const Camsync__V1__CoordinatorAddress *address, const char *what);
 // The CURVE server key of the coordinator at this command endpoint (NULL without CURVE or none).
 const char *agent_server_key(const display_agent *agent, const char *endpoint);
-void agent_reconnect(display_agent *agent, int subscriber);
+// Requests go to the coordinator followed from now on, on its DEALER (`reopen`: closed and opened
+// afresh first, only when every coordinator was silent); pending requests are resent there with
+// their ids (K5), their retry clocks left as they are.
+void agent_connect(display_agent *agent, int reopen);
 void agent_free(display_agent *agent);
 
-// Starts joining (register, then snapshot once the subscription is live).
+// Starts joining (register, then snapshot once the feed is live).
 void agent_start(display_agent *agent);
-// One frame from the coordinator's command socket.
+// A one-frame message on any coordinator's DEALER: a reply (an Envelope).
 void agent_on_reply(display_agent *agent, const uint8_t *bytes, size_t length);
-// One message from the events socket: its topic frame and its envelope frame (n_frames as received).
+// A two-frame message on any coordinator's DEALER: a push of the node's feed or a heartbeat, [topic,
+// Envelope]; `bytes` is the envelope frame (n_frames as received).
 void agent_on_published(display_agent *agent, size_t n_frames, const uint8_t *bytes, size_t length);
 // One message on the control socket: [identity, envelope] (n_frames as received).
 void agent_on_control(display_agent *agent, size_t n_frames, const uint8_t *identity, size_t identity_length,
@@ -127,6 +134,11 @@ int64_t agent_wall_ms(void);
 void agent_send_request(display_agent *agent, Camsync__V1__Envelope *envelope, request_origin origin,
                         const uint8_t *identity, size_t identity_length, uint64_t client_request_id);
 uint64_t agent_take_request_id(display_agent *agent);
+// How long a registration answered OVERLOADED waits before it is sent again (docs/PROTOCOL.md
+// "Joining"), as the Swift node's registrationBackoff: `interval_ms` doubled with each attempt (up
+// to 8 intervals) is the base, and the wait base/2 + a draw below base, from SplitMix64 seeded with
+// FNV-1a(node id) ^ attempt ^ monotonic ms: a fleet turned away at once comes back spread. Pure.
+int64_t agent_registration_backoff(const char *node_id, int attempt, int64_t monotonic_ms, int64_t interval_ms);
 void agent_transmit(display_agent *agent, const uint8_t *bytes, size_t length);
 pending_request *agent_pending(display_agent *agent, uint64_t request_id);
 void agent_drop_pending(display_agent *agent, size_t index);

@@ -209,7 +209,10 @@ int config_from_arguments(agent_config *config, int argc, char **argv, char *err
             snprintf(error, error_size,
                      "usage: camsync-display-agent --config FILE [--coordinator EP[,EP]] [--events EP[,EP]] "
                      "[--control EP] [--heartbeat-ms N] [--liveness N] "
-                     "[--secret-key FILE (--coordinator-keys FILE | --coordinator-key FILE)]");
+                     "[--secret-key FILE (--coordinator-keys FILE | --coordinator-key FILE)]\n"
+                     "  --coordinator  every coordinator's command endpoint: a DEALER to each, kept open\n"
+                     "  --events       accepted for the cluster tooling, not used (the leader pushes the\n"
+                     "                 node's feed and heartbeats on the DEALER to it)");
             return 1;
         }
         if (i + 1 >= argc) {

@@ -28,7 +28,8 @@ typedef struct {
     char *attached_to; // NULL: attach to nothing
     agent_camera_spec *cameras;
     size_t n_cameras;
-    // From the command line. Endpoints are lists (an HA coordinator pair later); one is used today.
+    // From the command line. Endpoints are lists (HA, SPEC K6): a DEALER goes to each coordinator's
+    // command endpoint. The event endpoints are accepted and checked, and connected to by nobody.
     char *coordinators[AGENT_MAX_ENDPOINTS];
     size_t n_coordinators;
     char *events[AGENT_MAX_ENDPOINTS];

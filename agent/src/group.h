@@ -33,7 +33,7 @@ const char *group_of_display(const char *display, const char *attached_to);
 const char *batch_place_name(batch_place place);
 
 // The topic of a node's own feed, `ev.` + its id + one zero byte (the zero byte is part of it: no
-// node's feed is the prefix of another's). Writes it into `out`; returns its length, 0 when it does
+// node's feed is the prefix of another's): the first frame of the leader's pushes of the feed. Writes it into `out`; returns its length, 0 when it does
 // not fit.
 size_t node_feed_topic(const char *node, char *out, size_t size);
 

@@ -1,8 +1,8 @@
-// SPEC K6, K7 on the display agent: several coordinators, at most one leader. The subscriber hears
-// them all; the command socket follows one: the leader as the coordinators name it (a heartbeat's
-// `coordinator`, a NOT_LEADER's `leader`), never guessed, or, while every coordinator is silent,
-// the next endpoint of the list. Whether to follow is follow.c's rule (the same table of cases as
-// the Swift node's); this file carries out its decisions.
+// SPEC K6, K7 on the display agent: several coordinators, at most one leader. The agent keeps a
+// DEALER to each and hears whatever any of them pushes; its requests go to one: the leader as the
+// coordinators name it (a heartbeat's `coordinator`, a NOT_LEADER's `leader`), never guessed, or,
+// while every coordinator is silent, the next endpoint of the list. Whether to follow is follow.c's
+// rule (the same table of cases as the Swift node's); this file carries out its decisions.
 #include <stdio.h>
 #include <string.h>
 
@@ -27,8 +27,9 @@ void agent_follow(display_agent *agent, const Camsync__V1__CoordinatorAddress *l
     if (decision != FOLLOW_FOLLOW) return;
     agent_log(agent, "info", "following the leader %s at %s term=%llu (named by %s)", leader->name ? leader->name : "",
               agent->leader.followed.endpoint, (unsigned long long)term, why);
-    // Pending requests go to it at once, with their ids (K5).
-    agent_reconnect(agent, 0);
+    // Pending requests go to it at once, with their ids (K5), on the DEALER kept to it (opened now
+    // if it is at an endpoint the list does not hold); nothing is reopened, nothing registered again.
+    agent_connect(agent, 0);
 }
 
 void agent_try_next_coordinator(display_agent *agent) { follower_fell_silent(&agent->leader); }

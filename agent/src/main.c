@@ -1,5 +1,6 @@
-// camsync-display-agent: an external display's node in C (libzmq + protobuf-c). The socket loop:
-// DEALER to the coordinator, SUB for its events, ROUTER for local control clients.
+// camsync-display-agent: an external display's node in C (libzmq + protobuf-c). The socket loop: a
+// DEALER to each coordinator (requests on the followed one's, the feed pushed on the leader's), a
+// ROUTER for local control clients, signals.
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -8,14 +9,25 @@
 #include <zmq.h>
 
 #include "agent.h"
-#include "group.h"
 #include "trust.h"
 #include "wire.h"
+
+// A DEALER to each coordinator, by command endpoint: those of the list, opened at start, then any
+// other a trusted heartbeat or NOT_LEADER names (up to AGENT_MAX_ENDPOINTS more; the oldest of
+// those goes when they are full). `followed` is the one requests go to. NULL: it could not be opened.
+#define MAX_CONNECTIONS (2 * AGENT_MAX_ENDPOINTS)
+
+typedef struct {
+    char endpoint[FOLLOW_ENDPOINT_MAX];
+    void *dealer;
+} connection;
 
 typedef struct {
     void *context;
     agent_config *config;
-    void *dealer, *subscriber, *control;
+    connection connections[MAX_CONNECTIONS];
+    size_t n_connections, n_listed, followed, next_evicted; // the first n_listed: the list's
+    void *control;
 } sockets;
 
 static volatile sig_atomic_t stopping = 0;
@@ -43,15 +55,16 @@ static int server_key(void *socket, const agent_config *config, const char *key)
     return zmq_setsockopt(socket, ZMQ_CURVE_SERVERKEY, key, 40);
 }
 
-// The command socket goes to one coordinator (the one followed: SPEC K6); the subscriber hears them all.
+// The node's DEALER to one coordinator: its requests and their replies when it is followed, and
+// whatever that coordinator pushes (the node's feed and heartbeats while it leads).
 static void *open_dealer(sockets *s, const char *endpoint, const char *key) {
     void *socket = zmq_socket(s->context, ZMQ_DEALER);
     if (!socket) return NULL;
     int64_t max_size = 64 << 20;
     if (set_int(socket, ZMQ_LINGER, 0) || zmq_setsockopt(socket, ZMQ_ROUTING_ID, s->config->id, strlen(s->config->id)) ||
-        set_int(socket, ZMQ_RECONNECT_IVL, 100) || set_int(socket, ZMQ_RECONNECT_IVL_MAX, 2000) ||
-        zmq_setsockopt(socket, ZMQ_MAXMSGSIZE, &max_size, sizeof max_size) || secure(socket, s->config) ||
-        server_key(socket, s->config, key) || zmq_connect(socket, endpoint)) {
+        set_int(socket, ZMQ_RCVHWM, 100000) || set_int(socket, ZMQ_RECONNECT_IVL, 100) ||
+        set_int(socket, ZMQ_RECONNECT_IVL_MAX, 2000) || zmq_setsockopt(socket, ZMQ_MAXMSGSIZE, &max_size, sizeof max_size) ||
+        secure(socket, s->config) || server_key(socket, s->config, key) || zmq_connect(socket, endpoint)) {
         fprintf(stderr, "error cannot connect to %s: %s\n", endpoint, key || !s->config->curve ? zmq_strerror(zmq_errno())
                                                                                               : "no trusted coordinator key");
         zmq_close(socket);
@@ -60,38 +73,35 @@ static void *open_dealer(sockets *s, const char *endpoint, const char *key) {
     return socket;
 }
 
-static void *open_subscriber(sockets *s) {
-    void *socket = zmq_socket(s->context, ZMQ_SUB);
-    if (!socket) return NULL;
-    int64_t max_size = 64 << 20;
-    // The node's own feed (`ev.<id>` and its zero byte: docs/PROTOCOL.md "Following one group"):
-    // its group's batches, whichever group it is in, and the group's bookmarks. Under CURVE the
-    // coordinator admits no other feed for this key.
-    char feed[3 + WIRE_MAX_ID + 1];
-    size_t feed_length = node_feed_topic(s->config->id, feed, sizeof feed);
-    // Subscribe before asking for the snapshot (Clone pattern): everything published is wanted.
-    if (!feed_length || set_int(socket, ZMQ_LINGER, 0) || set_int(socket, ZMQ_RCVHWM, 100000) ||
-        set_int(socket, ZMQ_RECONNECT_IVL, 100) || set_int(socket, ZMQ_RECONNECT_IVL_MAX, 2000) ||
-        zmq_setsockopt(socket, ZMQ_MAXMSGSIZE, &max_size, sizeof max_size) || secure(socket, s->config) ||
-        zmq_setsockopt(socket, ZMQ_SUBSCRIBE, feed, feed_length) || zmq_setsockopt(socket, ZMQ_SUBSCRIBE, "hb", 2)) {
-        zmq_close(socket);
-        return NULL;
+static size_t connection_to(const sockets *s, const char *endpoint) {
+    size_t i = 0;
+    while (i < s->n_connections && strcmp(s->connections[i].endpoint, endpoint) != 0) i++;
+    return i;
+}
+
+// A slot for a DEALER to an endpoint the list does not hold: a new one, or (all taken) the oldest
+// such one that is not followed, closed.
+static size_t new_connection(sockets *s, const char *endpoint) {
+    size_t i = s->n_connections;
+    if (i == MAX_CONNECTIONS) {
+        size_t extras = MAX_CONNECTIONS - s->n_listed;
+        do {
+            i = s->n_listed + s->next_evicted;
+            s->next_evicted = (s->next_evicted + 1) % extras;
+        } while (i == s->followed);
+        if (s->connections[i].dealer) zmq_close(s->connections[i].dealer);
+    } else {
+        s->n_connections++;
     }
-    for (size_t i = 0; i < s->config->n_events; i++) {
-        // libzmq takes a connection's options when it connects: each endpoint gets its coordinator's key.
-        if (server_key(socket, s->config, trust_key_for_event(s->config, s->config->events[i])) ||
-            zmq_connect(socket, s->config->events[i])) {
-            fprintf(stderr, "error cannot connect to %s: %s\n", s->config->events[i], zmq_strerror(zmq_errno()));
-            zmq_close(socket);
-            return NULL;
-        }
-    }
-    return socket;
+    snprintf(s->connections[i].endpoint, sizeof s->connections[i].endpoint, "%s", endpoint);
+    s->connections[i].dealer = NULL;
+    return i;
 }
 
 static int to_coordinator(void *context, const uint8_t *bytes, size_t length) {
     sockets *s = context;
-    return s->dealer && zmq_send(s->dealer, bytes, length, ZMQ_DONTWAIT) >= 0 ? 0 : -1;
+    void *dealer = s->connections[s->followed].dealer;
+    return dealer && zmq_send(dealer, bytes, length, ZMQ_DONTWAIT) >= 0 ? 0 : -1;
 }
 
 static void to_control(void *context, const uint8_t *identity, size_t identity_length, const uint8_t *bytes,
@@ -101,14 +111,18 @@ static void to_control(void *context, const uint8_t *identity, size_t identity_l
     zmq_send(s->control, bytes, length, ZMQ_DONTWAIT);
 }
 
-static void reconnect(void *context, int subscriber, const char *command_endpoint, const char *key) {
+static void follow(void *context, const char *command_endpoint, const char *key, int reopen) {
     sockets *s = context;
-    if (s->dealer) zmq_close(s->dealer);
-    s->dealer = open_dealer(s, command_endpoint, key);
-    if (subscriber) {
-        if (s->subscriber) zmq_close(s->subscriber);
-        s->subscriber = open_subscriber(s);
+    size_t i = connection_to(s, command_endpoint);
+    if (i == s->n_connections) {
+        i = new_connection(s, command_endpoint);
+        reopen = 1;
+    } else if (reopen && s->connections[i].dealer) {
+        zmq_close(s->connections[i].dealer);
+        s->connections[i].dealer = NULL;
     }
+    s->followed = i;
+    if (reopen || !s->connections[i].dealer) s->connections[i].dealer = open_dealer(s, command_endpoint, key);
 }
 
 // Receives one whole message: the first two frames are kept (the rest counted and dropped).
@@ -147,6 +161,12 @@ static void release(message *m) {
     zmq_msg_close(&m->frames[1]);
 }
 
+static int still_open(const sockets *s, const void *dealer) {
+    for (size_t i = 0; i < s->n_connections; i++)
+        if (s->connections[i].dealer == dealer) return 1;
+    return 0;
+}
+
 static const uint8_t *data(message *m, size_t i) { return zmq_msg_data(&m->frames[i]); }
 static size_t size(message *m, size_t i) { return zmq_msg_size(&m->frames[i]); }
 
@@ -159,8 +179,6 @@ int main(int argc, char **argv) {
         config_free(&config);
         return parsed > 0 ? 0 : 64;
     }
-    if (config.n_coordinators > 1 || config.n_events > 1)
-        fprintf(stderr, "warning several coordinator endpoints given: following the first (no HA yet)\n");
     signal(SIGPIPE, SIG_IGN);
     struct sigaction action;
     memset(&action, 0, sizeof action);
@@ -185,44 +203,60 @@ int main(int argc, char **argv) {
                 zmq_strerror(zmq_errno()));
         return 69;
     }
-    s.dealer = open_dealer(&s, config.coordinators[0], config.curve ? trust_key_for_command(&config, config.coordinators[0]) : NULL);
-    s.subscriber = open_subscriber(&s);
-    if (!s.dealer || !s.subscriber) return 69;
+    // A DEALER to every coordinator of the list, kept open; requests go to the first until a leader
+    // is named. `--events` is not used: the leader pushes the node's feed on the DEALER to it.
+    for (size_t i = 0; i < config.n_coordinators; i++) {
+        if (connection_to(&s, config.coordinators[i]) < s.n_connections) continue; // listed twice
+        const char *endpoint = config.coordinators[i];
+        connection *c = &s.connections[s.n_connections++];
+        snprintf(c->endpoint, sizeof c->endpoint, "%s", endpoint);
+        c->dealer = open_dealer(&s, endpoint, config.curve ? trust_key_for_command(&config, endpoint) : NULL);
+        if (!c->dealer) return 69;
+    }
+    s.n_listed = s.n_connections;
 
     display_agent agent;
-    agent_transport transport = {to_coordinator, to_control, reconnect, &s};
+    agent_transport transport = {to_coordinator, to_control, follow, &s};
     if (agent_init(&agent, &config, transport)) {
         fprintf(stderr, "camsync-display-agent: out of memory\n");
         return 70;
     }
-    agent_log(&agent, "info", "node started kind=display agent=c control=%s coordinator=%s", config.control,
-              config.coordinators[0]);
+    agent_log(&agent, "info", "node started kind=display agent=c control=%s coordinator=%s coordinators=%zu",
+              config.control, config.coordinators[0], s.n_listed);
     agent_start(&agent);
     while (!stopping) {
         int64_t now = agent_monotonic_ms();
         int64_t timeout = agent_next_deadline(&agent) - now;
         if (timeout < 0) timeout = 0;
         if (timeout > config.heartbeat_ms) timeout = config.heartbeat_ms;
-        zmq_pollitem_t items[3] = {
-            {s.dealer, 0, ZMQ_POLLIN, 0}, {s.subscriber, 0, ZMQ_POLLIN, 0}, {s.control, 0, ZMQ_POLLIN, 0}};
-        int ready = zmq_poll(items, 3, (long)timeout);
+        // Every coordinator's DEALER (a push may come on any), then the control socket.
+        zmq_pollitem_t items[MAX_CONNECTIONS + 1];
+        void *polled[MAX_CONNECTIONS];
+        size_t n_items = 0;
+        for (size_t i = 0; i < s.n_connections; i++)
+            if (s.connections[i].dealer) {
+                polled[n_items] = s.connections[i].dealer;
+                items[n_items++] = (zmq_pollitem_t){s.connections[i].dealer, 0, ZMQ_POLLIN, 0};
+            }
+        items[n_items] = (zmq_pollitem_t){s.control, 0, ZMQ_POLLIN, 0};
+        int ready = zmq_poll(items, (int)n_items + 1, (long)timeout);
         if (ready < 0 && zmq_errno() != EINTR) {
             fprintf(stderr, "error poll failed: %s\n", zmq_strerror(zmq_errno()));
             break;
         }
         if (stopping) break;
         message m;
-        if (ready > 0 && (items[1].revents & ZMQ_POLLIN))
-            while (s.subscriber && receive(s.subscriber, &m) == 0) {
-                agent_on_published(&agent, m.count, m.count == 2 ? data(&m, 1) : NULL, m.count == 2 ? size(&m, 1) : 0);
+        for (size_t k = 0; ready > 0 && k < n_items; k++) {
+            if (!(items[k].revents & ZMQ_POLLIN)) continue;
+            // Two frames: a push [topic, Envelope]; one: a reply. Anything else is dropped. Following
+            // a leader never closes a DEALER, but naming one more may close another (new_connection).
+            while (still_open(&s, polled[k]) && receive(polled[k], &m) == 0) {
+                if (m.count == 2) agent_on_published(&agent, 2, data(&m, 1), size(&m, 1));
+                else if (m.count == 1) agent_on_reply(&agent, data(&m, 0), size(&m, 0));
                 release(&m);
             }
-        if (ready > 0 && (items[0].revents & ZMQ_POLLIN))
-            while (s.dealer && receive(s.dealer, &m) == 0) {
-                if (m.count == 1) agent_on_reply(&agent, data(&m, 0), size(&m, 0));
-                release(&m);
-            }
-        if (ready > 0 && (items[2].revents & ZMQ_POLLIN))
+        }
+        if (ready > 0 && (items[n_items].revents & ZMQ_POLLIN))
             while (receive(s.control, &m) == 0) {
                 agent_on_control(&agent, m.count, data(&m, 0), size(&m, 0), m.count == 2 ? data(&m, 1) : NULL,
                                  m.count == 2 ? size(&m, 1) : 0);
@@ -238,8 +272,8 @@ int main(int argc, char **argv) {
               (unsigned long long)agent.resnapshots, (unsigned long long)agent.replays,
               (unsigned long long)agent.bad_frames, (unsigned long long)agent.untrusted_ignored);
     agent_free(&agent);
-    if (s.dealer) zmq_close(s.dealer);
-    if (s.subscriber) zmq_close(s.subscriber);
+    for (size_t i = 0; i < s.n_connections; i++)
+        if (s.connections[i].dealer) zmq_close(s.connections[i].dealer);
     zmq_close(s.control);
     zmq_ctx_term(s.context);
     config_free(&config);

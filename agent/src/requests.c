@@ -1,5 +1,6 @@
-// Requests to the coordinator (ids, retries with the same id: K5), heartbeats (K1), coordinator
-// silence and reconnection with back-off, the Lazy Pirate reopen of the command socket.
+// Requests to the coordinator (ids, retries with the same id on the same DEALER: K5), the back-off
+// of a registration turned away as OVERLOADED, heartbeats (K1), coordinator silence and
+// reconnection with back-off.
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,6 +36,28 @@ void agent_log(display_agent *agent, const char *level, const char *format, ...)
 }
 
 uint64_t agent_take_request_id(display_agent *agent) { return ++agent->next_request_id; }
+
+// FNV-1a (64 bits) of a string's bytes, and one draw of SplitMix64: the same functions as the Swift
+// node's (CamsyncRuntime), so that both spread a turned-away fleet alike.
+static uint64_t fnv1a(const char *text) {
+    uint64_t hash = 0xcbf29ce484222325ULL;
+    for (const unsigned char *p = (const unsigned char *)text; *p; p++) hash = (hash ^ *p) * 0x100000001b3ULL;
+    return hash;
+}
+
+static uint64_t splitmix64_next(uint64_t *state) {
+    uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+int64_t agent_registration_backoff(const char *node_id, int attempt, int64_t monotonic_ms, int64_t interval_ms) {
+    uint64_t state = fnv1a(node_id) ^ (uint64_t)(int64_t)attempt ^ (uint64_t)monotonic_ms;
+    int doublings = attempt - 1 < 0 ? 0 : attempt - 1 > 3 ? 3 : attempt - 1;
+    int64_t base = interval_ms << doublings;
+    return base / 2 + (int64_t)(splitmix64_next(&state) % (uint64_t)(base > 1 ? base : 1));
+}
 
 // An attempt counts as sent even when the socket has nowhere to queue it (no connection): the
 // next heartbeat is due an interval later, not at once (no busy loop while the coordinator is away).
@@ -84,7 +107,7 @@ void agent_send_request(display_agent *agent, Camsync__V1__Envelope *envelope, r
     request->client_request_id = client_request_id;
     request->bytes = bytes;
     request->length = length;
-    request->sent_at = request->first_sent_at = agent_monotonic_ms();
+    request->sent_at = agent_monotonic_ms();
     request->attempts = 1;
     agent_transmit(agent, bytes, length);
 }
@@ -104,13 +127,17 @@ int64_t agent_next_deadline(const display_agent *agent) {
     return deadline;
 }
 
-void agent_reconnect(display_agent *agent, int subscriber) {
-    agent_log(agent, "info", "reconnecting to coordinator %s backoffMs=%lld subscriber=%d", agent->leader.followed.endpoint,
-              (long long)agent->reconnect_delay, subscriber);
-    agent->transport.reconnect(agent->transport.context, subscriber, agent->leader.followed.endpoint,
-                               agent_server_key(agent, agent->leader.followed.endpoint));
-    agent->last_reply_or_reconnect = agent_monotonic_ms();
-    if (subscriber) agent->subscription_live = 0;
+// A new leader's DEALER is open already: following it moves the requests, nothing is reconnected.
+// A DEALER is reopened only after every coordinator fell silent; a reopened one is a new connection:
+// the feed counts as opening again until something is pushed.
+void agent_connect(display_agent *agent, int reopen) {
+    const char *endpoint = agent->leader.followed.endpoint;
+    if (reopen) {
+        agent_log(agent, "info", "reconnecting to coordinator %s backoffMs=%lld", endpoint,
+                  (long long)agent->reconnect_delay);
+        agent->feed_live = 0;
+    }
+    agent->transport.follow(agent->transport.context, endpoint, agent_server_key(agent, endpoint), reopen);
     for (size_t i = 0; i < agent->n_pending; i++) agent_transmit(agent, agent->pending[i].bytes, agent->pending[i].length);
 }
 
@@ -122,25 +149,17 @@ void agent_tick(display_agent *agent, int64_t now) {
         agent->next_reconnect = now + agent->reconnect_delay;
         agent_log(agent, "warning", "coordinator silent silentForMs=%lld", (long long)(now - agent->last_heard));
     }
+    // Every coordinator silent: the next endpoint of the list, its DEALER reopened (the others are kept).
     if (agent->coordinator_silent && now >= agent->next_reconnect) {
         agent_try_next_coordinator(agent);
-        agent_reconnect(agent, 1);
+        agent_connect(agent, 1);
         agent->reconnect_delay = agent->reconnect_delay * 2 > 8000 ? 8000 : agent->reconnect_delay * 2;
         agent->next_reconnect = now + agent->reconnect_delay;
     }
-    // Lazy Pirate: the coordinator is heard on PUB, yet the command socket has answered nothing for a
-    // whole liveness timeout: that connection holds no route. Open a fresh one (ids are kept, K5).
-    if (!agent->coordinator_silent && agent->n_pending > 0) {
-        int64_t oldest = agent->pending[0].first_sent_at;
-        for (size_t i = 1; i < agent->n_pending; i++)
-            if (agent->pending[i].first_sent_at < oldest) oldest = agent->pending[i].first_sent_at;
-        int64_t since = oldest > agent->last_reply_or_reconnect ? oldest : agent->last_reply_or_reconnect;
-        if (now - since > timeout) {
-            agent_log(agent, "warning", "no reply on the command socket; reopening it unansweredForMs=%lld",
-                      (long long)(now - since));
-            agent_reconnect(agent, 0);
-        }
-    }
+    // Nothing is reopened while the coordinators are heard: the leader pushes on the route its replies
+    // take, so a connection that hears it holds the node's route, and an unanswered request is sent
+    // again on it, with its id, every retry interval. A connection that holds no route (a half-open
+    // old one kept it) hears nothing, and the silence rule above moves on and reopens.
     for (size_t i = 0; i < agent->n_pending;) {
         pending_request *request = &agent->pending[i];
         if (now - request->sent_at < c->request_retry_ms) {
@@ -150,9 +169,8 @@ void agent_tick(display_agent *agent, int64_t now) {
         // Joining requests retry until answered; a control client's action gives up.
         if (request->origin == ORIGIN_CONTROL && request->attempts >= c->request_attempts) {
             char message[512];
-            snprintf(message, sizeof message,
-                     "no answer from the coordinator at %s after %d attempts: is it running?", c->coordinators[0],
-                     request->attempts);
+            snprintf(message, sizeof message, "no answer from the coordinator at %s after %d attempts: is it running?",
+                     agent->leader.followed.endpoint, request->attempts);
             size_t length = 0;
             uint8_t *reply = wire_error_reply(c->id, request->client_request_id, agent->leader.highest_term,
                                               CAMSYNC__V1__ERROR_CODE__ERROR_CODE_OVERLOADED, message, &length);

@@ -21,7 +21,7 @@ int agent_init(display_agent *agent, agent_config *config, agent_transport trans
     // Request ids must not repeat across restarts of this node (K5 windows live in the coordinator).
     agent->next_request_id = (uint64_t)agent_wall_ms() << 16;
     agent->reconnect_delay = config->heartbeat_ms;
-    agent->last_heard = agent->last_reply_or_reconnect = agent_monotonic_ms();
+    agent->last_heard = agent_monotonic_ms();
     follower_init(&agent->leader, (const char *const *)config->coordinators, config->n_coordinators);
     return 0;
 }
@@ -54,7 +54,7 @@ static void resync(display_agent *agent) {
 
 void agent_request_snapshot(display_agent *agent) {
     agent->snapshot_wanted = 1;
-    if (!agent->subscription_live || agent->snapshot_requested) return;
+    if (!agent->feed_live || agent->snapshot_requested) return;
     agent->snapshot_wanted = 0;
     agent->snapshot_requested = 1;
     Camsync__V1__SnapshotRequest request = CAMSYNC__V1__SNAPSHOT_REQUEST__INIT;
@@ -269,8 +269,9 @@ static int apply_batch(display_agent *agent, const Camsync__V1__EventBatch *batc
 // Feeds one batch in sync: applies the one after the group's last, drops old ones, replays after a
 // gap. `live`: it came on the feed just now (not from the buffer), so one of another group after
 // the last sequence heard means the coordinator moved this display (the batch that said so was
-// lost). One from before it was published before the snapshot and is late: the feed and the
-// replies are separate sockets, with no order between them.
+// lost). One from before it was pushed before the snapshot and is late: a coordinator's pushes and
+// replies share the node's DEALER to it and stay in order, but a previous leader's pushes come on
+// another DEALER, with no order against the snapshot.
 static void receive_synced(display_agent *agent, const Camsync__V1__EventBatch *batch, int live) {
     switch (group_place(agent->group, held(agent), batch)) {
     case BATCH_OLD:
@@ -337,10 +338,10 @@ static void buffer(display_agent *agent, Camsync__V1__Envelope *envelope) {
     agent->buffered[agent->n_buffered++] = envelope;
 }
 
-// A group's last batch, every heartbeat interval on the node's feed: a lost last batch of an idle
-// group shows here. A bookmark of another group whose last batch is after the last sequence heard
-// means the coordinator moved this display; one not after it may be late (published before the
-// snapshot that moved it), and says nothing.
+// A group's last batch, on the node's feed with a heartbeat: a lost last batch of an idle group
+// shows here. A bookmark of another group whose last batch is after the last sequence heard means
+// the coordinator moved this display; one not after it may be late (pushed before the snapshot
+// that moved it, by a previous leader on another DEALER), and says nothing.
 static void on_bookmark(display_agent *agent, const Camsync__V1__GroupBookmark *bookmark) {
     if (agent->phase != PHASE_SYNCED || !agent->group) return;
     if (!text_equal(bookmark->group, agent->group)) {
@@ -370,8 +371,8 @@ void agent_on_published(display_agent *agent, size_t n_frames, const uint8_t *by
         return;
     }
     heard_from_coordinator(agent);
-    if (!agent->subscription_live) {
-        agent->subscription_live = 1;
+    if (!agent->feed_live) {
+        agent->feed_live = 1;
         if (agent->snapshot_wanted) agent_request_snapshot(agent);
     }
     if (n_frames != 2) return;
@@ -382,7 +383,7 @@ void agent_on_published(display_agent *agent, size_t n_frames, const uint8_t *by
         return;
     }
     if (envelope->body_case == CAMSYNC__V1__ENVELOPE__BODY_EVENT_BATCH) {
-        // A publication with a higher term also means a new coordinator (docs/PROTOCOL.md "Envelope").
+        // A push with a higher term also means a new coordinator (docs/PROTOCOL.md "Envelope").
         note_term(agent, envelope->event_batch->term);
         if (agent->phase == PHASE_SYNCED) {
             receive_synced(agent, envelope->event_batch, 1);
@@ -394,7 +395,7 @@ void agent_on_published(display_agent *agent, size_t n_frames, const uint8_t *by
     } else if (envelope->body_case == CAMSYNC__V1__ENVELOPE__BODY_COORDINATOR_HEARTBEAT) {
         const Camsync__V1__CoordinatorHeartbeat *heartbeat = envelope->coordinator_heartbeat;
         if (agent->snapshot_wanted && !agent->snapshot_requested) agent_request_snapshot(agent);   // a refused one, again
-        // An HA leader names itself: the command socket follows it.
+        // An HA leader names itself: requests follow it, on the DEALER kept to it.
         if (heartbeat->coordinator)
             agent_follow(agent, heartbeat->coordinator,
                          heartbeat->coordinator->term ? heartbeat->coordinator->term : heartbeat->term, NAMED_BY_ITSELF);
@@ -480,7 +481,6 @@ static void on_replay(display_agent *agent, const Camsync__V1__Replay *replay) {
 
 void agent_on_reply(display_agent *agent, const uint8_t *bytes, size_t length) {
     heard_from_coordinator(agent);
-    agent->last_reply_or_reconnect = agent_monotonic_ms();
     wire_error error;
     Camsync__V1__Envelope *envelope = wire_decode(bytes, length, &error);
     if (!envelope) {
@@ -505,6 +505,18 @@ void agent_on_reply(display_agent *agent, const uint8_t *bytes, size_t length) {
     }
     note_term(agent, envelope->term);
     if (!request) {
+        wire_free(envelope);
+        return;
+    }
+    if (request->origin == ORIGIN_REGISTER && envelope->body_case == CAMSYNC__V1__ENVELOPE__BODY_ERROR &&
+        envelope->error->code == CAMSYNC__V1__ERROR_CODE__ERROR_CODE_OVERLOADED) {
+        // Admitted a bounded number a turn (a mass rejoin, docs/PROTOCOL.md "Joining"): it stays
+        // pending and goes again with its id after a back-off of its own, so that the nodes turned
+        // away do not all come back at once. The retry timer fires request_retry_ms after sent_at.
+        int64_t now = agent_monotonic_ms();
+        int64_t backoff = agent_registration_backoff(agent->config->id, request->attempts, now, agent->config->heartbeat_ms);
+        request->sent_at = now + backoff - agent->config->request_retry_ms;
+        agent_log(agent, "info", "registration deferred: the coordinator is busy retryInMs=%lld", (long long)backoff);
         wire_free(envelope);
         return;
     }

@@ -18,10 +18,10 @@ Camsync__V1__Envelope *wire_decode(const uint8_t *bytes, size_t length, wire_err
         snprintf(error->message, sizeof error->message, "the %zu bytes are not a camsync.v1.Envelope", length);
         return NULL;
     }
-    if (envelope->protocol_version != 1) {
+    if (envelope->protocol_version != WIRE_PROTOCOL_VERSION) {
         error->code = CAMSYNC__V1__ERROR_CODE__ERROR_CODE_UNSUPPORTED_VERSION;
-        snprintf(error->message, sizeof error->message, "protocol_version %u is not supported (this peer speaks 1)",
-                 envelope->protocol_version);
+        snprintf(error->message, sizeof error->message, "protocol_version %u is not supported (this peer speaks %d)",
+                 envelope->protocol_version, WIRE_PROTOCOL_VERSION);
         wire_free(envelope);
         return NULL;
     }
@@ -43,7 +43,7 @@ void wire_free(Camsync__V1__Envelope *envelope) {
 }
 
 uint8_t *wire_pack(Camsync__V1__Envelope *envelope, size_t *length) {
-    envelope->protocol_version = 1;
+    envelope->protocol_version = WIRE_PROTOCOL_VERSION;
     size_t size = camsync__v1__envelope__get_packed_size(envelope);
     uint8_t *bytes = malloc(size ? size : 1);
     if (!bytes) {

@@ -9,19 +9,23 @@
 
 #define WIRE_MAX_ID 255
 
+// The protocol version every envelope carries (docs/PROTOCOL.md "Envelope"). Version 2: a node's
+// feed and the coordinator's heartbeats are pushed on its DEALER to the leader, not published to a SUB.
+#define WIRE_PROTOCOL_VERSION 2
+
 typedef struct {
     int code;          // Camsync__V1__ErrorCode; 0 = none
     char message[256];
 } wire_error;
 
-// Decodes one Envelope frame: bytes that are not an Envelope → MALFORMED, a version other than 1 →
-// UNSUPPORTED_VERSION, no body (or a body case this schema does not know) → MALFORMED.
+// Decodes one Envelope frame: bytes that are not an Envelope → MALFORMED, a version other than
+// WIRE_PROTOCOL_VERSION → UNSUPPORTED_VERSION, no body (or a body case this schema does not know) → MALFORMED.
 // On success returns the envelope (free with wire_free); on failure NULL and `error`.
 Camsync__V1__Envelope *wire_decode(const uint8_t *bytes, size_t length, wire_error *error);
 
 void wire_free(Camsync__V1__Envelope *envelope);
 
-// Packs an envelope (protocol_version is set to 1). Returns malloc'd bytes, length in *length.
+// Packs an envelope (protocol_version is set to WIRE_PROTOCOL_VERSION). Returns malloc'd bytes, length in *length.
 uint8_t *wire_pack(Camsync__V1__Envelope *envelope, size_t *length);
 
 // An `error` reply envelope, packed.

@@ -1,6 +1,8 @@
 // Following one device group (docs/PROTOCOL.md "Following one group"): the rules in group.c, and
-// the session (session.c) driven with frames and no sockets, as the socket loop drives it. The
-// display is display-1, configured for ipad-1. `make group-following-test`.
+// the session (session.c) driven with frames and no sockets, as the socket loop drives it; and
+// which coordinator's DEALER its requests go to and when they are sent again (leader.c,
+// requests.c), and a registration turned away as OVERLOADED. The display is display-1, configured
+// for ipad-1, with two coordinators. `make group-following-test`.
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -90,8 +92,15 @@ static void no_control(void *context, const uint8_t *identity, size_t identity_l
     (void)context; (void)identity; (void)identity_length; (void)bytes; (void)length;
 }
 
-static void no_reconnect(void *context, int subscriber, const char *endpoint, const char *key) {
-    (void)context; (void)subscriber; (void)endpoint; (void)key;
+// What the agent asked of the DEALERs (transport.follow): the last endpoint followed and how.
+static char followed_endpoint[64];
+static int follows, reopens;
+
+static void keep_follow(void *context, const char *endpoint, const char *key, int reopen) {
+    (void)context; (void)key;
+    snprintf(followed_endpoint, sizeof followed_endpoint, "%s", endpoint);
+    follows++;
+    reopens += reopen;
 }
 
 static void forget_sent(void) {
@@ -219,12 +228,15 @@ static void start_agent(void) {
     config.request_retry_ms = 100000; // no retries during a test
     config.request_attempts = 10;
     config.history_limit = 64;
-    config.coordinators[0] = "inproc://test";
-    config.n_coordinators = 1;
-    agent_transport transport = {keep_sent, no_control, no_reconnect, NULL};
+    config.coordinators[0] = "inproc://a";
+    config.coordinators[1] = "inproc://b";
+    config.n_coordinators = 2;
+    follows = reopens = 0;
+    followed_endpoint[0] = 0;
+    agent_transport transport = {keep_sent, no_control, keep_follow, NULL};
     if (agent_init(&agent, &config, transport)) abort();
     agent_start(&agent);
-    // The subscription is live once anything arrives on it (here an empty frame pair).
+    // The feed is live once anything is pushed (here an empty frame pair).
     uint8_t nothing[] = {0};
     agent_on_published(&agent, 2, nothing, 0);
 }
@@ -232,7 +244,7 @@ static void start_agent(void) {
 static void stop_agent(void) {
     forget_sent();
     agent_free(&agent);
-    config.coordinators[0] = NULL;
+    config.coordinators[0] = config.coordinators[1] = NULL;
     config.n_coordinators = 0;
     config_free(&config);
 }
@@ -356,7 +368,7 @@ static void test_a_move_takes_the_new_groups_snapshot(void) {
     EXPECT(agent.group_sequence == 27, "the held batch follows the snapshot");
     EXPECT(agent.view.self.attached_to == NULL, "detached in the view");
 
-    // Late news of another group (published before the snapshot, on another socket): nothing asked.
+    // Late news of another group (pushed before the snapshot, by a previous leader): nothing asked.
     forget_sent();
     publish_batch(26, 0, 1, (group_entry[]){{"ipad-1", 25}});
     publish_bookmark("ipad-1", 25);
@@ -395,6 +407,195 @@ static void test_a_waiting_display_asks_to_attach(void) {
     stop_agent();
 }
 
+// MARK: Several coordinators: a DEALER to each, kept
+
+// A heartbeat the leader at `endpoint` pushes in `term`, naming itself.
+static void push_leader_heartbeat(const char *endpoint, uint64_t term) {
+    Camsync__V1__CoordinatorAddress address = CAMSYNC__V1__COORDINATOR_ADDRESS__INIT;
+    address.name = "leader";
+    address.command_endpoint = (char *)endpoint;
+    address.term = term;
+    Camsync__V1__CoordinatorHeartbeat heartbeat = CAMSYNC__V1__COORDINATOR_HEARTBEAT__INIT;
+    heartbeat.term = term;
+    heartbeat.coordinator = &address;
+    Camsync__V1__Envelope envelope = CAMSYNC__V1__ENVELOPE__INIT;
+    envelope.sender = "coordinator";
+    envelope.term = term;
+    envelope.body_case = CAMSYNC__V1__ENVELOPE__BODY_COORDINATOR_HEARTBEAT;
+    envelope.coordinator_heartbeat = &heartbeat;
+    size_t length = 0;
+    uint8_t *bytes = wire_pack(&envelope, &length);
+    agent_on_published(&agent, 2, bytes, length);
+    free(bytes);
+}
+
+// Whether every pending request went out again since `forget_sent`, with its id (K5).
+static int pending_resent(void) {
+    for (size_t i = 0; i < agent.n_pending; i++) {
+        int found = 0;
+        for (size_t j = 0; j < n_sent; j++) found |= sent[j]->request_id == agent.pending[i].request_id;
+        if (!found) return 0;
+    }
+    return agent.n_pending > 0;
+}
+
+static void test_following_a_leader_keeps_the_connections(void) {
+    start_agent();
+    EXPECT(follows == 0, "the agent starts on the first coordinator's DEALER, opened by the loop");
+    EXPECT(agent.n_pending == 2, "registration and snapshot pending");
+    forget_sent();
+    // The leader's heartbeat names the second coordinator: requests move to its DEALER, kept open.
+    push_leader_heartbeat("inproc://b", 5);
+    EXPECT(follows == 1 && reopens == 0 && strcmp(followed_endpoint, "inproc://b") == 0,
+           "a named leader is followed on the DEALER kept to it, not reopened");
+    EXPECT(pending_resent(), "pending requests resent on it with their ids");
+    EXPECT(last_sent(CAMSYNC__V1__ENVELOPE__BODY_COMMAND) && agent.n_pending == 2, "no new registration");
+    EXPECT(agent.feed_live, "the feed stays live: no socket was reopened");
+
+    // A NOT_LEADER naming a leader at an endpoint the list does not hold: followed there (the loop opens it).
+    forget_sent();
+    Camsync__V1__CoordinatorAddress leader = CAMSYNC__V1__COORDINATOR_ADDRESS__INIT;
+    leader.command_endpoint = "inproc://c";
+    leader.term = 7;
+    Camsync__V1__Error error = CAMSYNC__V1__ERROR__INIT;
+    error.code = CAMSYNC__V1__ERROR_CODE__ERROR_CODE_NOT_LEADER;
+    error.message = "not the leader";
+    error.leader = &leader;
+    Camsync__V1__Envelope reply = CAMSYNC__V1__ENVELOPE__INIT;
+    reply.sender = "coordinator";
+    reply.request_id = agent.pending[0].request_id;
+    reply.body_case = CAMSYNC__V1__ENVELOPE__BODY_ERROR;
+    reply.error = &error;
+    size_t length = 0;
+    uint8_t *bytes = wire_pack(&reply, &length);
+    agent_on_reply(&agent, bytes, length);
+    free(bytes);
+    EXPECT(follows == 2 && reopens == 0 && strcmp(followed_endpoint, "inproc://c") == 0,
+           "a leader named by another coordinator is followed, nothing reopened");
+    EXPECT(pending_resent() && agent.n_pending == 2, "the request it refused stays pending and is resent");
+
+    // Every coordinator silent: the next endpoint of the list, its DEALER alone reopened.
+    forget_sent();
+    int64_t now = agent_monotonic_ms() + 10 * config.heartbeat_ms * config.liveness;
+    agent_tick(&agent, now);
+    EXPECT(agent.coordinator_silent && follows == 2, "silent; the first reconnect comes an interval later");
+    agent_tick(&agent, now + agent.config->heartbeat_ms);
+    EXPECT(follows == 3 && reopens == 1 && strcmp(followed_endpoint, "inproc://a") == 0,
+           "silence: the list's next endpoint, its DEALER reopened");
+    EXPECT(!agent.feed_live, "a reopened DEALER: the feed counts as opening again");
+    EXPECT(pending_resent(), "pending requests resent on it with their ids");
+    stop_agent();
+}
+
+// How many times since `forget_sent` the agent sent a register_node with this request id, and
+// whether it sent one with another id (a new registration).
+static int registrations_sent(uint64_t request_id, int *other_ids) {
+    int count = 0;
+    if (other_ids) *other_ids = 0;
+    for (size_t i = 0; i < n_sent; i++) {
+        if (sent[i]->body_case != CAMSYNC__V1__ENVELOPE__BODY_COMMAND ||
+            sent[i]->command->kind_case != CAMSYNC__V1__COMMAND__KIND_REGISTER_NODE)
+            continue;
+        if (sent[i]->request_id == request_id) count++;
+        else if (other_ids) *other_ids = 1;
+    }
+    return count;
+}
+
+static int requests_sent(uint64_t request_id) {
+    int count = 0;
+    for (size_t i = 0; i < n_sent; i++) count += sent[i]->request_id == request_id;
+    return count;
+}
+
+// Unanswered requests while the leader is heard (its pushes come on the DEALER requests go on, the
+// route its replies take): no DEALER is reopened; each request goes again on the same one, with its
+// id, every retry interval, for as long as it takes (here four liveness timeouts).
+static void test_unanswered_requests_stay_on_the_dealer_that_hears_the_leader(void) {
+    start_agent();
+    config.request_retry_ms = 1000;
+    const Camsync__V1__Envelope *registration = last_sent(CAMSYNC__V1__ENVELOPE__BODY_COMMAND);
+    const Camsync__V1__Envelope *snapshot = last_sent(CAMSYNC__V1__ENVELOPE__BODY_SNAPSHOT_REQUEST);
+    if (!registration || !snapshot) abort();
+    uint64_t registration_id = registration->request_id, snapshot_id = snapshot->request_id;
+    forget_sent();
+    int64_t start = agent_monotonic_ms(), timeout = config.heartbeat_ms * config.liveness;
+    for (int64_t t = start + config.heartbeat_ms / 2; t <= start + 4 * timeout; t += config.heartbeat_ms / 2) {
+        // The leader (the coordinator followed) pushes its heartbeat; the agent stamps what it hears
+        // with its own clock, which this test's runs ahead of.
+        push_leader_heartbeat("inproc://a", 1);
+        agent.last_heard = t;
+        agent_tick(&agent, t);
+        if (t == start + config.request_retry_ms - 1)
+            EXPECT(registrations_sent(registration_id, NULL) == 0, "not resent before the retry interval");
+    }
+    EXPECT(!agent.coordinator_silent, "the leader is heard throughout");
+    EXPECT(follows == 0 && reopens == 0, "no DEALER reopened or changed: every resend went on the one that hears the leader");
+    EXPECT(agent.feed_live, "the feed stays live");
+    int other_ids = 0;
+    EXPECT(registrations_sent(registration_id, &other_ids) == 6, "the registration resent every retry interval, with its id");
+    EXPECT(!other_ids, "no new registration");
+    EXPECT(requests_sent(snapshot_id) == 6, "the snapshot request resent every retry interval, with its id");
+    EXPECT(agent.n_pending == 2, "both still pending");
+    stop_agent();
+}
+
+// The back-off itself: the same function as the Swift node's registrationBackoff (values computed
+// from its definition: FNV-1a of the id ^ attempt ^ monotonic ms through one SplitMix64 draw).
+static void test_registration_backoff(void) {
+    EXPECT(agent_registration_backoff("display-1", 1, 12345, 500) == 531, "attempt 1");
+    EXPECT(agent_registration_backoff("display-1", 2, 12345, 500) == 998, "attempt 2");
+    EXPECT(agent_registration_backoff("display-1", 3, 987654321, 500) == 2717, "attempt 3");
+    EXPECT(agent_registration_backoff("display-1", 7, 1, 500) == 3278, "attempt 7");
+    for (int attempt = 1; attempt <= 8; attempt++) {
+        int64_t base = 500LL << (attempt - 1 < 3 ? attempt - 1 : 3), lowest = base * 2, highest = 0;
+        for (int64_t now = 0; now < 2000; now++) {
+            int64_t backoff = agent_registration_backoff("display-1", attempt, now, 500);
+            if (backoff < lowest) lowest = backoff;
+            if (backoff > highest) highest = backoff;
+        }
+        EXPECT(lowest >= base / 2 && highest < base / 2 + base, "within [base/2, base/2 + base)");
+        EXPECT(highest - lowest > base / 2, "spread over the range");
+    }
+    EXPECT(agent_registration_backoff("display-1", 1, 7, 500) != agent_registration_backoff("display-2", 1, 7, 500),
+           "another node draws another wait");
+}
+
+// A registration answered OVERLOADED (the turn admitted its 64): pending still, sent again with the
+// same request id after its back-off (attempt 1: between ½ and 1½ intervals; attempt 2: between 1
+// and 3), never before; then an ack registers the node.
+static void test_an_overloaded_registration_is_sent_again_after_a_backoff(void) {
+    start_agent();
+    const Camsync__V1__Envelope *registration = last_sent(CAMSYNC__V1__ENVELOPE__BODY_COMMAND);
+    if (!registration) abort();
+    uint64_t id = registration->request_id;
+    int64_t interval = config.heartbeat_ms;
+    for (int attempt = 1; attempt <= 2; attempt++) {
+        int64_t base = interval << (attempt - 1);
+        int64_t before = agent_monotonic_ms();
+        answer_error(CAMSYNC__V1__ENVELOPE__BODY_COMMAND, CAMSYNC__V1__ERROR_CODE__ERROR_CODE_OVERLOADED);
+        int64_t after = agent_monotonic_ms();
+        EXPECT(agent_pending(&agent, id) != NULL && !agent.registered, "OVERLOADED: the registration stays pending");
+        forget_sent();
+        agent_tick(&agent, before + base / 2 - 1);
+        EXPECT(registrations_sent(id, NULL) == 0, "not sent again before its back-off's least");
+        agent_tick(&agent, after + base / 2 + base - 1);
+        int other_ids = 0;
+        EXPECT(registrations_sent(id, &other_ids) == 1 && !other_ids, "sent again once, with the same request id");
+        const pending_request *request = agent_pending(&agent, id);
+        EXPECT(request && request->sent_at == after + base / 2 + base - 1 && request->attempts == attempt + 1,
+               "its retry clock starts again at the resend");
+    }
+    Camsync__V1__Ack ack = CAMSYNC__V1__ACK__INIT;
+    ack.sequence = 2;
+    Camsync__V1__Envelope reply = CAMSYNC__V1__ENVELOPE__INIT;
+    reply.body_case = CAMSYNC__V1__ENVELOPE__BODY_ACK;
+    reply.ack = &ack;
+    reply_to(last_sent(CAMSYNC__V1__ENVELOPE__BODY_COMMAND), &reply);
+    EXPECT(agent.registered && agent_pending(&agent, id) == NULL, "the ack to the resent registration registers it");
+    stop_agent();
+}
+
 int main(void) {
     log_quiet = 1;
     test_place();
@@ -403,6 +604,10 @@ int main(void) {
     test_duplicates_gaps_and_bookmarks();
     test_a_move_takes_the_new_groups_snapshot();
     test_a_waiting_display_asks_to_attach();
+    test_following_a_leader_keeps_the_connections();
+    test_unanswered_requests_stay_on_the_dealer_that_hears_the_leader();
+    test_registration_backoff();
+    test_an_overloaded_registration_is_sent_again_after_a_backoff();
     if (failures) {
         fprintf(stderr, "group-following-test: %d failure(s)\n", failures);
         return 1;

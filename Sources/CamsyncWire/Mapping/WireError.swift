@@ -19,7 +19,8 @@ public enum WireError: Error, Hashable, Sendable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .malformed(let why): "malformed envelope: \(why)"
-        case .unsupportedVersion(let v): "unsupported protocol version \(v) (this peer speaks \(WireProtocol.version))"
+        case .unsupportedVersion(let v): "unsupported protocol version \(v) (this peer speaks \(WireProtocol.version): "
+            + "a node's feed comes on its command connection, docs/PROTOCOL.md \"The feed\")"
         case .invalid(let error): "invalid message: \(error)"
         }
     }

@@ -56,8 +56,8 @@ struct BenchRunCommand: ParsableCommand {
     @Option(help: "memory: apps per node.") var memoryApps = 10
     @Option(help: "ha-latency: coordinators on etcd, 1–5 (1: a leader without standbys or their log watches).")
     var haCoordinators = 3
-    @Option(help: "fleet: nodes of the largest fleet (devices and their displays; the leader holds 2 descriptors a node).")
-    var fleetNodes = 9000
+    @Option(help: "fleet: nodes of the largest fleet (devices and their displays; a coordinator holds 1 descriptor a node).")
+    var fleetNodes = 10_000
     @Option(help: ArgumentHelp("Command the coordinator runs under, e.g. \"taskset -c 1\" to pin it to one core.",
                                valueName: "command"))
     var coordinatorPrefix: String?

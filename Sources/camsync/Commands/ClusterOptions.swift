@@ -32,7 +32,7 @@ struct ClusterOptions: ParsableArguments {
         var commandEndpoint: String
         /// Every coordinator's command endpoint, in order (HA: several).
         var commandEndpoints: [String] = []
-        /// Every coordinator's event endpoint, comma-separated (a SUB connects to all of them).
+        /// Every coordinator's event endpoint, comma-separated (an observer's SUB connects to all of them).
         var eventEndpoint: String
         var curve: ClientCurve?
         var controlEndpoints: [String: String]

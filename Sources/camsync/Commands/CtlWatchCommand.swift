@@ -20,9 +20,10 @@ struct CtlWatchCommand: ParsableCommand {
             misses are replayed too. If the journal no longer holds batch N+1 the command says so and \
             exits with code 3 (take a snapshot: `ctl status`).
 
-            With --device the stream is that device's group (the device and its displays, topic \
-            `ev.DEVICE` ended by a zero byte): each batch names the group's previous batch, so a missed \
-            one is noticed and replayed from the journal like a gap of the whole stream.
+            With --device the stream is that device's group (the device and its displays): the batches \
+            of `all` that name the group, each naming the group's previous batch, so a missed one is \
+            noticed and replayed from the journal like a gap of the whole stream; each line's topic is \
+            the group's (`ev.DEVICE`).
 
             Each sequence is printed once: a batch a new HA leader publishes again after a failover \
             (SPEC K7), or one the live stream repeats after a replay, is skipped.
@@ -39,7 +40,9 @@ struct CtlWatchCommand: ParsableCommand {
     func run() throws {
         let resolved = try cluster.resolve()
         let group = device.map { NodeID($0) }
-        let topics = group.map { [EventTopic.node($0), EventTopic.heartbeat] } ?? [EventTopic.everyBatch, EventTopic.heartbeat]
+        // An observer follows everything on the event socket; a group is a filter of it (a node's own
+        // feed is pushed on its command connection, docs/PROTOCOL.md "The feed").
+        let topics = [EventTopic.everyBatch, EventTopic.heartbeat]
         let subscriber = try EventSubscriber(context: ZMQContext(), endpoint: resolved.eventEndpoint, topics: topics,
                                              curve: resolved.curve)
         defer { subscriber.close() }
@@ -97,7 +100,7 @@ struct CtlWatchCommand: ParsableCommand {
                         }
                     }
                 }
-                emit(render(batch, topic: Self.printable(topic)))
+                emit(render(batch, topic: Self.printable(group.map { EventTopic.node($0) } ?? topic)))
             case .coordinatorHeartbeat(let heartbeat)? where heartbeats:
                 emit(json ? "{\"heartbeat\":{\"term\":\(heartbeat.term),\"lastSequence\":\(heartbeat.lastSequence)}}"
                            : "♥ term \(heartbeat.term) last sequence \(heartbeat.lastSequence)")

@@ -21,7 +21,7 @@ struct NodeCommand: AsyncParsableCommand {
     @Option(help: "The node's YAML config file (docs/OPERATIONS.md).") var config: String
     @Option(help: "The coordinator's command endpoint, or a comma-separated list of several coordinators' (K6: the node follows the leader).")
     var coordinator = "tcp://127.0.0.1:5555"
-    @Option(help: "The coordinator's event endpoint, or a comma-separated list of several coordinators' (K6: the node hears them all).")
+    @Option(help: "The coordinator's event endpoint, or a comma-separated list of several coordinators': checked against the coordinator keys, not connected to (a node's feed comes on its command connections).")
     var events = "tcp://127.0.0.1:5556"
     @Option(help: "Control endpoint for `camsync ctl` (ipc:// path or tcp://127.0.0.1:PORT).") var control: String?
     @Option(help: "Heartbeat interval in milliseconds (K1).") var heartbeatMs: Int64 = 500
