@@ -16,7 +16,7 @@ import ZeroMQ
 /// - heartbeats only (a window with no command): the leader's CPU and what one node heartbeat costs
 ///   it (its CPU over the heartbeats the nodes sent), a node's CPU;
 /// - 0.5 commands per device per second (`FleetLoad`): command sent → the last node of its group
-///   applied its batch; the batch copies the nodes' SUBs received per batch (each one a copy the
+///   applied its batch; the batch copies the nodes received per batch (each one a copy the
 ///   leader sent); the leader's CPU, a node's CPU and memory;
 /// - the floor, with the fleet joined: a raw DEALER/ROUTER echo of a request's size (`Floor`).
 /// Then the largest size again at the interval docs/OPERATIONS.md gives for it (`FleetSizing`; quick:
@@ -212,7 +212,7 @@ public enum FleetBenchmark {
             BenchRow(benchmark: "fleet", scenario: "\(name): command → ack (the same commands) (load \(StandbyRebuild.format(load)))",
                      latency: loaded.ack),
             BenchRow(benchmark: "fleet", scenario: String(format: "%@: %.2f batch copies per batch (%d copies received by the "
-                + "nodes' SUBs / %d batches), %.0f B a copy (topic + envelope) (load %@)", name, point.copiesPerBatch!,
+                + "nodes / %d batches), %.0f B a copy (topic + envelope) (load %@)", name, point.copiesPerBatch!,
                 busy.batchCopies, loaded.acked, Double(busy.batchBytes) / Double(max(1, busy.batchCopies)),
                 StandbyRebuild.format(load))),
             BenchRow(benchmark: "fleet", scenario: String(format: "%@, commands: leader %.1f %% of a core; a node %.0f µs CPU/s, "

@@ -77,12 +77,13 @@ extension NodeSession {
 }
 
 extension NodeSession {
-    /// How long a registration turned away as OVERLOADED waits before it is sent again: a heartbeat
-    /// interval doubled with each attempt (up to 8 intervals), times a factor between ½ and 1½ drawn
+    /// How long a registration turned away as OVERLOADED waits before it is sent again: the heartbeat
+    /// interval, at most a second (a fleet's interval may be 5 s, and a rejoin is admitted in turns of
+    /// milliseconds), doubled with each attempt (up to 8 times), times a factor between ½ and 1½ drawn
     /// from the node's id and the attempt — jitter, so that a fleet turned away at once comes back spread.
     func registrationBackoff(attempt: Int) -> Int64 {
         var random = SplitMix64(seed: FNV1a.hash(id.rawValue) ^ UInt64(attempt) ^ UInt64(bitPattern: now.monotonic))
-        let base = settings.heartbeatIntervalMilliseconds << Int64(min(max(attempt - 1, 0), 3))
+        let base = min(settings.heartbeatIntervalMilliseconds, 1_000) << Int64(min(max(attempt - 1, 0), 3))
         return base / 2 + Int64(random.next() % UInt64(max(1, base)))
     }
 }

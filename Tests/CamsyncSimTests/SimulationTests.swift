@@ -79,7 +79,7 @@ struct SimulationTests {
         (.forgetRetryWindowOnFailover, 20),
         (.skipLivenessReset, 10),
         (.leadWithoutCatchingUp, 10),
-        (.ignoreLease, 10),
+        (.ignoreLease, 20),
         (.pushToAnotherGroup, 3),
     ])
     func plantedBugs(_ bug: PlantedBug, within: Int) throws {

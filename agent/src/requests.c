@@ -55,7 +55,9 @@ static uint64_t splitmix64_next(uint64_t *state) {
 int64_t agent_registration_backoff(const char *node_id, int attempt, int64_t monotonic_ms, int64_t interval_ms) {
     uint64_t state = fnv1a(node_id) ^ (uint64_t)(int64_t)attempt ^ (uint64_t)monotonic_ms;
     int doublings = attempt - 1 < 0 ? 0 : attempt - 1 > 3 ? 3 : attempt - 1;
-    int64_t base = interval_ms << doublings;
+    // The heartbeat interval, at most a second: a fleet's interval may be 5 s, and a rejoin is
+    // admitted in turns of milliseconds.
+    int64_t base = (interval_ms < 1000 ? interval_ms : 1000) << doublings;
     return base / 2 + (int64_t)(splitmix64_next(&state) % (uint64_t)(base > 1 ? base : 1));
 }
 
