@@ -187,17 +187,14 @@ public final class BatchSubscriber {
 public enum SimulatedCluster {
     @discardableResult
     public static func setUp(dealer: ProtocolDealer, nodes: Range<Int>, apps: Int, claim: Bool) throws -> UInt64 {
-        var requests: [(Command, String)] = nodes.map { i in
+        // The registrations first, all acknowledged, then the claims: a registration turned away
+        // (OVERLOADED: a bounded number a turn) is sent again later, and a claim must not overtake it.
+        let registered = try dealer.pipeline(nodes.map { i in
             let id = SimulatedNode.id(i)
             return (.registerNode(SimulatedNode.registration(id, apps: apps)), id)
-        }
-        if claim {
-            for i in nodes {
-                let id = SimulatedNode.id(i)
-                requests += SimulatedNode.claim(id).map { ($0, id) }
-            }
-        }
-        return try dealer.pipeline(requests)
+        })
+        guard claim else { return registered }
+        return try dealer.pipeline(nodes.flatMap { i in SimulatedNode.claim(SimulatedNode.id(i)).map { ($0, SimulatedNode.id(i)) } })
     }
 
     /// Load after `setUp(…, claim: true)`: nodes `0..<nodes` stop and start their session in turn,

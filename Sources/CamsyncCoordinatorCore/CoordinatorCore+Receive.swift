@@ -78,6 +78,11 @@ extension CoordinatorCore {
                 }
                 turn.registrations += 1
             }
+            // A node registering itself is heard now: its registration's batch is pushed to it (under
+            // CURVE the leader pushes to nodes heard within the liveness timeout, `isReachable`).
+            if case .registerNode(let registration) = command, registration.node.rawValue == sender {
+                leaderWork?.lastSeen[registration.node] = time.monotonicMilliseconds
+            }
             actions += apply(command, wire: wire, from: sender, requestID: envelope.requestID, isAdmin: isAdmin,
                              replyTo: identity, at: time)
             // A node that has just registered is tracked from now on: its silence counts from its

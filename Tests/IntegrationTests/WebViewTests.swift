@@ -189,19 +189,23 @@ struct WebViewTests {
     /// Registers `fleet` simulated devices, a display attached to each, and makes the first `claiming`
     /// hold their camera, pipelined through one DEALER. Returns the last acknowledged sequence.
     static func registerFleet(at endpoint: String) throws -> UInt64 {
-        var requests: [(Command, String)] = []
-        for i in 0..<fleet {
+        // Devices, then their displays, then the claims: the coordinator admits a bounded number of
+        // registrations a turn and the rest are sent again later, so one pipeline of all three could
+        // register a display before its device (it would wait unattached).
+        let devices = (0..<fleet).map { i -> (Command, String) in
             let id = SimulatedNode.id(i)
-            requests.append((.registerNode(SimulatedNode.registration(id, apps: 2)), id))
+            return (.registerNode(SimulatedNode.registration(id, apps: 2)), id)
+        }
+        let displays = (0..<fleet).map { i -> (Command, String) in
+            let id = SimulatedNode.id(i)
             let display = NodeRegistration(node: NodeID(id + "-display"),
                                            attributes: .display(DisplayAttributes(name: "Studio Display", attachedTo: NodeID(id))))
-            requests.append((.registerNode(display), id + "-display"))
+            return (.registerNode(display), id + "-display")
         }
-        for i in 0..<claiming {
-            let id = SimulatedNode.id(i)
-            requests += SimulatedNode.claim(id).map { ($0, id) }
-        }
-        return try send(requests, to: endpoint)
+        let claims = (0..<claiming).flatMap { i in SimulatedNode.claim(SimulatedNode.id(i)).map { ($0, SimulatedNode.id(i)) } }
+        _ = try send(devices, to: endpoint)
+        _ = try send(displays, to: endpoint)
+        return try send(claims, to: endpoint)
     }
 
     /// Sends `requests` (command, sender) through one DEALER; returns the last acknowledged sequence.
