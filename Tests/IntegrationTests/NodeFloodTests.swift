@@ -43,6 +43,7 @@ struct NodeFloodTests {
         let published = Locked(0)
         let flooding = Locked(true)
         let arrivalTimes = Locked<[Date]>([])
+        let spoke = DispatchSemaphore(value: 0)
         let batches = (1...2_000).map { sequence in
             [Array("ipad-1".utf8), Array(EventTopic.node("ipad-1").utf8), Envelope.eventBatch(Camsync_V1_EventBatch(
                 sequence: UInt64(sequence), term: 1, time: Instant(milliseconds: 1_800_000_000_000), originNode: nil,
@@ -60,6 +61,7 @@ struct NodeFloodTests {
                     _ = try poller.poll(timeoutMs: 100)
                     while try router.receive(dontWait: true) != nil { arrivalTimes.withLock { $0.append(Date()) } }
                 }
+                spoke.signal()
                 while flooding.withLock({ $0 }) {
                     var count = 0
                     for batch in batches {
@@ -77,12 +79,8 @@ struct NodeFloodTests {
         }
         defer { flooding.withLock { $0 = false }; publisher.join() }
 
-        // The node is up when its first request arrives.
-        let started = Date()
-        while arrivalTimes.withLock({ $0.isEmpty }) {
-            try #require(Date().timeIntervalSince(started) < 20, "the node never spoke: \(node.logTail())")
-            usleep(50_000)
-        }
+        // The node is up when its first request arrives (the coordinator's thread signals it).
+        try #require(spoke.wait(timeout: .now() + 20) == .success, "the node never spoke: \(node.logTail())")
         let floodStarted = Date()
 
         // The node's traffic on its connection while the flood runs (skip the first second: the queue
