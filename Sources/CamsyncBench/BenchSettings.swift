@@ -22,6 +22,8 @@ public struct BenchSettings: Sendable {
     /// `fleet`: the largest fleet's nodes (devices and their displays; 10,000: a coordinator holds one
     /// descriptor a node, under a per-process limit of 20,000 here).
     public var fleetNodes: Int
+    /// `fleet`, `fleet-failover`: only these sizes (`--fleet-sizes`), instead of the suite's.
+    public var fleetSizes: [Int]?
     /// Where the HA benchmarks' etcd members keep their data: the work directory (on disk, so that
     /// etcd's fsyncs cost what they cost; a bench that crashes leaves it there, not beside it); tests
     /// pass tmpfs (`EtcdCluster.scratchParent`).
@@ -30,7 +32,7 @@ public struct BenchSettings: Sendable {
 
     public init(executable: String, workDirectory: String, quick: Bool = false, coordinatorPrefix: [String] = [],
                 nodes: Int = 50, subscribers: Int = 500, subscriberProcesses: Int = 4, recoveryCommands: Int? = nil,
-                memoryNodes: Int = 1000, memoryAppsPerNode: Int = 10, haCoordinators: Int = 3, fleetNodes: Int = 10_000,
+                memoryNodes: Int = 1000, memoryAppsPerNode: Int = 10, haCoordinators: Int = 3, fleetNodes: Int = 10_000, fleetSizes: [Int]? = nil,
                 progress: @escaping @Sendable (String) -> Void = { _ in }) {
         self.executable = executable
         self.workDirectory = workDirectory
@@ -45,6 +47,7 @@ public struct BenchSettings: Sendable {
         self.memoryAppsPerNode = memoryAppsPerNode
         self.haCoordinators = haCoordinators
         self.fleetNodes = fleetNodes
+        self.fleetSizes = fleetSizes.map { $0.map { $0 / 2 * 2 } }
         self.progress = progress
     }
 

@@ -53,6 +53,7 @@ enum CoreMicroBenchmark {
             for action in actions {
                 switch action {
                 case .reply(_, let envelope): sink &+= envelope.serializedBytes().count
+                case .answer(_, let requestID, let shared): sink &+= shared.bytes(answering: requestID).count
                 case .publish(_, let publication), .push(_, _, let publication): sink &+= publication.bytes.count
                 default: break
                 }

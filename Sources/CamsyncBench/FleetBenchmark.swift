@@ -39,7 +39,7 @@ public enum FleetBenchmark {
         var result = BenchmarkResult(name: "fleet")
         let largest = max(2, settings.fleetNodes / 2 * 2)
         // 5,000 (the fleet target's least) always; a larger --fleet-nodes is tried after it.
-        let sizes = Set(settings.pick([100, 1000, 5000, largest], quick: [100, 1000]).map { min($0, largest) }).sorted()
+        let sizes = settings.fleetSizes?.sorted() ?? Set(settings.pick([100, 1000, 5000, largest], quick: [100, 1000]).map { min($0, largest) }).sorted()
         var points: [Point] = []
         for nodes in sizes {
             settings.progress("fleet: \(nodes) nodes, heartbeat \(baseHeartbeat(settings)) ms")

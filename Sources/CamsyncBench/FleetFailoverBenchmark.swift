@@ -25,7 +25,7 @@ public enum FleetFailoverBenchmark {
     public static func run(_ settings: BenchSettings) throws -> BenchmarkResult {
         var result = BenchmarkResult(name: "fleet-failover")
         let largest = min(15_000, max(2, settings.fleetNodes / 2 * 2))
-        let sizes = Set(settings.pick([1_000, 5_000, largest], quick: [200]).map { min($0, largest) }).sorted()
+        let sizes = settings.fleetSizes?.sorted() ?? Set(settings.pick([1_000, 5_000, largest], quick: [200]).map { min($0, largest) }).sorted()
         for nodes in sizes {
             do {
                 let (rows, checks, notes) = try runOne(settings, nodes: nodes, trials: settings.pick(5, quick: 2))

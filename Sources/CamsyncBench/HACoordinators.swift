@@ -66,11 +66,11 @@ final class HACoordinators {
     /// The index of the coordinator whose command endpoint is `endpoint`.
     func index(commandEndpoint endpoint: String) -> Int? { coordinators.firstIndex { $0.commandEndpoint == endpoint } }
 
-    /// Whether coordinator `index` leads now: it answers a snapshot request with a snapshot
-    /// (nil when it did not answer within `timeoutMilliseconds`).
+    /// Whether coordinator `index` leads now, by its status (nil when it did not answer within
+    /// `timeoutMilliseconds`). Not by asking for a snapshot: the whole state's is megabytes at ten
+    /// thousand nodes, and a probe every second, more while one is late, loaded the leader it watched.
     func leads(_ index: Int, timeoutMilliseconds: Int = 300) throws -> Bool? {
-        try ask(index, .snapshotRequest(Camsync_V1_SnapshotRequest()), timeoutMilliseconds: timeoutMilliseconds)
-            .map { if case .snapshot? = $0.body { true } else { false } }
+        try status(index, timeoutMilliseconds: timeoutMilliseconds).map { $0.role == "leading" }
     }
 
     /// Throws `UncausedLeadershipMove` when another coordinator than `index` now leads; `during`

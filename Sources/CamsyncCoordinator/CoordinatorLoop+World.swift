@@ -42,6 +42,10 @@ extension CoordinatorLoop: CoordinatorWorld {
         }
     }
 
+    func send(_ shared: Publication, answering requestID: UInt64, to routingID: [UInt8]) {
+        _ = try? router.send([routingID, shared.bytes(answering: requestID)], dontWait: true)
+    }
+
     func publish(topic: String, _ publication: Publication) {
         publisher.publish(topic: topic, publication)
     }

@@ -172,7 +172,12 @@ final class CoordinatorLoop {
             if ready.contains(where: { $0.socket === wake }) { _ = try wake.receive(dontWait: true) }
             if shouldStop() { break }
             let polled = CoordinatorReadiness(pulse: ready.contains { leaderPulse != nil && $0.socket === leaderPulse })
-            for phase in CoordinatorPhase.turn { try core.run(phase, in: self, polled: polled) }
+            var turn = TurnTiming()
+            for phase in CoordinatorPhase.turn {
+                try core.run(phase, in: self, polled: polled)
+                turn.ended(phase)
+            }
+            turn.report(to: logger)
             watchCommands(core.takesFrames)
         }
         try core.run(.endTurn, in: self, polled: CoordinatorReadiness(pulse: false))

@@ -12,7 +12,7 @@ public import CamsyncEtcdModel
 /// - `log/<last sequence, 20 digits>`: one key per group commit, a `Replay` message holding the
 ///   turn's batches as published, deflated (`LogTurn`; a turn is one put, whatever its size: etcd
 ///   allows 128 operations per transaction);
-/// - `snapshot`: the newest state snapshot, a `Snapshot` message (sequence, term, state).
+/// - `snapshot`: the newest state snapshot, a `Snapshot` message (sequence, term, state), deflated (`LogSnapshot`).
 ///
 /// Every write is one transaction conditional on `leadership`: a deposed leader writes nothing.
 public struct EtcdCommandLog: Sendable {
@@ -142,7 +142,7 @@ public struct EtcdCommandLog: Sendable {
         message.sequence = snapshot.sequence
         message.term = snapshot.term
         message.state = try Camsync_V1_ClusterState(serializedBytes: snapshot.state)
-        var writes: [EtcdWrite] = [.put(key: snapshotKey, value: try message.serializedBytes())]
+        var writes: [EtcdWrite] = [.put(key: snapshotKey, value: LogSnapshot.value(message: try message.serializedBytes()))]
         if snapshot.sequence > keep {
             writes.append(.deleteRange(from: logPrefix, to: logKey(snapshot.sequence - keep + 1)))
         }
@@ -152,7 +152,7 @@ public struct EtcdCommandLog: Sendable {
     /// The newest snapshot, or nil.
     public func latestSnapshot() async throws -> JournalSnapshot? {
         guard let keyValue = try await client.get(snapshotKey) else { return nil }
-        let message = try Camsync_V1_Snapshot(serializedBytes: keyValue.value)
+        let message = try Camsync_V1_Snapshot(serializedBytes: try LogSnapshot.message(keyValue.value))
         return JournalSnapshot(sequence: message.sequence, term: message.term, state: try message.state.serializedBytes())
     }
 }

@@ -11,6 +11,9 @@ public import CamsyncEtcdModel
 public enum CoordinatorAction: Sendable, Equatable {
     /// Send `envelope` to the connection holding `routingID` on the command socket.
     case reply(routingID: [UInt8], Envelope)
+    /// Send `publication`, encoded once for several requests of a turn (the whole state's snapshot),
+    /// to the connection holding `routingID` as the reply to `requestID` (`Publication.bytes(answering:)`).
+    case answer(routingID: [UInt8], requestID: UInt64, Publication)
     /// Make a turn's accepted commands durable in one group commit, without waiting for it: then call
     /// `turnCommitted(_:at:)`, or `turnFailed(_:_:at:)` when the log did not take it. Several may be
     /// in flight; the embedded journal writes them in the order given.
@@ -99,6 +102,9 @@ public enum CoordinatorMetric: Sendable, Hashable {
     case commitResent
     /// A snapshot request answered.
     case snapshotServed
+    /// The whole state's snapshot encoded for a turn's requests, this many bytes: the loop's largest
+    /// piece of work (`CoordinatorCore.answerSnapshotRequests`).
+    case wholeSnapshotEncoded(bytes: Int)
     /// A camera grant for a session that had asked to run: engine milliseconds since its `startSession`
     /// was accepted (0 when granted at once; a waiting session's wait otherwise). See `ClaimLatency`.
     case claimGranted(milliseconds: Int64)

@@ -8,7 +8,7 @@ public import CamsyncWire
 struct Turn: Sendable {
     /// The accepted commands, with their batches as the engine produced them (encoded once committed).
     var accepted: [Camsync_V1_EventBatch] = []
-    var replies: [(routingID: [UInt8], envelope: Envelope)] = []
+    var replies: [(routingID: [UInt8], reply: TurnReply)] = []
     /// For the event socket (`routingID` nil) or pushed to one node's connection on the command socket.
     var publications: [(routingID: [UInt8]?, topic: String, publication: Publication)] = []
     /// New registrations admitted in the turn (`CoordinatorSettings.registrationsPerTurn`).
@@ -65,7 +65,8 @@ extension CoordinatorCore {
         var rest: [CoordinatorAction] = []
         for action in actions {
             switch action {
-            case .reply(let routingID, let envelope): turn.replies.append((routingID, envelope))
+            case .reply(let routingID, let envelope): turn.replies.append((routingID, .envelope(envelope)))
+            case .answer(let routingID, let requestID, let shared): turn.replies.append((routingID, .shared(shared, requestID: requestID)))
             case .publish(let topic, let publication): turn.publications.append((nil, topic, publication))
             case .push(let routingID, let topic, let publication): turn.publications.append((routingID, topic, publication))
             default: rest.append(action)
@@ -79,7 +80,10 @@ extension CoordinatorCore {
     /// with none, its replies and publications leave with the last turn in flight, or at once when
     /// none is (they may speak of state that is not durable yet: they wait for it, in order).
     public mutating func endTurn(at time: CoordinatorTime) -> [CoordinatorAction] {
-        answerSnapshotRequests(at: time)
+        answerSnapshotRequests(at: time) + commitTurn(at: time)
+    }
+
+    private mutating func commitTurn(at time: CoordinatorTime) -> [CoordinatorAction] {
         if turn.accepted.isEmpty {
             guard let last = leaderWork?.inFlight.indices.last else { return release(&turn) }
             work.inFlight[last].turn.replies += turn.replies
@@ -114,26 +118,31 @@ extension CoordinatorCore {
     }
 
     /// The turn's snapshot requests become replies, all of one snapshot of the state as it is now.
-    private mutating func answerSnapshotRequests(at time: CoordinatorTime) {
+    /// The turn's snapshot requests (and the backlog's share) become its replies. A group's snapshot
+    /// is made for each; the whole state's once for all of them, counted with its size.
+    private mutating func answerSnapshotRequests(at time: CoordinatorTime) -> [CoordinatorAction] {
         if let backlog = leaderWork?.snapshotBacklog, !backlog.isEmpty {
             let served = min(backlog.count, max(0, settings.snapshotsPerTurn - turn.snapshotRequests.count))
             turn.snapshotRequests.insert(contentsOf: backlog.prefix(served), at: 0)
             work.snapshotBacklog.removeFirst(served)
         }
-        guard !turn.snapshotRequests.isEmpty else { return }
-        var whole: Envelope?
+        guard !turn.snapshotRequests.isEmpty else { return [] }
+        var whole: Publication?
         for (routingID, requestID, group) in turn.snapshotRequests {
             if let group {
-                turn.replies.append((routingID, groupSnapshotEnvelope(group, requestID: requestID)))
+                turn.replies.append((routingID, .envelope(groupSnapshotEnvelope(group, requestID: requestID))))
                 continue
             }
-            let snapshot = whole ?? snapshotEnvelope(requestID: 0, now: time.monotonicMilliseconds)
+            if settings.plantedBug == .encodeEachSnapshot {
+                turn.replies.append((routingID, .envelope(snapshotEnvelope(requestID: requestID, now: time.monotonicMilliseconds))))
+                continue
+            }
+            let snapshot = whole ?? Publication(snapshotEnvelope(requestID: 0, now: time.monotonicMilliseconds))
             whole = snapshot
-            var reply = snapshot
-            reply.requestID = requestID
-            turn.replies.append((routingID, reply))
+            turn.replies.append((routingID, .shared(snapshot, requestID: requestID)))
         }
         turn.snapshotRequests.removeAll(keepingCapacity: true)
+        return whole.map { [.count(.wholeSnapshotEncoded(bytes: $0.bytes.count))] } ?? []
     }
 
     /// Whether the shell should read more frames now: not while the pipeline is full and the turn
@@ -224,21 +233,21 @@ extension CoordinatorCore {
     mutating func abandonTurns(_ why: String) -> [CoordinatorAction] {
         let replies = (leaderWork?.inFlight.flatMap(\.turn.replies) ?? []) + turn.replies
             + turn.snapshotRequests.map { routingID, requestID, _ in
-                (routingID: routingID, envelope: Envelope.snapshotRequest(sender: Envelope.coordinatorSender, requestID: requestID))
+                (routingID: routingID, reply: TurnReply.envelope(Envelope.snapshotRequest(sender: Envelope.coordinatorSender, requestID: requestID)))
             }
         leaderWork?.inFlight.removeAll()
         turn = Turn()
-        return replies.flatMap { identity, envelope -> [CoordinatorAction] in
+        return replies.flatMap { identity, reply -> [CoordinatorAction] in
             [.count(.refused(.notLeader)),
              .reply(routingID: identity, .error(Camsync_V1_Error(code: .notLeader, message: Self.bounded(why)),
-                                                requestID: envelope.requestID, term: term))]
+                                                requestID: reply.requestID, term: term))]
         }
     }
 
     /// `turn`'s replies, then its publications (emptied).
     private func release(_ turn: inout Turn) -> [CoordinatorAction] {
         guard !turn.isEmpty else { return [] }
-        let actions = turn.replies.map { CoordinatorAction.reply(routingID: $0.routingID, $0.envelope) }
+        let actions = turn.replies.map { $0.reply.action(to: $0.routingID) }
             + turn.publications.map { outgoing -> CoordinatorAction in
                 guard let routingID = outgoing.routingID else { return .publish(topic: outgoing.topic, outgoing.publication) }
                 return .push(routingID: routingID, topic: outgoing.topic, outgoing.publication)

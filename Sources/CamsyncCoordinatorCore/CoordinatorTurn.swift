@@ -95,6 +95,7 @@ extension CoordinatorCore {
             if world.isHalted { return }
             switch action {
             case .reply(let routingID, let envelope): world.send(envelope, to: routingID)
+            case .answer(let routingID, let requestID, let shared): world.send(shared, answering: requestID, to: routingID)
             case .publish(let topic, let publication): world.publish(topic: topic, publication)
             case .push(let routingID, let topic, let publication): world.push(publication, topic: topic, to: routingID)
             case .commit(let commit):

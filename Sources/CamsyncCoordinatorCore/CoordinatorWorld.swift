@@ -33,6 +33,8 @@ public protocol CoordinatorWorld: AnyObject {
 
     /// A reply on the command socket to the connection holding `routingID`.
     func send(_ envelope: Envelope, to routingID: [UInt8])
+    /// A reply encoded once for several requests, sent as the reply to `requestID`.
+    func send(_ shared: Publication, answering requestID: UInt64, to routingID: [UInt8])
     func publish(topic: String, _ publication: Publication)
     /// A publication pushed to one node on the command socket, to the connection holding `routingID`.
     func push(_ publication: Publication, topic: String, to routingID: [UInt8])

@@ -104,7 +104,7 @@ public enum HostileInput {
     static func outcome(of actions: [CoordinatorAction]) -> Outcome {
         var replyCode: Camsync_V1_ErrorCode?
         var replyBody: Envelope.OneOf_Body?
-        for case .reply(_, let envelope) in actions {
+        for envelope in actions.compactMap(\.reply?.envelope) {
             replyBody = envelope.body
             if case .error(let error)? = envelope.body { replyCode = error.code }
         }
@@ -139,8 +139,12 @@ public enum HostileInput {
         var appended = false
         for action in actions {
             switch action {
-            case .reply(_, let envelope):
+            case .reply, .answer:
+                guard let envelope = action.reply?.envelope else { continue }
                 try checkReply(envelope, bytes)
+                if case .answer(_, let requestID, let shared) = action {
+                    try checkShared(shared, answering: requestID, is: envelope, bytes)
+                }
                 if case .snapshot(let snapshot)? = envelope.body {
                     // A group's snapshot (only_my_group, or a named group) holds that group's part only.
                     let expected = snapshot.group.isEmpty ? core.state : core.engine.state(ofGroup: NodeID(snapshot.group))
@@ -170,6 +174,16 @@ public enum HostileInput {
         let encoded = reply.serializedBytes()
         guard let decoded = try? Envelope.decode(encoded), decoded == reply else {
             throw Failure("a reply or publication does not round-trip", bytes: bytes)
+        }
+    }
+
+    /// A reply encoded once for several requests decodes, with each request's id appended, as the
+    /// envelope answering that request.
+    private static func checkShared(_ shared: Publication, answering requestID: UInt64, is reply: Envelope,
+                                    _ bytes: [UInt8]) throws(Failure) {
+        guard let decoded = try? Envelope.decode(shared.bytes(answering: requestID)), decoded == reply,
+              decoded.requestID == requestID else {
+            throw Failure("a reply shared by several requests does not decode as the reply to each", bytes: bytes)
         }
     }
 

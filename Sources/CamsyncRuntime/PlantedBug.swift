@@ -33,4 +33,7 @@ public enum PlantedBug: String, Sendable, Equatable, CaseIterable {
     /// A leader pushes each batch also to a node of another device group, on that node's connection:
     /// a group's data reaches an identity outside the group (read authority is addressing).
     case pushToAnotherGroup = "push-to-another-group"
+    /// A leader encodes the whole state's snapshot once for each request of a turn, not once for
+    /// all of them: observers asking together stall its turn past the suspicion window.
+    case encodeEachSnapshot = "encode-each-snapshot"
 }

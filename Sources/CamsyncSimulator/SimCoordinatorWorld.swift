@@ -74,9 +74,18 @@ final class SimCoordinatorWorld: CoordinatorWorld {
     // MARK: What the core's actions do
 
     func send(_ envelope: Envelope, to routingID: [UInt8]) {
-        if case .snapshot? = envelope.body { charge(costs.snapshot) }
-        charge(costs.reply)
         let bytes = envelope.serializedBytes()
+        if case .snapshot? = envelope.body { charge(costs.snapshot(bytes: bytes.count)) }
+        deliver(bytes, to: routingID)
+    }
+
+    /// The encoding was the core's, once for all its requests, charged when it counted it (`count`).
+    func send(_ shared: Publication, answering requestID: UInt64, to routingID: [UInt8]) {
+        deliver(shared.bytes(answering: requestID), to: routingID)
+    }
+
+    private func deliver(_ bytes: [UInt8], to routingID: [UInt8]) {
+        charge(costs.reply)
         let target = String(decoding: routingID, as: UTF8.self)
         let sim = simulation
         if let n = sim.nodeIndex[target] {
@@ -89,6 +98,10 @@ final class SimCoordinatorWorld: CoordinatorWorld {
         } else if let k = sim.clients.firstIndex(where: { $0.id == target }) {
             for at in sim.network.deliveries(from: .coordinator(c), to: .client(k), at: clock, rng: &sim.rng) {
                 sim.scheduler.schedule(.clientReply(k, bytes: bytes), at: at)
+            }
+        } else if let o = sim.observers.firstIndex(where: { $0.id == target }) {
+            for at in sim.network.deliveries(from: .coordinator(c), to: .observer(o), at: clock, rng: &sim.rng) {
+                sim.scheduler.schedule(.observerReply(o, bytes: bytes), at: at)
             }
         }
     }
@@ -249,6 +262,7 @@ final class SimCoordinatorWorld: CoordinatorWorld {
     func count(_ metric: CoordinatorMetric) {
         switch metric {
         case .accepted: charge(costs.command)
+        case .wholeSnapshotEncoded(let bytes): charge(costs.snapshot(bytes: bytes))
         case .role(let leading, let term): simulation.roleChanged(c, leading: leading, term: term)
         default: break
         }

@@ -9,6 +9,7 @@ struct SimNetwork {
         case coordinator(Int)
         case node(Int)
         case client(Int)
+        case observer(Int)
     }
 
     /// Links a partition cut (both directions are listed).

@@ -36,6 +36,8 @@ public final class Simulation {
         case nodeWake(Int, generation: Int, token: Int)
         case clientReply(Int, bytes: [UInt8])
         case clientWake(Int, token: Int)
+        case observerReply(Int, bytes: [UInt8])
+        case observerWake(Int)
         case lessorTick
         case fault
         /// The next fault of etcd's log watch (`WatchFaults`, HA only).
@@ -64,6 +66,7 @@ public final class Simulation {
     /// Node id → index in `nodes` (replies are routed, and feeds published, by id).
     var nodeIndex: [String: Int] = [:]
     var clients: [SimClient] = []
+    var observers: [SimObserver] = []
     var network = SimNetwork()
     /// What work costs the simulated processes.
     let workCosts = SimWorkCosts()
@@ -143,6 +146,10 @@ public final class Simulation {
             clients.append(SimClient(index: index, seed: options.seed &+ UInt64(index) &* 7919, coordinators: options.coordinators))
             scheduleClient(index, after: 500_000 + Int64(index) * 1_000)
         }
+        for index in 0..<options.observers {
+            observers.append(SimObserver(index: index, coordinators: options.coordinators))
+            scheduler.schedule(.observerWake(index), at: SimObserver.period)
+        }
         if options.mode == .highAvailability { scheduler.schedule(.lessorTick, at: SimStore.lessorTick * 1000) }
         if options.faults { scheduler.schedule(.fault, at: randomDelay(1_000_000...3_000_000)) }
         if options.faults, options.mode == .highAvailability {
@@ -205,6 +212,10 @@ public final class Simulation {
         case .clientWake(let k, let token):
             guard clients[k].wakeToken == token else { return }
             clientWakes(k)
+        case .observerReply(let o, let bytes):
+            observerReceives(o, bytes)
+        case .observerWake(let o):
+            observerWakes(o)
         case .lessorTick:
             lessorTick()
         case .fault:

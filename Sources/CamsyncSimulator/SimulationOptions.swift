@@ -16,6 +16,8 @@ public struct SimulationOptions: Sendable, Equatable {
     /// Nodes: the soak's three iPads and three displays, then more iPads.
     public var nodes: Int
     public var clients: Int
+    /// Monitors asking for the whole state once a second, all on the same second (`SimObserver`).
+    public var observers: Int
     /// Simulated seconds of workload with faults; then the faults heal and the liveness phase runs.
     public var faultSeconds: Double
     /// Simulated seconds the cluster gets, once healed, to converge and grant a fresh claim.
@@ -29,7 +31,7 @@ public struct SimulationOptions: Sendable, Equatable {
     /// Keep every delivery and fault as a line (`--trace`).
     public var trace: Bool
 
-    public init(seed: UInt64, mode: Mode = .highAvailability, coordinators: Int = 3, nodes: Int = 6, clients: Int = 2,
+    public init(seed: UInt64, mode: Mode = .highAvailability, coordinators: Int = 3, nodes: Int = 6, clients: Int = 2, observers: Int = 0,
                 faultSeconds: Double = 30, livenessSeconds: Double = 15, faults: Bool = true,
                 heartbeatMilliseconds: Int64 = 200, liveness: Int64 = 3, leaseSeconds: Int64 = 2,
                 plantedBug: PlantedBug? = nil, trace: Bool = false) {
@@ -38,6 +40,7 @@ public struct SimulationOptions: Sendable, Equatable {
         self.coordinators = mode == .embedded ? 1 : max(1, coordinators)
         self.nodes = max(6, nodes)
         self.clients = max(1, clients)
+        self.observers = max(0, observers)
         self.faultSeconds = faultSeconds
         self.livenessSeconds = livenessSeconds
         self.faults = faults
@@ -53,6 +56,7 @@ public struct SimulationOptions: Sendable, Equatable {
         var words = ["camsync", "sim", "--seed", "\(seed)", "--mode", mode.rawValue, "--nodes", "\(nodes)",
                      "--clients", "\(clients)", "--fault-seconds", "\(Int(faultSeconds))"]
         if mode == .highAvailability { words += ["--coordinators", "\(coordinators)"] }
+        if observers > 0 { words += ["--observers", "\(observers)"] }
         if !faults { words.append("--no-faults") }
         if let plantedBug { words += ["--plant", plantedBug.rawValue] }
         return (words + ["--trace"]).joined(separator: " ")

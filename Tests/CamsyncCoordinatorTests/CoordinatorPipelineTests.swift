@@ -98,7 +98,7 @@ struct CoordinatorPipelineTests {
         var core = R.core()
         let first = try #require(Self.registerTurn(&core, 1, requestID: 1, at: 1))
         _ = core.receive(R.frame(.snapshotRequest(sender: "ipad-1", requestID: 2)), at: R.at(2))
-        #expect(core.endTurn(at: R.at(2)).isEmpty, "the snapshot speaks of sequence 1, not durable yet")
+        #expect(R.replies(core.endTurn(at: R.at(2))).isEmpty, "the snapshot speaks of sequence 1, not durable yet")
         let released = core.turnCommitted(first.id, at: R.at(3))
         let replies = R.replies(released)
         #expect(replies.count == 2)
@@ -113,8 +113,12 @@ struct CoordinatorPipelineTests {
             _ = core.receive(R.frame(R.register(id, requestID: 10), route: route), at: R.at(1))
             _ = core.receive(R.frame(.snapshotRequest(sender: id.rawValue, requestID: UInt64(20 + index)), route: route), at: R.at(1))
         }
-        let commit = try #require(Self.commit(in: core.endTurn(at: R.at(2))))
+        let ended = core.endTurn(at: R.at(2))
+        let encodings = ended.filter { if case .count(.wholeSnapshotEncoded) = $0 { true } else { false } }
+        #expect(encodings.count == 1, "the whole state encoded once for the three requests")
+        let commit = try #require(Self.commit(in: ended))
         let released = core.turnCommitted(commit.id, at: R.at(3))
+        #expect(released.filter { if case .answer = $0 { true } else { false } }.count == 3, "its bytes, each request's id appended")
         let snapshots = R.replies(released).compactMap { envelope -> (UInt64, Camsync_V1_Snapshot)? in
             if case .snapshot(let snapshot)? = envelope.body { (envelope.requestID, snapshot) } else { nil }
         }

@@ -42,7 +42,7 @@ struct CoordinatorReceiveTests {
     }
 
     static func replies(_ actions: [CoordinatorAction]) -> [Envelope] {
-        actions.compactMap { if case .reply(_, let envelope) = $0 { envelope } else { nil } }
+        actions.compactMap { $0.reply?.envelope }
     }
 
     @Test("an accepted command: its commit comes first; its ack and its publication only once the shell says it is durable")

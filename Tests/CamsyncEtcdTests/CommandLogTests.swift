@@ -12,7 +12,10 @@ extension LiveEtcdTests {
         static let election = "camsync/test/leader"
 
         /// The log entries the real core produces for `count` registrations (what a leader appends).
-        static func entries(_ count: Int) -> [JournalEntry] {
+        static func entries(_ count: Int) -> [JournalEntry] { registered(count).entries }
+
+        /// The real core after `count` registrations, one a turn, and the entries it logged.
+        static func registered(_ count: Int) -> (core: CoordinatorCore, entries: [JournalEntry]) {
             var core = CoordinatorCore(settings: CoordinatorSettings(dataDirectory: ""), term: 7)
             var entries: [JournalEntry] = []
             for index in 1...count {
@@ -24,7 +27,7 @@ extension LiveEtcdTests {
                 let time = CoordinatorTime(monotonicMilliseconds: Int64(index), wallMilliseconds: 1_000 + Int64(index))
                 for case .commit(let commit) in core.runTurn(at: time, { $0.receive(frame, at: time) }) { entries += commit.entries }
             }
-            return entries
+            return (core, entries)
         }
 
         @Test func groupCommitsReadBackAsReplaysAndRecovery() async throws {
@@ -139,6 +142,29 @@ extension LiveEtcdTests {
                 #expect(try await log.entries(after: 0) == [entries[0]], "the deposed leader's turn is not in the log")
                 try await log.append([entries[1]], ifLeading: b)
                 #expect(try await log.entries(after: 0) == entries)
+            }
+        }
+
+        @Test("a snapshot is stored deflated (2,000 nodes: under a quarter of its size, as 10,000 nodes' state must be to fit etcd's 1.5 MiB requests), and one stored as a plain Snapshot (written before) is still read")
+        func snapshotsAreStoredDeflated() async throws {
+            try await withEtcdCluster { _, client in
+                let lease = try await client.grantLease(ttlSeconds: 5)
+                let leader = try await client.campaign(Self.election, lease: lease, value: Array("coordinator-a"))
+                let log = EtcdCommandLog(client: client, prefix: "camsync/test")
+                let (core, entries) = Self.registered(2_000)
+                try await log.append(entries, ifLeading: leader)
+                let snapshot = JournalSnapshot(sequence: 2_000, term: 7, state: WireCodec.encode(core.state))
+                try await log.writeSnapshot(snapshot, keepingCommands: 100, ifLeading: leader)
+                let stored = try #require(try await client.get("camsync/test/snapshot")).value
+                #expect(stored.first == 0x78, "a zlib stream")
+                #expect(stored.count * 4 < snapshot.state.count, "\(stored.count) bytes stored for a state of \(snapshot.state.count)")
+                #expect(try await log.latestSnapshot() == snapshot)
+                var plain = Camsync_V1_Snapshot()
+                plain.sequence = 2_000
+                plain.term = 8
+                plain.state = try Camsync_V1_ClusterState(serializedBytes: snapshot.state)
+                _ = try await client.commit([.put(key: "camsync/test/snapshot", value: try plain.serializedBytes())], ifLeading: leader)
+                #expect(try await log.latestSnapshot() == JournalSnapshot(sequence: 2_000, term: 8, state: snapshot.state))
             }
         }
 

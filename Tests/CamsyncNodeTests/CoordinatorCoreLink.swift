@@ -43,6 +43,8 @@ struct CoordinatorCoreLink {
                     queue += session.receivePublication([Array(topic.utf8), publication.bytes], now: NodeSessionHarness.at(time))
                 case .reply(let routingID, let envelope) where routingID == route:
                     queue += session.receiveReply([envelope.serializedBytes()], now: NodeSessionHarness.at(time))
+                case .answer(let routingID, let requestID, let shared) where routingID == route:
+                    queue += session.receiveReply([shared.bytes(answering: requestID)], now: NodeSessionHarness.at(time))
                 default:
                     break
                 }

@@ -112,6 +112,22 @@ struct SimulationTests {
         Issue.record("\(bug.rawValue) went unnoticed over seeds \(start)–\(start + 9)")
     }
 
+    /// Observers asking for the whole state together (64 monitors scraping each second, 400 nodes:
+    /// about 420 kB, 18 ms of the loop's time each encoding) cost a leader one encoding a turn, and no
+    /// leadership moves; a leader that encodes it once for each request stalls past the suspicion
+    /// window and is deposed (found outside: the fleet benchmark's own leadership probe, a whole-state
+    /// snapshot each second and more while one was late, deposed the leader of 10,000 nodes).
+    @Test("observers asking for the whole state together depose no leader; encode-each-snapshot is deposed")
+    func observersDeposeNoLeader() throws {
+        func options(_ bug: PlantedBug?) -> SimulationOptions {
+            SimulationOptions(seed: 1, nodes: 400, observers: 64, faultSeconds: 3, livenessSeconds: 1, faults: false, plantedBug: bug)
+        }
+        let healthy = try Self.run(options(nil))
+        #expect(healthy.passed, "\(healthy.summary)")
+        let planted = try Self.run(options(.encodeEachSnapshot))
+        #expect(planted.oracleViolations.contains { $0.contains("a healthy leader was deposed") }, "\(planted.summary)")
+    }
+
     /// A coordinator restarted from its snapshot that forgets the device groups' last sequences names
     /// a wrong previous batch for a group untouched since the snapshot; the group-chain oracle sees it
     /// in the log (measured: caught at embedded seeds 2 and 7 of 1–10).

@@ -58,6 +58,9 @@ struct BenchRunCommand: ParsableCommand {
     var haCoordinators = 3
     @Option(help: "fleet: nodes of the largest fleet (devices and their displays; a coordinator holds 1 descriptor a node).")
     var fleetNodes = 10_000
+    @Option(help: ArgumentHelp("fleet, fleet-failover: measure only these fleet sizes, comma-separated (default: the suite's sizes up to --fleet-nodes).",
+                               valueName: "nodes,…"))
+    var fleetSizes: String?
     @Option(help: ArgumentHelp("Command the coordinator runs under, e.g. \"taskset -c 1\" to pin it to one core.",
                                valueName: "command"))
     var coordinatorPrefix: String?
@@ -74,6 +77,7 @@ struct BenchRunCommand: ParsableCommand {
         guard nodes > 0, subscribers > 0, subscriberProcesses > 0, memoryNodes > 0, memoryApps > 0 else {
             throw ValidationError("--nodes, --subscribers, --subscriber-processes, --memory-nodes and --memory-apps must be positive")
         }
+        guard parsedFleetSizes.allSatisfy({ $0 >= 2 }) else { throw ValidationError("--fleet-sizes takes numbers of at least 2") }
         guard fleetNodes >= 2 else { throw ValidationError("--fleet-nodes must be at least 2 (a device and its display)") }
         guard (1...5).contains(haCoordinators) else {
             throw ValidationError("--ha-coordinators must be between 1 and 5")
@@ -81,6 +85,10 @@ struct BenchRunCommand: ParsableCommand {
         if let recoveryCommands, recoveryCommands < 1000 {
             throw ValidationError("--recovery-commands must be at least 1000")
         }
+    }
+
+    var parsedFleetSizes: [Int] {
+        (fleetSizes ?? "").split(separator: ",").map { Int($0.trimmingCharacters(in: .whitespaces)) ?? 0 }
     }
 
     func settings(executable: String, workDirectory: String) -> BenchSettings {
@@ -91,7 +99,7 @@ struct BenchRunCommand: ParsableCommand {
             coordinatorPrefix: coordinatorPrefix.map { $0.split(separator: " ").map(String.init) } ?? [],
             nodes: nodes, subscribers: subscribers, subscriberProcesses: subscriberProcesses,
             recoveryCommands: recoveryCommands, memoryNodes: memoryNodes, memoryAppsPerNode: memoryApps,
-            haCoordinators: haCoordinators, fleetNodes: fleetNodes, progress: { line in
+            haCoordinators: haCoordinators, fleetNodes: fleetNodes, fleetSizes: parsedFleetSizes.isEmpty ? nil : parsedFleetSizes, progress: { line in
                 guard !silent else { return }
                 FileHandle.standardError.write(Data(String(format: "[%6.1fs] %@\n", Date().timeIntervalSince(start), line).utf8))
             })

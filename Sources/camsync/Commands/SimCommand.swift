@@ -30,6 +30,7 @@ struct SimCommand: ParsableCommand {
     @Option(help: "Coordinators in HA mode.") var coordinators = 3
     @Option(help: "Nodes (six at least: the soak's iPads and displays; more are iPads).") var nodes = 6
     @Option(help: "Workload clients.") var clients = 2
+    @Option(help: "Monitors asking every coordinator they follow for the whole state once a second, together.") var observers = 0
     @Option(help: "Simulated seconds of workload with faults.") var faultSeconds: Double = 30
     @Option(help: "Simulated seconds to converge once the faults heal.") var livenessSeconds: Double = 15
     @Flag(help: "No faults (the workload only).") var noFaults = false
@@ -43,6 +44,7 @@ struct SimCommand: ParsableCommand {
         if let plant, PlantedBug(rawValue: plant) == nil {
             throw ValidationError("--plant: one of \(PlantedBug.allCases.map(\.rawValue).joined(separator: ", "))")
         }
+        guard observers >= 0 else { throw ValidationError("--observers cannot be negative") }
         if seed != nil, seeds != nil { throw ValidationError("--seed or --seeds, not both") }
         if let seeds, Self.range(seeds) == nil { throw ValidationError("--seeds FIRST-LAST, e.g. 1-100") }
     }
@@ -61,7 +63,7 @@ struct SimCommand: ParsableCommand {
         for seed in batch {
             let options = SimulationOptions(
                 seed: seed, mode: SimulationOptions.Mode(rawValue: mode) ?? .highAvailability, coordinators: coordinators,
-                nodes: nodes, clients: clients, faultSeconds: faultSeconds, livenessSeconds: livenessSeconds, faults: !noFaults,
+                nodes: nodes, clients: clients, observers: observers, faultSeconds: faultSeconds, livenessSeconds: livenessSeconds, faults: !noFaults,
                 plantedBug: plant.flatMap(PlantedBug.init(rawValue:)), trace: trace)
             let result = try Simulation(options: options).run()
             simulated += result.simulatedMilliseconds
