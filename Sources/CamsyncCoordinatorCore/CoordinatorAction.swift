@@ -102,9 +102,9 @@ public enum CoordinatorMetric: Sendable, Hashable {
     case commitResent
     /// A snapshot request answered.
     case snapshotServed
-    /// The whole state's snapshot encoded for a turn's requests, this many bytes: the loop's largest
-    /// piece of work (`CoordinatorCore.answerSnapshotRequests`).
-    case wholeSnapshotEncoded(bytes: Int)
+    /// A snapshot encoded for a turn's requests (a group's, or the whole state's: the loop's largest
+    /// piece of work), this many bytes (`CoordinatorCore.answerSnapshotRequests`).
+    case snapshotEncoded(bytes: Int)
     /// A camera grant for a session that had asked to run: engine milliseconds since its `startSession`
     /// was accepted (0 when granted at once; a waiting session's wait otherwise). See `ClaimLatency`.
     case claimGranted(milliseconds: Int64)

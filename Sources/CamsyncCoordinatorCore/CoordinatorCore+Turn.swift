@@ -109,17 +109,17 @@ extension CoordinatorCore {
         if settings.durability != .off, sequence >= lastSnapshotSequence + settings.snapshotEvery {
             // The state is the log through `sequence` (every accepted command is in a turn in flight):
             // the snapshot is written after that turn, or refused by etcd until it is in the log.
-            actions.append(.writeSnapshot(JournalSnapshot(sequence: sequence, term: term,
-                                                           state: WireCodec.encode(state, groupSequences: groupSequences)),
+            actions.append(.writeSnapshot(JournalSnapshot(sequence: sequence, term: term, of: state, groupSequences: groupSequences),
                                           keepingCommands: UInt64(settings.retryWindow), ifLeading: role.leadership))
             lastSnapshotSequence = sequence
         }
         return counted(actions)
     }
 
-    /// The turn's snapshot requests become replies, all of one snapshot of the state as it is now.
-    /// The turn's snapshot requests (and the backlog's share) become its replies. A group's snapshot
-    /// is made for each; the whole state's once for all of them, counted with its size.
+    /// The turn's snapshot requests (and the backlog's share) become its replies, encoded here, once
+    /// for each group asked for and once for the whole state (each counted with its size): a reply
+    /// released later is bytes to send, so that the release of a turn that waited for a slow commit,
+    /// with the thousands of snapshots of a mass rejoin behind it, encodes nothing.
     private mutating func answerSnapshotRequests(at time: CoordinatorTime) -> [CoordinatorAction] {
         if let backlog = leaderWork?.snapshotBacklog, !backlog.isEmpty {
             let served = min(backlog.count, max(0, settings.snapshotsPerTurn - turn.snapshotRequests.count))
@@ -128,9 +128,14 @@ extension CoordinatorCore {
         }
         guard !turn.snapshotRequests.isEmpty else { return [] }
         var whole: Publication?
+        var parts: [NodeID: Publication] = [:]
+        var encoded: [CoordinatorAction] = []
         for (routingID, requestID, group) in turn.snapshotRequests {
             if let group {
-                turn.replies.append((routingID, .envelope(groupSnapshotEnvelope(group, requestID: requestID))))
+                let part = parts[group] ?? Publication(groupSnapshotEnvelope(group, requestID: 0))
+                if parts[group] == nil { encoded.append(.count(.snapshotEncoded(bytes: part.bytes.count))) }
+                parts[group] = part
+                turn.replies.append((routingID, .shared(part, requestID: requestID)))
                 continue
             }
             if settings.plantedBug == .encodeEachSnapshot {
@@ -138,11 +143,12 @@ extension CoordinatorCore {
                 continue
             }
             let snapshot = whole ?? Publication(snapshotEnvelope(requestID: 0, now: time.monotonicMilliseconds))
+            if whole == nil { encoded.append(.count(.snapshotEncoded(bytes: snapshot.bytes.count))) }
             whole = snapshot
             turn.replies.append((routingID, .shared(snapshot, requestID: requestID)))
         }
         turn.snapshotRequests.removeAll(keepingCapacity: true)
-        return whole.map { [.count(.wholeSnapshotEncoded(bytes: $0.bytes.count))] } ?? []
+        return encoded
     }
 
     /// Whether the shell should read more frames now: not while the pipeline is full and the turn

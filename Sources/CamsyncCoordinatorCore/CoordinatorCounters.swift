@@ -23,7 +23,7 @@ public struct CoordinatorCounters: Sendable, Equatable {
         case .declaredDead: nodesDeclaredDead += 1
         case .replayServed: replaysServed += 1
         case .badFrame(let reason): badFramesByReason[reason, default: 0] += 1
-        case .groupCommit, .commitResent, .snapshotServed, .wholeSnapshotEncoded, .claimGranted, .role, .leaderSuspected, .readRefused: break
+        case .groupCommit, .commitResent, .snapshotServed, .snapshotEncoded, .claimGranted, .role, .leaderSuspected, .readRefused: break
         }
     }
 

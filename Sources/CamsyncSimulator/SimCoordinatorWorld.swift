@@ -262,7 +262,7 @@ final class SimCoordinatorWorld: CoordinatorWorld {
     func count(_ metric: CoordinatorMetric) {
         switch metric {
         case .accepted: charge(costs.command)
-        case .wholeSnapshotEncoded(let bytes): charge(costs.snapshot(bytes: bytes))
+        case .snapshotEncoded(let bytes): charge(costs.snapshot(bytes: bytes))
         case .role(let leading, let term): simulation.roleChanged(c, leading: leading, term: term)
         default: break
         }

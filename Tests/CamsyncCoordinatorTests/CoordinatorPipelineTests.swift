@@ -114,7 +114,7 @@ struct CoordinatorPipelineTests {
             _ = core.receive(R.frame(.snapshotRequest(sender: id.rawValue, requestID: UInt64(20 + index)), route: route), at: R.at(1))
         }
         let ended = core.endTurn(at: R.at(2))
-        let encodings = ended.filter { if case .count(.wholeSnapshotEncoded) = $0 { true } else { false } }
+        let encodings = ended.filter { if case .count(.snapshotEncoded) = $0 { true } else { false } }
         #expect(encodings.count == 1, "the whole state encoded once for the three requests")
         let commit = try #require(Self.commit(in: ended))
         let released = core.turnCommitted(commit.id, at: R.at(3))
