@@ -19,7 +19,12 @@ public enum MetricsExport {
             .milliseconds(5), .milliseconds(10), .milliseconds(25), .milliseconds(50), .milliseconds(100),
             .milliseconds(250), .seconds(1),
         ]
+        factory.durationHistogramBuckets["camsync_turn_seconds"] = [
+            .microseconds(100), .milliseconds(1), .milliseconds(5), .milliseconds(20), .milliseconds(50),
+            .milliseconds(100), .milliseconds(200), .milliseconds(400), .seconds(1),
+        ]
         factory.valueHistogramBuckets["camsync_group_commit_entries"] = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512]
+        factory.valueHistogramBuckets["camsync_snapshot_encoded_bytes"] = [1 << 10, 16 << 10, 256 << 10, 1 << 20, 4 << 20, 16 << 20]
         MetricsSystem.bootstrap(factory)
         return registry
     }
