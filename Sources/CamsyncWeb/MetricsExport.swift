@@ -24,7 +24,7 @@ public enum MetricsExport {
             .milliseconds(100), .milliseconds(200), .milliseconds(400), .seconds(1),
         ]
         factory.valueHistogramBuckets["camsync_group_commit_entries"] = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512]
-        factory.valueHistogramBuckets["camsync_snapshot_encoded_bytes"] = [1 << 10, 16 << 10, 256 << 10, 1 << 20, 4 << 20, 16 << 20]
+        factory.valueHistogramBuckets["camsync_snapshot_encoded_bytes"] = [1_024, 16_384, 262_144, 1_048_576, 4_194_304, 16_777_216]
         MetricsSystem.bootstrap(factory)
         return registry
     }
