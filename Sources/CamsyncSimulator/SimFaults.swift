@@ -276,6 +276,13 @@ extension Simulation {
             if core.state.nodes[node.config.id]?.alive != true {
                 violation("liveness: \(node.config.id) runs but the leader does not hold it alive")
             }
+            // A display attaches to the device its config names once both are alive, and again after
+            // that device rejoins (SPEC §1); the workload never detaches one.
+            if case .display(let display) = node.config.registration.attributes, let device = display.attachedTo,
+               let d = nodeIndex[device.rawValue], nodes[d].running, core.state.nodes[device]?.alive == true,
+               core.state.nodes[node.config.id]?.attachedTo != device {
+                violation("liveness: \(node.config.id) is not attached to \(device), though both run and are alive")
+            }
         }
         let system = CameraSystemID.builtIn(device: NodeID(SoakTopology.devices[0]))
         let camera = AppID(device: NodeID(SoakTopology.devices[0]), bundleID: "com.apple.camera")

@@ -128,6 +128,18 @@ struct SimulationTests {
         #expect(planted.oracleViolations.contains { $0.contains("a healthy leader was deposed") }, "\(planted.summary)")
     }
 
+    /// A display left unattached to its device at the end, though both run and are alive (the liveness
+    /// check of configured attachments: HA seeds 31 and 86 of 1–200; found outside too, by
+    /// `fleet-failover`'s mass rejoin of 10,000 nodes, two displays of 5,000). Not fixed yet: seed 31
+    /// is kept as a known issue, which this test reports once the seed passes.
+    @Test("a display left unattached after the faults (seed 31): a known issue")
+    func displayLeftUnattached() throws {
+        let result = try Self.run(SimulationOptions(seed: 31))
+        withKnownIssue("a display is not attached to its device at the end of HA seed 31") {
+            #expect(result.passed, "\(result.summary)")
+        }
+    }
+
     /// A coordinator restarted from its snapshot that forgets the device groups' last sequences names
     /// a wrong previous batch for a group untouched since the snapshot; the group-chain oracle sees it
     /// in the log (measured: caught at embedded seeds 2 and 7 of 1–10).
