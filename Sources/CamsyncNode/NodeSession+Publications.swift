@@ -128,8 +128,10 @@ extension NodeSession {
         for event in batch.events {
             if let decision = fence.observe(event) { record(decision, sequence: batch.sequence) }
             switch event {
-            case .nodeJoined(let node, _), .nodeRejoined(let node, _):
+            case .nodeJoined(let node, _), .nodeRejoined(let node, _), .nodeLeft(let node, _):
                 // Our device (re)joined: attach again, as a display plugged into a rebooted iPad would.
+                // Or it left, which detached us: attach once it is back (refused while it is away, the
+                // attach is asked again at the next snapshot or batch: `handleReply`).
                 if case .display(let display) = settings.config.registration.attributes, display.attachedTo == node {
                     if registered { membership = .registered(attachAsked: false) }
                 }

@@ -38,6 +38,9 @@ extension NodeSession {
         case .attach:
             if case .error(let error)? = envelope.body {
                 log(.warning, "attach refused", ["message": "\(error.message)"])
+                // Asked again at the next snapshot or batch this replica takes: the device's next
+                // join may come inside a snapshot, never as a notice to apply.
+                if registered { membership = .registered(attachAsked: false) }
             }
         case .snapshot:
             if catchUp == .snapshotRequested { catchUp = .none }
