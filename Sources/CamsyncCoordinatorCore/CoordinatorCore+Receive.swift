@@ -166,6 +166,7 @@ extension CoordinatorCore {
                 actions.append(.count(.retried))
             } else {
                 actions.append(.count(.accepted))
+                if case .registerNode(let registration) = command { watchLiveness(of: registration.node) }
                 if case .declareNodeDead(let node) = command {
                     actions.append(.count(.declaredDead))
                     actions.append(.log(.init(.warning, "node declared dead", ["node": "\(node)", "sequence": "\(sequence)"])))

@@ -29,7 +29,8 @@ extension CoordinatorCore {
         if let work = leaderWork {
             if !work.snapshotBacklog.isEmpty { deadline = now }   // the next turn serves the backlog's next share
             deadline = min(deadline, heartbeatSlots.nextDue(interval: settings.heartbeatIntervalMilliseconds) ?? now)
-            if let liveness = work.livenessCheckDue ?? nextLivenessDeadline() { deadline = min(deadline, liveness) }
+            if work.deadlines == nil { deadline = now }   // the next turn makes them
+            if let liveness = work.livenessCheckDue { deadline = min(deadline, liveness) }
             if let (due, _) = engine.nextDeadline() {
                 deadline = min(deadline, now + max(0, due.milliseconds - time.wallMilliseconds))
             }
@@ -59,15 +60,15 @@ extension CoordinatorCore {
     private mutating func leaderTimers(at time: CoordinatorTime) -> [CoordinatorAction] {
         var actions: [CoordinatorAction] = []
         let now = time.monotonicMilliseconds
-        if leaderWork?.livenessCheckDue.map({ now >= $0 }) ?? true {
+        if leaderWork?.deadlines == nil || leaderWork?.livenessCheckDue.map({ now >= $0 }) == true {
             // Judged up to the last instant everything waiting had been taken (K7): behind that, a
             // node's heartbeat may wait unread. Looked at again shortly while the leader catches up.
             let heard = settings.plantedBug == .judgeSilenceAtClock ? now : min(now, leaderWork?.heardAllAt ?? now)
-            for node in silentNodes(at: heard) {
+            for node in takeSilentNodes(at: heard) {
                 actions += apply(.declareNodeDead(node), from: Envelope.coordinatorSender, requestID: sequence + 1, isAdmin: true,
                                  replyTo: nil, at: time)
             }
-            let due = nextLivenessDeadline().map { max($0, heard < now ? now + Self.catchingUpRecheck : $0) }
+            let due = leaderWork?.deadlines?.earliest.map { max($0, heard < now ? now + Self.catchingUpRecheck : $0) }
             leaderWork?.livenessCheckDue = due
         }
         while let (due, command) = engine.nextDeadline(), due.milliseconds <= time.wallMilliseconds {

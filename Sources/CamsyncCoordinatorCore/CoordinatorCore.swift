@@ -260,8 +260,44 @@ public struct CoordinatorCore: Sendable {
     public func silentNodes(at now: Int64) -> [NodeID] {
         guard let work = leaderWork else { return [] }
         return engine.state.nodes.filter { id, record in
-            record.alive && now - work.heard(id) > livenessTimeoutMilliseconds
+            record.alive && livenessDeadline(of: id, in: work) <= now
         }.keys.sorted()
+    }
+
+    /// The first instant (monotonic ms) at which `node`'s silence exceeds the timeout.
+    private func livenessDeadline(of node: NodeID, in work: LeaderWork) -> Int64 {
+        work.heard(node) + livenessTimeoutMilliseconds + 1
+    }
+
+    /// What `silentNodes(at:)` answers, found from the deadlines due by `now` (`LivenessDeadlines`)
+    /// instead of a pass over every node; the nodes not silent are watched again at their deadline.
+    mutating func takeSilentNodes(at now: Int64) -> [NodeID] {
+        guard leaderWork != nil else { return [] }
+        // Taken out while it changes, so that it is changed in place, never copied.
+        let made = leaderWork?.deadlines != nil
+        var deadlines = leaderWork?.deadlines ?? LivenessDeadlines()
+        leaderWork?.deadlines = nil
+        guard let work = leaderWork else { return [] }
+        if !made {   // a leadership's first look: every alive node, at its deadline
+            deadlines = LivenessDeadlines(engine.state.nodes.filter(\.value.alive).keys.map { id in
+                (node: id, due: livenessDeadline(of: id, in: work))
+            })
+        }
+        var silent: [NodeID] = []
+        for node in deadlines.takeDue(atOrBefore: now) where engine.state.nodes[node]?.alive == true {
+            let due = livenessDeadline(of: node, in: work)
+            if due <= now { silent.append(node) } else { deadlines.schedule(node, due: due) }
+        }
+        leaderWork?.deadlines = deadlines
+        return silent.sorted()
+    }
+
+    /// A node that registers is watched from now on (K1), at its deadline.
+    mutating func watchLiveness(of node: NodeID) {
+        guard leaderWork?.deadlines != nil, let due = leaderWork.map({ livenessDeadline(of: node, in: $0) }) else { return }
+        leaderWork?.deadlines?.schedule(node, due: due)
+        let check = leaderWork?.livenessCheckDue ?? due
+        leaderWork?.livenessCheckDue = min(check, due)
     }
 
     /// How long each tracked node has been silent, in node id order (for status displays; none
@@ -277,7 +313,7 @@ public struct CoordinatorCore: Sendable {
         guard let work = leaderWork else { return nil }
         var earliest: Int64?
         for (id, record) in engine.state.nodes where record.alive {
-            let due = work.heard(id) + livenessTimeoutMilliseconds + 1
+            let due = livenessDeadline(of: id, in: work)
             earliest = min(earliest ?? due, due)
         }
         return earliest

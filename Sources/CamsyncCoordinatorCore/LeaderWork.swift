@@ -14,10 +14,11 @@ struct LeaderWork: Sendable {
     var lastSeen: [NodeID: Int64] = [:]
     /// Since when (monotonic ms) nodes not heard from yet are silent: the leadership's start.
     var graceStart: Int64
-    /// No alive node can be silent too long before this (monotonic ms); nil: look at every node at
-    /// the next tick. Traffic only moves a node's deadline later, and a node that registers is due
-    /// later than any other, so it stays a lower bound until the tick that reaches it looks again:
-    /// a turn costs nothing per node of the cluster.
+    /// Every alive node's liveness deadline, or an earlier one (`LivenessDeadlines`); nil: made
+    /// from every node at the next tick (a leadership's first).
+    var deadlines: LivenessDeadlines?
+    /// When the next tick looks for silent nodes (monotonic ms): the earliest deadline, or shortly
+    /// while the leader catches up with its frames; nil: nothing is due (no node is watched).
     var livenessCheckDue: Int64?
     /// The last instant (monotonic ms) at which the leader had taken every frame waiting for it (the
     /// frames phase found the socket empty). Silence is judged up to then, not up to the clock: a
@@ -34,7 +35,6 @@ struct LeaderWork: Sendable {
     mutating func restartClocks(at now: Int64) {
         lastSeen.removeAll()
         graceStart = now
-        livenessCheckDue = nil
     }
 
     /// When `node` was last heard from, or the grace's start.

@@ -4,9 +4,10 @@ import Testing
 @testable import CamsyncCoordinator
 @testable import CamsyncCoordinatorCore
 
-/// K1 with the liveness check that does not look at every node each turn (`livenessCheckDue`): every
+/// K1 with the liveness check that does not look at every node each turn (`LivenessDeadlines`): every
 /// node is still declared dead at the first tick past its own timeout of silence, as a check of
-/// every node at every tick would, whatever traffic the others sent in between.
+/// every node at every tick would, whatever traffic the others sent in between, and a node declared
+/// dead that registers again is watched again.
 @Suite("CoordinatorCore: K1 declarations at the first tick past each node's own silence")
 struct CoordinatorLivenessTests {
     /// Heartbeat times (monotonic ms) of ipad-1 and ipad-2, both registered at 100; timeout 1,000 ms.
@@ -45,6 +46,43 @@ struct CoordinatorLivenessTests {
         }
         #expect(declared == expected)
         #expect(declared.count == 2, "both fall silent in the end")
+    }
+
+    /// ipad-1 registers at 100 and at each of `registrations`, and is silent otherwise; ipad-2 keeps
+    /// talking every 100 ms. Each of ipad-1's lives ends at the first millisecond past its timeout
+    /// (1,000 ms): `lives` declarations in all (registering while alive extends the same life).
+    @Test(arguments: [([Int64](), 1), ([1_500], 2), ([1_500, 3_000], 3), ([700, 2_200], 2)])
+    func aNodeThatRegistersAgainIsWatchedAgain(_ registrations: [Int64], _ lives: Int) {
+        var core = CoordinatorReceiveTests.core()
+        var requestID: UInt64 = 0
+        func register(_ node: NodeID, at now: Int64) {
+            requestID += 1
+            _ = core.receiveTurn(CoordinatorReceiveTests.frame(CoordinatorReceiveTests.register(node, requestID: requestID),
+                                                              route: Array(node.rawValue.utf8)), at: CoordinatorReceiveTests.at(now))
+        }
+        register("ipad-1", at: 100)
+        register("ipad-2", at: 100)
+        let timeout = core.livenessTimeoutMilliseconds
+        var registered: Int64 = 100, expected: [Int64] = [], declared: [Int64] = []
+        for now in stride(from: Int64(101), through: 5_000, by: 1) {
+            if registrations.contains(now) {
+                register("ipad-1", at: now)
+                registered = now
+            }
+            if now % 100 == 0 {
+                let heartbeat = Envelope.nodeHeartbeat(sender: "ipad-2", time: Instant(milliseconds: now))
+                _ = core.receiveTurn(CoordinatorReceiveTests.frame(heartbeat, route: Array("ipad-2".utf8)), at: CoordinatorReceiveTests.at(now))
+            }
+            if now - registered == timeout + 1 { expected.append(now) }
+            for entry in CoordinatorReceiveTests.appends(core.tickTurn(at: CoordinatorReceiveTests.at(now))) {
+                if case .declareNodeDead(let node) = try? WireCodec.decodeCommand(entry.command) {
+                    #expect(node == "ipad-1", "ipad-2 talks all along")
+                    declared.append(now)
+                }
+            }
+        }
+        #expect(declared == expected)
+        #expect(declared.count == lives)
     }
 }
 
