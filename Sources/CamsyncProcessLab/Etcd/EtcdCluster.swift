@@ -274,6 +274,10 @@ public final class EtcdCluster: @unchecked Sendable {
             "--initial-cluster-token", "camsync-\(URL(fileURLWithPath: directory).lastPathComponent)",
             "--heartbeat-interval", String(timing.heartbeatMilliseconds),
             "--election-timeout", String(timing.electionTimeoutMilliseconds),
+            // A member cut off from the others asks to be elected (raft's pre-vote) before it raises
+            // its term: otherwise its term, raised by each lonely election, deposes the raft leader
+            // when the cut heals and the cluster has no quorum for seconds (etcd 3.4's default is off).
+            "--pre-vote",
         ]
     }
 
