@@ -87,7 +87,11 @@ final class CoordinatorLoop {
         // fan-out to many observers does not hold back an ack or a node's feed.
         try router.set([.affinity(Self.commandIOThread)])
         try events.set([.affinity(Self.publicationIOThread)])
-        try router.set([.routerMandatory(false), .sendHighWaterMark(100_000), .receiveHighWaterMark(100_000)])
+        // A listen queue for a fleet: every node connects at once when a coordinator (re)starts, and
+        // libzmq's 100 would drop most of the SYNs, whose nodes then connect seconds later (TCP's
+        // retries), too late to hear a new leader's first heartbeat (`listenBacklog`).
+        try router.set([.routerMandatory(false), .sendHighWaterMark(100_000), .receiveHighWaterMark(100_000),
+                        .backlog(Self.listenBacklog)])
         if settings.security == nil {
             // Lab mode: nothing binds a routing id to anyone, so a restarted node simply takes its id back.
             try router.set([.routerHandover(true)])
@@ -151,6 +155,9 @@ final class CoordinatorLoop {
     /// event socket's (`affinity` masks).
     static let ioThreads = 2
     static let commandIOThread: UInt64 = 0b01
+    /// The command socket's listen queue: the kernel caps it at `net.core.somaxconn` (4096 on
+    /// Debian 12), so a host for a fleet raises that too (docs/OPERATIONS.md).
+    static let listenBacklog = 65_535
     static let publicationIOThread: UInt64 = 0b10
 
     /// TCP keepalive on the command socket under CURVE: a connection silent for the liveness timeout

@@ -34,6 +34,10 @@ public enum SocketOption: Sendable, Hashable {
     /// The context's I/O threads (a bit mask, bit 0 the first) that serve the connections this
     /// socket makes or accepts from now on; 0 = any (libzmq picks the least loaded).
     case affinity(UInt64)
+    /// The listen queue of the sockets this one binds from now on: connections the kernel holds
+    /// until libzmq accepts them (libzmq's default 100; the kernel caps it at `net.core.somaxconn`).
+    /// A burst of connects beyond it loses SYNs, which their senders retry only after 1, 3, 7 s.
+    case backlog(Int)
     /// Initial reconnect interval; -1 = do not reconnect.
     case reconnectInterval(milliseconds: Int)
     /// Upper bound of the exponential reconnect back-off (0 = only `reconnectInterval`).
@@ -82,6 +86,7 @@ public enum SocketOption: Sendable, Hashable {
         case .unsubscribe: "UNSUBSCRIBE"
         case .xpubManual: "XPUB_MANUAL"
         case .affinity: "AFFINITY"
+        case .backlog: "BACKLOG"
         case .reconnectInterval: "RECONNECT_IVL"
         case .reconnectIntervalMax: "RECONNECT_IVL_MAX"
         case .heartbeatInterval: "HEARTBEAT_IVL"
@@ -123,6 +128,7 @@ public enum SocketOption: Sendable, Hashable {
         case .immediate(let on): .int(ZMQ_IMMEDIATE, on ? 1 : 0)
         case .subscribe(let prefix): .bytes(ZMQ_SUBSCRIBE, prefix)
         case .unsubscribe(let prefix): .bytes(ZMQ_UNSUBSCRIBE, prefix)
+        case .backlog(let n): .int(ZMQ_BACKLOG, n)
         case .reconnectInterval(let ms): .int(ZMQ_RECONNECT_IVL, ms)
         case .reconnectIntervalMax(let ms): .int(ZMQ_RECONNECT_IVL_MAX, ms)
         case .heartbeatInterval(let ms): .int(ZMQ_HEARTBEAT_IVL, ms)
@@ -147,7 +153,7 @@ extension SocketOption: CustomStringConvertible, CustomDebugStringConvertible, C
     public var description: String {
         switch self {
         case .curveSecretKey: "\(name)=<redacted>"
-        case .linger(let v), .sendHighWaterMark(let v), .receiveHighWaterMark(let v),
+        case .linger(let v), .sendHighWaterMark(let v), .receiveHighWaterMark(let v), .backlog(let v),
              .reconnectInterval(let v), .reconnectIntervalMax(let v), .heartbeatInterval(let v),
              .heartbeatTTL(let v), .heartbeatTimeout(let v), .receiveTimeout(let v), .sendTimeout(let v),
              .tcpKeepaliveIdle(let v), .tcpKeepaliveInterval(let v), .tcpKeepaliveCount(let v):
