@@ -134,7 +134,12 @@ extension NodeSession {
                 // attach is asked again at the next snapshot or batch: `handleReply`).
                 if case .display(let display) = settings.config.registration.attributes, display.attachedTo == node {
                     if registered { membership = .registered(attachAsked: false) }
+                    detachedByRequest = false
                 }
+            case .displayDetached(let display, let device) where display == id:
+                detachedByRequest = !batch.events.contains { if case .nodeLeft(device, _) = $0 { true } else { false } }
+            case .displayAttached(let display, _) where display == id:
+                detachedByRequest = false
             default:
                 break
             }

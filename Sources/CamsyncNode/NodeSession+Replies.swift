@@ -119,6 +119,13 @@ extension NodeSession {
         }
         handle(outcome)
         refreshAssertions()
+        // Detached without hearing why: its device left (and may be back: its return was a notice
+        // this node could not hear). Asked again; refused while the device is away, and asked again
+        // at the next snapshot or batch, or its device's next join.
+        if registered, !detachedByRequest, case .display(let display) = settings.config.registration.attributes,
+           display.attachedTo != nil, replica.state.nodes[id]?.attachedTo == nil {
+            membership = .registered(attachAsked: false)
+        }
         attachIfConfigured()
     }
 

@@ -19,6 +19,10 @@ public struct NodeSession {
     /// K2: what this node runs, as of the last state in which it was alive in the cluster.
     var assertions: [AppAssertion] = []
     public internal(set) var membership = Membership.joining
+    /// A display detached by a request (heard as its batch, not with its device's leaving): it stays
+    /// detached until its device joins again. A detach not heard, found in a snapshot, is taken for
+    /// its device's leaving (`handleSnapshotReply`).
+    var detachedByRequest = false
     /// Which coordinator the DEALER talks to, and the highest term heard (K6, K7): the leader as the
     /// coordinators name it, by the one rule `FollowedLeader` keeps.
     public internal(set) var leader: FollowedLeader

@@ -46,4 +46,45 @@ import Testing
         let back = session.receivePublication(try coordinator.publish(.registerNode(device)), now: H.at(600))
         #expect(try back.requests.map { try $0.domainCommand() } == [.attachDisplay(display: Self.display, device: H.node)])
     }
+
+    /// How the display last lost its device, unheard in both cases but a snapshot's.
+    enum Detach: String, CaseIterable, CustomTestStringConvertible {
+        /// Its device died and came back while the display heard nothing: the snapshot shows it detached.
+        case deviceLeftAndCameBack
+        /// A user detached it, heard as its batch; the next snapshot shows it detached.
+        case byRequest
+        var testDescription: String { rawValue }
+    }
+
+    @Test("a display found detached in a snapshot asks to attach again, unless it heard a request detach it",
+          arguments: Detach.allCases)
+    func detachedInASnapshot(_ detach: Detach) throws {
+        let registration = NodeRegistration(node: Self.display, attributes: .display(DisplayAttributes(name: "TV", attachedTo: H.node)))
+        var device0 = FakeCoordinator()
+        let device = NodeRegistration(node: H.node, attributes: .device(H.device))
+        _ = try device0.publish(.registerNode(device))
+        var (session, coordinator) = try H.joined(settings: H.settings(registration), coordinator: device0)
+        #expect(session.replica.state.nodes[Self.display]?.attachedTo == H.node, "attached by its registration")
+        switch detach {
+        case .deviceLeftAndCameBack:
+            _ = try coordinator.publish(.declareNodeDead(H.node))   // lost
+            _ = try coordinator.publish(.registerNode(device))      // lost
+        case .byRequest:
+            let detached = session.receivePublication(try coordinator.publish(.detachDisplay(display: Self.display)), now: H.at(900))
+            #expect(detached.requests.isEmpty)
+            _ = try coordinator.publish(.openFullScreen(H.app, trigger: .user))   // lost
+        }
+        coordinator.compacted = true
+        let noticed = session.receivePublication(coordinator.heartbeat(), now: H.at(1000))
+        let replay = try #require(noticed.requests.first)
+        let refused = session.receiveReply(try coordinator.answer(replay).reply, now: H.at(1100))
+        let snapshot = try #require(refused.snapshotRequests.first)
+        let synced = session.receiveReply(try coordinator.answer(snapshot).reply, now: H.at(1200))
+        #expect(session.replica.state.nodes[Self.display]?.attachedTo == nil)
+        let asked = try synced.requests.map { try $0.domainCommand() }
+        switch detach {
+        case .deviceLeftAndCameBack: #expect(asked == [.attachDisplay(display: Self.display, device: H.node)])
+        case .byRequest: #expect(asked.isEmpty, "a user's detach stays")
+        }
+    }
 }
