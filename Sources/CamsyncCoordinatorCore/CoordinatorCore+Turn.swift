@@ -106,7 +106,13 @@ extension CoordinatorCore {
         if settings.plantedBug == .acknowledgeBeforeDurable { actions += release(&submitted.turn) }
         work.inFlight.append(submitted)
         actions.append(.commit(commit))
-        if settings.durability != .off, sequence >= lastSnapshotSequence + settings.snapshotEvery {
+        // An HA leader's first interval is its nodes' and clients' (every node hears it, every client
+        // comes to it): a snapshot due then waits for the interval's end. A standby does not know the
+        // snapshots its leader wrote, so one is often due at once, and encoding the whole state and
+        // writing it to etcd delayed the first acks and heartbeats of a failover with a fleet. (A
+        // single coordinator knows its journal's last snapshot.)
+        let settled = !isHighAvailability || time.monotonicMilliseconds - work.began >= settings.heartbeatIntervalMilliseconds
+        if settings.durability != .off, settled, sequence >= lastSnapshotSequence + settings.snapshotEvery {
             // The state is the log through `sequence` (every accepted command is in a turn in flight):
             // the snapshot is written after that turn, or refused by etcd until it is in the log.
             actions.append(.writeSnapshot(JournalSnapshot(sequence: sequence, term: term, of: state, groupSequences: groupSequences),

@@ -27,8 +27,12 @@ struct LeaderWork: Sendable {
     /// (a test, the fuzzer) hands it all of them.
     var heardAllAt: Int64?
 
+    /// When this leadership began (monotonic ms).
+    let began: Int64
+
     init(startingAt now: Int64) {
         graceStart = now
+        began = now
     }
 
     /// The liveness clocks start afresh at `now`: nobody is declared dead for silence before it (K7).
