@@ -142,6 +142,9 @@ class Client:
         self.last_sent = 0.0
         self.pushed_messages = 0  # two-frame messages pushed on its DEALERs ([topic, Envelope])
         self.heartbeats_seen = 0
+        # The longest this client went without sending on its DEALER (s): longer than the liveness
+        # timeout, and the coordinator was right to declare it dead (this process was held).
+        self.largest_send_gap = 0.0
         self.last_heartbeat = None
         self.seen = {}            # sequence -> EventBatch bytes as pushed on the DEALER
         self.seen_batches = {}    # sequence -> EventBatch
@@ -238,7 +241,10 @@ class Client:
         except zmq.Again:
             raise CheckFailed(f"send timed out (CURVE handshake refused?) for request {env.request_id}")
         if self.is_own(sock):
-            self.last_sent = time.monotonic()
+            now = time.monotonic()
+            if self.last_sent > 0 and now - self.last_sent > self.largest_send_gap:
+                self.largest_send_gap = now - self.last_sent
+            self.last_sent = now
             if env.request_id:
                 self.sent_ids.add(env.request_id)
                 self.in_flight[env.request_id] = env
@@ -898,7 +904,9 @@ def check_still_alive(c):
     snapshot = c.snapshot()
     record = c.node_record(snapshot, c.me)
     if c.left_about_me:
-        raise CheckFailed(f"declared dead during the run: batches {c.left_about_me}")
+        raise CheckFailed(f"declared dead during the run: batches {c.left_about_me}; the longest this client went "
+                          f"without sending: {c.largest_send_gap * 1000:.0f} ms (liveness timeout "
+                          f"{c.interval_ms * c.liveness} ms)")
     if record is None or not record.alive:
         raise CheckFailed(f"not alive at the end (snapshot sequence {snapshot.sequence})")
     silent = [entry.silent_ms for entry in snapshot.liveness if entry.node == c.me]
@@ -912,7 +920,8 @@ def check_still_alive(c):
     if c.foreign_batches:
         raise CheckFailed(f"batches of other groups arrived on its feed: {c.foreign_batches}")
     return (f"alive at sequence {snapshot.sequence}, silent {silent[0] if silent else '?'} ms, group {c.group} "
-            f"at {c.applied} as its bookmark says, no other group's batch on its feed")
+            f"at {c.applied} as its bookmark says, no other group's batch on its feed; the longest it went "
+            f"without sending {c.largest_send_gap * 1000:.0f} ms")
 
 
 def check_bookmark_gap(c):
