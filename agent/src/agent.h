@@ -71,6 +71,9 @@ typedef struct {
     // `feed_live`: something was pushed (a heartbeat, a batch, a bookmark) since the followed
     // coordinator's DEALER was last opened; the snapshot is asked only then (Clone pattern).
     int snapshot_requested, snapshot_wanted, feed_live, attach_requested, replay_requested;
+    // Detached by a request (a detach_display heard as its batch, not its device leaving): it stays
+    // detached until its device joins again; a detach found in a snapshot is its device's leaving.
+    int detached_by_request;
     // HA (SPEC K6, K7): the coordinator requests go to, the highest term heard, and the one just
     // left for silence (follow.h). `leader.highest_term` is the term the agent speaks under.
     leader_follower leader;

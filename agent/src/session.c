@@ -208,6 +208,15 @@ static void follow_new_group(display_agent *agent) {
     need_snapshot(agent, "moved to another device group");
 }
 
+// Whether `batch` says `node` left (a display detached with its device's leaving, not by request).
+static int batch_has_left(const Camsync__V1__EventBatch *batch, const char *node) {
+    for (size_t i = 0; i < batch->n_events; i++) {
+        const Camsync__V1__Event *event = batch->events[i];
+        if (event && event->kind_case == CAMSYNC__V1__EVENT__KIND_NODE_LEFT && text_equal(event->node_left->node, node)) return 1;
+    }
+    return 0;
+}
+
 // Applies one batch's events to the view and the fence. -1: malformed (the caller re-snapshots).
 static int apply_batch(display_agent *agent, const Camsync__V1__EventBatch *batch) {
     if (!batch->command || batch->command->kind_case == CAMSYNC__V1__COMMAND__KIND__NOT_SET) return -1;
@@ -235,16 +244,29 @@ static int apply_batch(display_agent *agent, const Camsync__V1__EventBatch *batc
             const char *node = event->kind_case == CAMSYNC__V1__EVENT__KIND_NODE_JOINED ? event->node_joined->node
                                                                                         : event->node_rejoined->node;
             // Our device (re)joined: attach again, as a display plugged into a rebooted iPad would.
-            if (agent->view.device_id && strcmp(node, agent->view.device_id) == 0) agent->attach_requested = 0;
+            if (agent->view.device_id && strcmp(node, agent->view.device_id) == 0) {
+                agent->attach_requested = 0;
+                agent->detached_by_request = 0;
+            }
             break;
         }
         case CAMSYNC__V1__EVENT__KIND_DISPLAY_ATTACHED:
-            moved |= text_equal(event->display_attached->display, agent->config->id);
+            if (text_equal(event->display_attached->display, agent->config->id)) {
+                moved = 1;
+                agent->detached_by_request = 0;
+            }
             break;
         case CAMSYNC__V1__EVENT__KIND_DISPLAY_DETACHED:
-            moved |= text_equal(event->display_detached->display, agent->config->id);
+            if (text_equal(event->display_detached->display, agent->config->id)) {
+                moved = 1;
+                agent->detached_by_request = !batch_has_left(batch, event->display_detached->device);
+            }
             break;
         case CAMSYNC__V1__EVENT__KIND_NODE_LEFT:
+            // Our device left, which detached us: attach once it is back (refused while it is away,
+            // the attach is asked again at the next snapshot or batch).
+            if (agent->view.device_id && strcmp(event->node_left->node, agent->view.device_id) == 0)
+                agent->attach_requested = 0;
             if (strcmp(event->node_left->node, agent->config->id) == 0 &&
                 event->node_left->reason == CAMSYNC__V1__NODE_LEAVE_REASON__NODE_LEAVE_REASON_DECLARED_DEAD)
                 rejoin = 1;
@@ -448,6 +470,11 @@ static void on_snapshot(display_agent *agent, const Camsync__V1__Snapshot *snaps
         agent_join(agent, "snapshot shows this node is not alive", 1);
         return;
     }
+    // Detached without hearing why: its device left (and may be back, its return a notice this
+    // display could not hear). Asked again; refused while the device is away, and asked again at the
+    // next snapshot or batch, or its device's next join.
+    if (agent->registered && agent->config->attached_to && !agent->detached_by_request && !agent->view.self.attached_to)
+        agent->attach_requested = 0;
     drain_buffer(agent);
     attach_if_configured(agent);
 }
@@ -538,7 +565,12 @@ void agent_on_reply(display_agent *agent, const uint8_t *bytes, size_t length) {
         }
         break;
     case ORIGIN_ATTACH:
-        if (is_error) agent_log(agent, "warning", "attach refused message=\"%s\"", message);
+        if (is_error) {
+            agent_log(agent, "warning", "attach refused message=\"%s\"", message);
+            // Asked again at the next snapshot or batch: the device's next join may come inside a
+            // snapshot, never as a notice to apply.
+            if (agent->registered) agent->attach_requested = 0;
+        }
         break;
     case ORIGIN_SNAPSHOT:
         agent->snapshot_requested = 0;
