@@ -272,17 +272,11 @@ public struct CoordinatorCore: Sendable {
     /// What `silentNodes(at:)` answers, found from the deadlines due by `now` (`LivenessDeadlines`)
     /// instead of a pass over every node; the nodes not silent are watched again at their deadline.
     mutating func takeSilentNodes(at now: Int64) -> [NodeID] {
-        guard leaderWork != nil else { return [] }
-        // Taken out while it changes, so that it is changed in place, never copied.
-        let made = leaderWork?.deadlines != nil
-        var deadlines = leaderWork?.deadlines ?? LivenessDeadlines()
-        leaderWork?.deadlines = nil
-        guard let work = leaderWork else { return [] }
-        if !made {   // a leadership's first look: every alive node, at its deadline
-            deadlines = LivenessDeadlines(engine.state.nodes.filter(\.value.alive).keys.map { id in
-                (node: id, due: livenessDeadline(of: id, in: work))
-            })
-        }
+        // Taken out while it changes, so that it is changed in place, never copied; a leadership's
+        // first look makes them, every alive node at its deadline.
+        guard var deadlines = leaderWork?.deadlines.take() ?? leaderWork.map({ work in
+            LivenessDeadlines(engine.state.nodes.filter(\.value.alive).keys.map { (node: $0, due: livenessDeadline(of: $0, in: work)) })
+        }), let work = leaderWork else { return [] }
         var silent: [NodeID] = []
         for node in deadlines.takeDue(atOrBefore: now) where engine.state.nodes[node]?.alive == true {
             let due = livenessDeadline(of: node, in: work)

@@ -8,8 +8,8 @@ import CamsyncPolicy
 /// exactly.
 struct LivenessDeadlines: Sendable {
     private var heap: [Entry] = []
-    /// Each node's entry's deadline: a node has one entry at most.
-    private var scheduled: [NodeID: Int64] = [:]
+    /// The nodes with an entry: a node has one at most.
+    private var scheduled: Set<NodeID> = []
 
     private struct Entry: Sendable {
         var due: Int64
@@ -20,8 +20,7 @@ struct LivenessDeadlines: Sendable {
 
     /// Every node of `deadlines`, each at its deadline.
     init(_ deadlines: some Sequence<(node: NodeID, due: Int64)>) {
-        for (node, due) in deadlines where scheduled[node] == nil {
-            scheduled[node] = due
+        for (node, due) in deadlines where scheduled.insert(node).inserted {
             heap.append(Entry(due: due, node: node))
         }
         for index in stride(from: heap.count / 2 - 1, through: 0, by: -1) { siftDown(index) }
@@ -30,12 +29,9 @@ struct LivenessDeadlines: Sendable {
     /// The earliest deadline of any entry, or nil when no node is watched.
     var earliest: Int64? { heap.first?.due }
 
-    var count: Int { heap.count }
-
     /// Watches `node` from `due` on, unless it has an entry already (that one is no later).
     mutating func schedule(_ node: NodeID, due: Int64) {
-        guard scheduled[node] == nil else { return }
-        scheduled[node] = due
+        guard scheduled.insert(node).inserted else { return }
         heap.append(Entry(due: due, node: node))
         siftUp(heap.count - 1)
     }
@@ -45,7 +41,7 @@ struct LivenessDeadlines: Sendable {
         var due: [NodeID] = []
         while let first = heap.first, first.due <= time {
             due.append(first.node)
-            scheduled[first.node] = nil
+            scheduled.remove(first.node)
             let last = heap.removeLast()
             if !heap.isEmpty {
                 heap[0] = last
