@@ -6,10 +6,11 @@ import Testing
 
 /// The deterministic simulator (`camsync sim`, docs/TESTING.md): a fixed batch of seeds passes, a
 /// seed replays byte for byte, and every planted bug is caught. Its dozens of runs take the cores
-/// as a cluster does: the suite holds a cluster slot, and the planted bugs' cases run one at a time,
-/// so that the suites timing real processes beside it are not starved (a fleet shard that sent no
-/// status for 10 s at a load average of 20).
-@Suite("camsync sim", .ownThreads, .clusterSlot)
+/// as a cluster does: the suite holds a cluster slot and runs its cases one at a time, so that the
+/// suites timing real processes beside it are not starved (a fleet shard that sent no status for
+/// 10 s at a load average of 20 with the planted bugs' cases in parallel; again at 15, and a leader
+/// deposed under PipelineTests' stream, with its seeds' cases in parallel).
+@Suite("camsync sim", .ownThreads, .clusterSlot, .serialized)
 struct SimulationTests {
     /// The batch `make test` runs: HA seeds (3 coordinators on the simulated etcd, 6 nodes, 30 s of
     /// faults then 15 s to converge) and embedded seeds (one coordinator and its journal).
