@@ -26,30 +26,37 @@ public enum FleetFailoverBenchmark {
         var result = BenchmarkResult(name: "fleet-failover")
         let largest = min(15_000, max(2, settings.fleetNodes / 2 * 2))
         let sizes = settings.fleetSizes?.sorted() ?? Set(settings.pick([1_000, 5_000, largest], quick: [200]).map { min($0, largest) }).sorted()
-        // Every size must pass: a node that never joins or rejoins, like a leadership move, fails the
-        // run with what went wrong (the largest size too: where it stops is what it says).
-        for nodes in sizes {
-            let (rows, checks, notes) = try runOne(settings, nodes: nodes, trials: settings.pick(5, quick: 2))
+        // Lab mode at every size (quick: none), then the deployed configuration at the largest: CURVE
+        // on every connection, the coordinators sharing the cluster's key pair. Every run must pass: a
+        // node that never joins or rejoins, like a leadership move, fails the run with what went wrong
+        // (the largest size too: where it stops is what it says).
+        let runs = (settings.quick ? [] : sizes.map { ($0, false) }) + [(sizes.last ?? largest, true)]
+        for (nodes, deployed) in runs {
+            let (rows, checks, notes) = try runOne(settings, nodes: nodes, deployed: deployed, trials: settings.pick(5, quick: 2))
             result.rows += rows
             result.targets += checks
             result.notes += notes
         }
-        result.notes.append("3 coordinators on 3 loopback etcd members (mutual TLS), journal on etcd, lab mode; the nodes are real "
+        result.notes.append("3 coordinators on 3 loopback etcd members (mutual TLS), journal on etcd; lab mode, or CURVE on every "
+            + "connection where a row says so; the nodes are real "
             + "NodeSessions in `camsync bench fleet-shard` processes of 1,000 devices and their displays, one thread each, on the "
             + "same 2 cores as the coordinators, etcd and the bench, at nice \(shardNiceness) (the nodes stand for other machines); "
             + "the client and the trials are ha-failover's")
         return result
     }
 
-    static func runOne(_ settings: BenchSettings, nodes: Int, trials: Int) throws -> ([BenchRow], [TargetCheck], [String]) {
+    /// One fleet size; `deployed`: CURVE on every connection (`FleetKeys`), else lab mode.
+    static func runOne(_ settings: BenchSettings, nodes: Int, deployed: Bool, trials: Int) throws -> ([BenchRow], [TargetCheck], [String]) {
         let heartbeat = FleetSizing.heartbeatMilliseconds(nodes: nodes)
         let setting = HAFailoverBenchmark.settings[0]
         let devices = nodes / 2
-        let dir = try settings.directory("fleet-failover-\(nodes)")
-        settings.progress("fleet-failover: \(nodes) nodes, heartbeat \(heartbeat) ms")
+        let dir = try settings.directory("fleet-failover-\(nodes)\(deployed ? "-deployed" : "")")
+        settings.progress("fleet-failover: \(nodes) nodes, heartbeat \(heartbeat) ms\(deployed ? ", CURVE" : "")")
+        let keys = deployed ? try FleetKeys() : nil
         let cluster = try HACoordinators(settings, directory: dir, count: 3, timing: setting.timing, leaseSeconds: setting.leaseSeconds,
                                          heartbeatMs: heartbeat, liveness: liveness, pulseMs: setting.pulseMs,
-                                         suspicionMs: setting.suspicionMs)
+                                         suspicionMs: setting.suspicionMs, keys: keys,
+                                         admitting: (0..<devices).flatMap { [SimulatedNode.id($0), SimulatedNode.displayID($0)] })
         defer { cluster.stop() }
         let leader = try cluster.waitForLeader()
         let context = try ZMQContext(ioThreads: 1)
@@ -59,7 +66,7 @@ public enum FleetFailoverBenchmark {
         func startShards(_ label: String) throws -> FleetShards {
             try FleetShards(settings, context: context, directory: dir, label: label, commandEndpoints: commandEndpoints,
                             eventEndpoints: cluster.coordinators.map(\.eventEndpoint), devices: devices,
-                            heartbeatMilliseconds: heartbeat, liveness: liveness, niceness: Self.shardNiceness)
+                            heartbeatMilliseconds: heartbeat, liveness: liveness, niceness: Self.shardNiceness, keys: keys)
         }
         var shards = try startShards("\(nodes)")
         defer { shards.stop() }
@@ -83,7 +90,7 @@ public enum FleetFailoverBenchmark {
         }
         let joinSeconds = Double(Clock.monotonicNanoseconds() - joinStart) / 1e9
         settings.progress(String(format: "fleet-failover: %d nodes joined in %.1f s", nodes, joinSeconds))
-        let label = "\(nodes) nodes in \(shards.processes) shard processes, heartbeat \(heartbeat) ms"
+        let label = "\(nodes) nodes in \(shards.processes) shard processes, heartbeat \(heartbeat) ms\(deployed ? ", CURVE" : "")"
         var (rows, checks, trialNotes) = try HAFailoverBenchmark.trials(settings, benchmark: "fleet-failover", setting, cluster: cluster,
                                                                         leader: leader, nodes: shards, count: nodes, label: label,
                                                                         trials: trials, context: context, directory: dir)

@@ -13,12 +13,17 @@ import Glibc
 /// leader by asking each coordinator for a snapshot (standbys answer NOT_LEADER). `stop()` stops
 /// everything; the processes are registered with `ChildProcesses` meanwhile. By default etcd runs
 /// as `cluster up` runs it: mutual TLS, auth on, each coordinator a user whose role holds the prefix.
+/// With `keys`, the deployed configuration: CURVE on every coordinator's sockets, the coordinators
+/// sharing the cluster's key pair (a node's `coordinators: shared`), admitting the `admitting` nodes'
+/// keys and the bench's admin key, which the probes and `curve`'s clients use.
 final class HACoordinators {
     let etcd: EtcdCluster
     let coordinators: [CoordinatorProcess]
     /// The etcd key prefix of this camsync cluster (`--etcd-prefix`); the election is `<prefix>/leader`.
     let prefix = "/camsync-bench"
     let leaseSeconds: Int64
+    /// The server key and the admin pair a bench client connects with (nil: lab mode, no CURVE).
+    let curve: (serverKey: String, keys: CurveKeyPair)?
     private let context: ZMQContext
     private var probes: [ProtocolDealer] = []
 
@@ -28,9 +33,13 @@ final class HACoordinators {
 
     init(_ settings: BenchSettings, directory: String, count: Int = 3, timing: EtcdCluster.Timing = .init(),
          leaseSeconds: Int64 = 2, heartbeatMs: Int64 = 500, liveness: Int64 = 3, pulseMs: Int64? = nil,
-         suspicionMs: Int64? = nil, security: EtcdCluster.Security = .mutualTLS, snapshotEvery: UInt64? = nil) throws {
+         suspicionMs: Int64? = nil, security: EtcdCluster.Security = .mutualTLS, snapshotEvery: UInt64? = nil,
+         keys: FleetKeys? = nil, admitting nodes: [String] = []) throws {
         try Self.available()
         self.leaseSeconds = leaseSeconds
+        curve = keys.map { (serverKey: $0.coordinator.publicKey, keys: $0.admin) }
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let keyFiles = try keys?.writeCoordinatorFiles(directory: directory, nodes: nodes)
         settings.progress("etcd: starting 3 members (heartbeat \(timing.heartbeatMilliseconds) ms, election "
             + "\(timing.electionTimeoutMilliseconds) ms), then \(count) coordinators (lease \(leaseSeconds) s)")
         let prefix = self.prefix
@@ -50,18 +59,24 @@ final class HACoordinators {
                 options: .init(heartbeatMs: heartbeatMs, liveness: liveness, snapshotEvery: snapshotEvery, prefix: settings.coordinatorPrefix,
                                highAvailability: .init(etcd: urls, name: name, prefix: prefix, leaseSeconds: leaseSeconds,
                                                        pulseMilliseconds: pulseMs, suspicionMilliseconds: suspicionMs,
-                                                       tls: try etcd.clientSettings(as: name).tls)))
+                                                       tls: try etcd.clientSettings(as: name).tls),
+                               keyFiles: keyFiles))
         }
         context = try ZMQContext(ioThreads: 1)
         do {
             for coordinator in coordinators { try coordinator.launch() }
-            probes = try coordinators.map { try ProtocolDealer(context: context, endpoint: $0.commandEndpoint) }
+            probes = try coordinators.map { try dealer(context, $0.commandEndpoint) }
         } catch {
             stop()
             throw error
         }
     }
 
+
+    /// A DEALER to `endpoint` as the bench's admin (with CURVE when the cluster has it).
+    func dealer(_ context: ZMQContext, _ endpoint: String) throws -> ProtocolDealer {
+        try ProtocolDealer(context: context, endpoint: endpoint, curve: curve)
+    }
 
     /// The index of the coordinator whose command endpoint is `endpoint`.
     func index(commandEndpoint endpoint: String) -> Int? { coordinators.firstIndex { $0.commandEndpoint == endpoint } }

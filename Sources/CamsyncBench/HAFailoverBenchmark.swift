@@ -124,13 +124,13 @@ public enum HAFailoverBenchmark {
                        count nodes: Int, label nodesLabel: String? = nil, trials: Int, context: ZMQContext, directory dir: String) throws -> ([BenchRow], [TargetCheck], [String]) {
         let commandEndpoints = cluster.coordinators.map(\.commandEndpoint)
         let node = SimulatedNode.id(0)
-        let setup = try ProtocolDealer(context: context, endpoint: commandEndpoints[leader])
+        let setup = try cluster.dealer(context, commandEndpoints[leader])
         defer { setup.close() }
         // Acknowledged before the client starts: the client's first stop, from another DEALER, could
         // otherwise reach the leader before the session is configured ("has no capture session").
         try setup.pipeline(SimulatedNode.claim(node).map { ($0, node) }, window: 1)
         let client = try LeaderFollowingClient(context: context, commandEndpoints: commandEndpoints, node: node, target: leader,
-                                               intervalMilliseconds: nodes > 3 ? 50 : 2)
+                                               intervalMilliseconds: nodes > 3 ? 50 : 2, curve: cluster.curve)
         defer { client.close() }
         let watch = EtcdLeaderWatch(endpoints: cluster.etcd.endpoints, settings: try cluster.etcd.clientSettings(),
                                     election: "\(cluster.prefix)/leader")

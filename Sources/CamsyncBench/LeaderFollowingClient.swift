@@ -42,12 +42,14 @@ final class LeaderFollowingClient {
     /// The answers other than an ack or NOT_LEADER, by error code and message ("not an error" for another kind of reply).
     private(set) var refusals: [String: Int] = [:]
 
-    /// `holding`: app 0 holds its camera (the first command is then a stop).
+    /// `holding`: app 0 holds its camera (the first command is then a stop). `curve`: CURVE to
+    /// coordinators serving with that key, as that (admin) pair.
     init(context: ZMQContext, commandEndpoints: [String], node: String, target: Int, holding: Bool = true,
-         intervalMilliseconds: UInt64 = 2, retryMilliseconds: UInt64 = 20) throws {
+         intervalMilliseconds: UInt64 = 2, retryMilliseconds: UInt64 = 20,
+         curve: (serverKey: String, keys: CurveKeyPair)? = nil) throws {
         self.node = node
         endpoints = commandEndpoints
-        dealers = try commandEndpoints.map { try ProtocolDealer(context: context, endpoint: $0) }
+        dealers = try commandEndpoints.map { try ProtocolDealer(context: context, endpoint: $0, curve: curve) }
         for dealer in dealers { poller.register(dealer.socket, for: .readable) }
         intervalNanoseconds = intervalMilliseconds * 1_000_000
         retryNanoseconds = retryMilliseconds * 1_000_000

@@ -21,7 +21,7 @@ enum MassRejoin {
         let leader = try cluster.waitForLeader()
         let endpoints = cluster.coordinators.map(\.commandEndpoint)
         let client = try LeaderFollowingClient(context: context, commandEndpoints: endpoints, node: SimulatedNode.id(0), target: leader,
-                                               intervalMilliseconds: 50)
+                                               intervalMilliseconds: 50, curve: cluster.curve)
         defer { client.close() }
         var acks = LatencyRecorder()
         func serveClient() throws {

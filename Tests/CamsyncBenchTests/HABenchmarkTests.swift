@@ -49,10 +49,11 @@ struct HABenchmarkTests {
         }
     }
 
-    @Test("fleet-failover: kill -9 of the leader with 200 nodes in a fleet shard process → etcd, first ack, every node following; K7: no registration, no snapshot, no reconnection; a mass rejoin of the 200 moves no leadership")
+    @Test("fleet-failover: kill -9 of the leader with 200 nodes in a fleet shard process, CURVE on every connection → etcd, first ack, every node following; K7: no registration, no snapshot, no reconnection; a mass rejoin of the 200 moves no leadership")
     func fleetFailoverRows() throws {
         let result = try run(.fleetFailover)
-        let label = "200 nodes in 1 shard processes, heartbeat 500 ms"
+        // The deployed configuration: the coordinators admit only the nodes' and the bench's CURVE keys.
+        let label = "200 nodes in 1 shard processes, heartbeat 500 ms, CURVE"
         #expect(result.rows.count == 7, "joining, then etcd, first ack, every node, first ack → every node; the mass rejoin and the client's acks meanwhile")
         #expect(result.rows.first?.scenario.contains("\(label): start → all registered, synced and following the leader") == true)
         for row in result.rows {
