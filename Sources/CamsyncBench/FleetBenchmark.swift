@@ -95,6 +95,8 @@ public enum FleetBenchmark {
         /// The leader's RSS and descriptors beyond an empty leader's, per node, with every node heartbeating.
         var leaderKilobytesPerNode: Double?
         var descriptorsPerNode: Double?
+        /// How evenly the leader's heartbeats and bookmarks reached the nodes with no command.
+        var spread: ArrivalSpread?
         /// A node's CPU (µs per second) and memory (kB) under the command load.
         var nodeCPU: Double?
         var nodeKilobytes: Double?
@@ -165,7 +167,7 @@ public enum FleetBenchmark {
         // Heartbeats only.
         let idleSeconds = max(settings.pick(5.0, quick: 2.0), 3 * Double(heartbeatMilliseconds) / 1000)
         load = BenchSystem.loadAverage()
-        let idle = try window(shards, coordinator: coordinator) { try pump(shards, seconds: idleSeconds) }
+        let idle = try window(shards, coordinator: coordinator, heartbeatMilliseconds: heartbeatMilliseconds) { try pump(shards, seconds: idleSeconds) }
         let heartbeatsPerSecond = Double(idle.heartbeats) / idle.seconds
         let perHeartbeat = idle.leaderCPU / Double(max(1, idle.heartbeats)) * 1e6
         let descriptors = BenchSystem.openDescriptors(pid: coordinator.pid) ?? 0
@@ -174,6 +176,12 @@ public enum FleetBenchmark {
             + "(load %@)", name, idle.leaderCPU / idle.seconds * 100, perHeartbeat, heartbeatsPerSecond,
             idle.shardsCPU / idle.seconds / Double(nodes) * 1e6, descriptors, emptyDescriptors, StandbyRebuild.format(load)),
             throughputPerSecond: heartbeatsPerSecond, rssMB: coordinator.rssMB))
+        if let spread = idle.spread {
+            point.spread = spread
+            point.rows.append(BenchRow(benchmark: "fleet", scenario: String(format: "%@, heartbeats only: the leader's heartbeats and "
+                + "bookmarks reaching the nodes, in the least even of %d intervals the busiest 100 ms %d, the average %.1f (%.2f ×) "
+                + "(load %@)", name, spread.intervals, spread.busiest, spread.average, spread.ratio, StandbyRebuild.format(load))))
+        }
         point.leaderKilobytesPerNode = ((coordinator.rssMB ?? 0) - emptyRSS) * 1024 / Double(nodes)
         point.descriptorsPerNode = Double(descriptors - emptyDescriptors) / Double(nodes)
         point.notes.append(String(format: "%@: the leader's RSS %.1f MB with every node heartbeating (%.1f MB empty): %.1f kB a node; "
@@ -182,7 +190,7 @@ public enum FleetBenchmark {
 
         load = BenchSystem.loadAverage()
         var outcome: FleetLoad.Outcome?
-        let busy = try window(shards, coordinator: coordinator) {
+        let busy = try window(shards, coordinator: coordinator, heartbeatMilliseconds: heartbeatMilliseconds) {
             outcome = try FleetLoad.run(setup, shards: shards, perDevice: perDevice, seconds: settings.pick(10, quick: 4))
         }
         let loaded = outcome!
@@ -249,20 +257,24 @@ public enum FleetBenchmark {
         var heartbeats: Int
         var batchCopies: Int
         var batchBytes: Int
+        /// The leader's heartbeats and bookmarks arriving over the window's 100 ms buckets.
+        var spread: ArrivalSpread?
     }
 
-    static func window(_ shards: FleetShards, coordinator: CoordinatorProcess, _ body: () throws -> Void) throws -> Window {
+    static func window(_ shards: FleetShards, coordinator: CoordinatorProcess, heartbeatMilliseconds: Int64,
+                       _ body: () throws -> Void) throws -> Window {
         try shards.freshStatuses()
         let (heartbeats, copies, bytes) = (shards.heartbeatsSent, shards.batchCopies, shards.batchBytes)
         let (leader, nodes) = (BenchSystem.processCPUSeconds(pid: coordinator.pid) ?? 0, shards.cpuSeconds)
         let start = Clock.monotonicNanoseconds()
         try body()
-        let seconds = Double(Clock.monotonicNanoseconds() - start) / 1e9
+        let end = Clock.monotonicNanoseconds()
+        let seconds = Double(end - start) / 1e9
         let (leaderAfter, nodesAfter) = (BenchSystem.processCPUSeconds(pid: coordinator.pid) ?? 0, shards.cpuSeconds)
-        try shards.freshStatuses()
+        try shards.freshStatuses()   // a shard reports a bucket's arrivals once it is closed, before its status
         return Window(seconds: seconds, leaderCPU: leaderAfter - leader, shardsCPU: nodesAfter - nodes,
                       heartbeats: shards.heartbeatsSent - heartbeats, batchCopies: shards.batchCopies - copies,
-                      batchBytes: shards.batchBytes - bytes)
+                      batchBytes: shards.batchBytes - bytes, spread: ArrivalSpread(shards.arrivals, from: start, to: end, intervalMilliseconds: heartbeatMilliseconds))
     }
 
     /// Takes the shards' reports for `seconds`.
@@ -288,6 +300,7 @@ public enum FleetBenchmark {
                                           basis: "2 × raw echo p99 + fdatasync p99 \(ReportFormatter.duration(microseconds: sync.p99)), same run"))
             }
         }
+        if let spread = spreadTarget(point, name: name) { checks.append(spread) }
         if let descriptors = point.descriptorsPerNode {
             checks.append(TargetCheck(figure: "\(name): descriptors at the leader per node", measured: descriptors, .atMost, 1.05,
                                       unit: .ratio, basis: "one connection a node"))
@@ -297,6 +310,16 @@ public enum FleetBenchmark {
                                       unit: .count, basis: "RSS with every node heartbeating less an empty leader's, over the nodes"))
         }
         return checks
+    }
+
+    /// The heartbeat spread's target: no 100 ms carries more than twice the average of the leader's
+    /// heartbeats and bookmarks (nil when the window measured none).
+    static func spreadTarget(_ point: Point, name: String) -> TargetCheck? {
+        point.spread.map { spread in
+            TargetCheck(figure: "\(name), heartbeat \(point.heartbeatMilliseconds) ms: heartbeats and bookmarks in the busiest 100 ms "
+                        + "over the average", measured: spread.ratio, .atMost, 2, unit: .ratio,
+                        basis: "each node at its slot of the interval, not all at once")
+        }
     }
 
     /// `sized`: the largest fleet at the interval docs/OPERATIONS.md gives for it.
@@ -315,6 +338,7 @@ public enum FleetBenchmark {
                                       + "every node of its group, p99", measured: delivery.p99, .atMost, 2 * floor.p99, unit: .microseconds,
                                       basis: "2 × raw echo p99 \(ReportFormatter.duration(microseconds: floor.p99)), same run, fleet joined"))
         }
+        if let spread = spreadTarget(sized, name: "fleet, \(sized.nodes) nodes") { checks.append(spread) }
         if let first = points.first, let last = points.last, first.nodes != last.nodes,
            let cpu0 = first.nodeCPU, let cpu1 = last.nodeCPU, let kb0 = first.nodeKilobytes, let kb1 = last.nodeKilobytes {
             let span = "\(first.nodes) → \(last.nodes) nodes"

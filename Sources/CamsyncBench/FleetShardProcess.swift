@@ -12,11 +12,14 @@ import Glibc
 /// CLOCK_MONOTONIC, shared by the processes of one machine, when the later of the two did); with
 /// the status, `following <shard> <snapshot requests> <reconnections> <ns> (<command endpoint> <nodes>)…`:
 /// how many of its nodes follow each coordinator, the snapshot requests they sent and the connections
-/// they reopened since the start, and when one last moved to another coordinator (ns as above, 0: never).
+/// they reopened since the start, and when one last moved to another coordinator (ns as above, 0: never);
+/// before the status, `arrivals <shard> (<bucket> <count>)…`: the leader's heartbeats and bookmarks its
+/// nodes received in each 100 ms bucket closed since the last (`ArrivalSpread`), when there were any.
 public enum FleetShardReport: Equatable, Sendable {
     case status(shard: Int, joined: Int, batchCopies: Int, batchBytes: Int, heartbeatsSent: Int, registrations: Int, baseRSSKilobytes: Int)
     case applied(device: Int, sequence: UInt64, at: UInt64)
     case following(shard: Int, snapshotRequests: Int, reconnections: Int, lastMovedAt: UInt64, nodes: [String: Int])
+    case arrivals(shard: Int, buckets: [Int64: Int])
 
     public init?(_ bytes: [UInt8]) {
         let parts = String(decoding: bytes, as: UTF8.self).split(separator: " ")
@@ -38,6 +41,14 @@ public enum FleetShardReport: Equatable, Sendable {
                 nodes[String(parts[k])] = count
             }
             self = .following(shard: shard, snapshotRequests: snapshots, reconnections: reconnections, lastMovedAt: at, nodes: nodes)
+        case "arrivals":
+            guard parts.count >= 2, parts.count % 2 == 0, let shard = Int(parts[1]) else { return nil }
+            var buckets: [Int64: Int] = [:]
+            for k in stride(from: 2, to: parts.count, by: 2) {
+                guard let bucket = Int64(parts[k]), let count = Int(parts[k + 1]) else { return nil }
+                buckets[bucket] = count
+            }
+            self = .arrivals(shard: shard, buckets: buckets)
         default:
             return nil
         }
@@ -52,6 +63,8 @@ public enum FleetShardReport: Equatable, Sendable {
         case .following(let shard, let snapshots, let reconnections, let at, let nodes):
             Array((["following \(shard) \(snapshots) \(reconnections) \(at)"] + nodes.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" })
                 .joined(separator: " ").utf8)
+        case .arrivals(let shard, let buckets):
+            Array((["arrivals \(shard)"] + buckets.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }).joined(separator: " ").utf8)
         }
     }
 }
@@ -121,6 +134,8 @@ public enum FleetShardProcess {
             }
             if now >= nextStatus {
                 nextStatus = now + 100_000_000
+                let arrivals = shard.takeArrivals(before: ArrivalSpread.bucket(milliseconds: Int64(now / 1_000_000)))
+                if !arrivals.isEmpty { _ = try push.send([FleetShardReport.arrivals(shard: id, buckets: arrivals).bytes], dontWait: true) }
                 _ = try push.send([FleetShardReport.status(shard: id, joined: joined, batchCopies: shard.batchCopies, batchBytes: shard.batchBytes,
                                                            heartbeatsSent: shard.heartbeatsSent, registrations: shard.registrations,
                                                            baseRSSKilobytes: base).bytes], dontWait: true)

@@ -21,6 +21,8 @@ final class FleetShards {
                                baseRSSKilobytes: Int)] = [:]
     /// The counts when a failover trial began (`watch(leaving:)`).
     var watched: (registrations: Int, snapshotRequests: Int, reconnections: Int)?
+    /// The leader's heartbeats and bookmarks the nodes received, by 100 ms bucket (`ArrivalSpread`).
+    private(set) var arrivals: [Int64: Int] = [:]
     private var followingStatus: [Int: (snapshotRequests: Int, reconnections: Int, lastMovedAt: UInt64, nodes: [String: Int])] = [:]
 
     var nodes: Int { 2 * devices }
@@ -69,6 +71,8 @@ final class FleetShards {
                 onApplied(device, sequence, at)
             case .following(let shard, let snapshots, let reconnections, let at, let nodes)?:
                 followingStatus[shard] = (snapshots, reconnections, at, nodes)
+            case .arrivals(_, let buckets)?:
+                arrivals.merge(buckets, uniquingKeysWith: +)
             case nil:
                 continue
             }

@@ -55,6 +55,9 @@ final class NodeFleetShard: @unchecked Sendable {
     /// The bytes of those copies as received: topic and envelope frames.
     private(set) var batchBytes = 0
     private(set) var heartbeatsSent = 0
+    /// The leader's heartbeats and bookmarks the nodes received, by the 100 ms they arrived in
+    /// (`ArrivalSpread.bucket`), not taken yet (`takeArrivals`).
+    private var arrivals: [Int64: Int] = [:]
     /// Called when a node's group replica applied batches up to a new group sequence:
     /// (device number, whether the node is the display, the sequence of the group's last batch applied).
     var groupAdvanced: ((Int, Bool, UInt64) -> Void)?
@@ -224,9 +227,11 @@ final class NodeFleetShard: @unchecked Sendable {
                 if changed.contains(index) { return }   // the socket just read may be closed
                 continue
             }
-            if message.frames.count == 2, ProtobufWire.lengthDelimited(Self.eventBatchField, in: message.frames[1]) != nil {
+            if ProtobufWire.lengthDelimited(Self.eventBatchField, in: message.frames[1]) != nil {
                 batchCopies += 1
                 batchBytes += message.frames[0].count + message.frames[1].count
+            } else if Self.intervalFields.contains(where: { ProtobufWire.lengthDelimited($0, in: message.frames[1]) != nil }) {
+                arrivals[ArrivalSpread.bucket(milliseconds: now.monotonic), default: 0] += 1
             }
             let before = members[index].session.replica.groupSequence
             try execute(members[index].session.receivePublication(message.frames, now: now), for: index)
@@ -296,6 +301,17 @@ final class NodeFleetShard: @unchecked Sendable {
     /// `Envelope.event_batch` (docs/PROTOCOL.md): a publication holding it is a batch, not a bookmark
     /// or a heartbeat.
     static let eventBatchField: UInt64 = 30
+
+    /// `Envelope.coordinator_heartbeat` and `Envelope.group_bookmark`: what the leader sends each node
+    /// once an interval without a command.
+    static let intervalFields: [UInt64] = [31, 32]
+
+    /// The arrivals counted in the 100 ms buckets before `bucket`, taken out.
+    func takeArrivals(before bucket: Int64) -> [Int64: Int] {
+        let closed = arrivals.filter { $0.key < bucket }
+        for key in closed.keys { arrivals[key] = nil }
+        return closed
+    }
 
     /// Each node holds a socket and a connection per coordinator (and libzmq an eventfd per socket): raise
     /// the soft limit on open files towards the hard one when it is lower than `needed`.

@@ -86,7 +86,7 @@ extension CoordinatorCore {
     private mutating func heartbeats(at time: CoordinatorTime) -> [CoordinatorAction] {
         let everyone = state.nodes
         let (begins, nodes) = heartbeatSlots.take(at: time.monotonicMilliseconds, interval: settings.heartbeatIntervalMilliseconds,
-                                                  salt: term) { everyone.keys.sorted() }
+                                                  salt: term) { Array(everyone.keys) }
         var actions: [CoordinatorAction] = []
         if begins {
             actions.append(.publish(topic: EventTopic.heartbeat, Publication(heartbeatEnvelope(at: time))))

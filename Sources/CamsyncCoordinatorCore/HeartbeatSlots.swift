@@ -2,10 +2,11 @@ import CamsyncPolicy
 import CamsyncRuntime
 
 /// Spreads the leader's messages to each node over the heartbeat interval (docs/PROTOCOL.md "The
-/// feed"): the interval is cut into `count` slots, each node has one — a hash of its id salted by the
-/// leader's term, so a new leader deals the nodes out again — and at each slot's time the leader
-/// pushes the heartbeat (and the group's bookmark when due) to that slot's nodes only. So no slot of
-/// an interval carries much more than `1/count` of the fleet, instead of the whole fleet at once.
+/// feed"): the interval is cut into `count` slots and the nodes are dealt into them evenly, in the
+/// order of a hash of each id salted by the leader's term (so a new leader deals them out again),
+/// and at each slot's time the leader pushes the heartbeat (and the group's bookmark when due) to
+/// that slot's nodes only. So every slot of an interval carries `1/count` of the fleet (one node
+/// more at most), instead of the whole fleet at once.
 /// Who is in which slot is dealt at each interval's start, from the nodes the state holds then. The
 /// one exception is a new leader's first heartbeat: to every node at once, so that a leader change
 /// costs each node one message and no wait for its slot.
@@ -20,11 +21,21 @@ struct HeartbeatSlots: Sendable, Equatable {
     /// The nodes of each slot of the current interval.
     private var slots: [[NodeID]] = []
 
-    /// The slot of `node` under `salt` (FNV-1a of its id, then mixed with the salt).
-    static func slot(of node: NodeID, salt: UInt64) -> Int {
+    /// Where `node` comes in the deal under `salt` (FNV-1a of its id, then mixed with the salt).
+    static func rank(of node: NodeID, salt: UInt64) -> UInt64 {
         var hash = FNV1a.hash(node.rawValue) ^ (salt &* 0x9e37_79b9_7f4a_7c15)
         hash ^= hash >> 31
-        return Int(hash % UInt64(count))
+        return hash
+    }
+
+    /// `nodes` dealt into the slots: ordered by `rank` (ties by id), the k-th of n goes to slot
+    /// k × count / n, so each slot holds ⌊n / count⌋ or ⌈n / count⌉ of them.
+    static func deal(_ nodes: [NodeID], salt: UInt64) -> [[NodeID]] {
+        let ordered = nodes.map { (rank: rank(of: $0, salt: salt), node: $0) }
+            .sorted { $0.rank != $1.rank ? $0.rank < $1.rank : $0.node < $1.node }
+        var slots = Array(repeating: [NodeID](), count: count)
+        for (k, entry) in ordered.enumerated() { slots[k * count / ordered.count].append(entry.node) }
+        return slots
     }
 
     /// When slot `index` of the current interval is due (monotonic ms).
@@ -67,8 +78,7 @@ struct HeartbeatSlots: Sendable, Equatable {
             guard next <= now else { return (false, []) }
             intervalStart = now - next >= interval ? now : next
             served = 0
-            slots = Array(repeating: [], count: Self.count)
-            for node in nodes() { slots[Self.slot(of: node, salt: salt)].append(node) }
+            slots = Self.deal(nodes(), salt: salt)
             begins = true
         }
         var taken: [NodeID] = []

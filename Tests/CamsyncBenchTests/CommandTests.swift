@@ -79,13 +79,15 @@ import Testing
                        .applied(device: 1234, sequence: 99, at: 123_456_789),
                        .following(shard: 1, snapshotRequests: 2000, reconnections: 7, lastMovedAt: 987_654_321,
                                   nodes: ["tcp://127.0.0.1:4001": 1500, "tcp://127.0.0.1:4003": 500]),
-                       .following(shard: 0, snapshotRequests: 0, reconnections: 0, lastMovedAt: 0, nodes: [:])] {
+                       .following(shard: 0, snapshotRequests: 0, reconnections: 0, lastMovedAt: 0, nodes: [:]),
+                       .arrivals(shard: 3, buckets: [17_712_345: 42, 17_712_346: 0, 17_712_350: 7])] {
             #expect(FleetShardReport(report.bytes) == report)
         }
         #expect(FleetShardReport(Array("status 1 2 3".utf8)) == nil)
         #expect(FleetShardReport(Array("applied x 1 2".utf8)) == nil)
         #expect(FleetShardReport(Array("following 1 2 3 tcp://127.0.0.1:4001".utf8)) == nil, "an endpoint without its count")
         #expect(FleetShardReport(Array("following 1 2 3 tcp://127.0.0.1:4001 x".utf8)) == nil)
+        #expect(FleetShardReport(Array("arrivals 3 17712345".utf8)) == nil, "a bucket without its count")
         #expect(FleetShardReport(Array("hello".utf8)) == nil)
     }
 

@@ -8,18 +8,21 @@ import Testing
 @Suite struct HeartbeatSlotsTests {
     typealias R = CoordinatorReceiveTests
 
-    @Test("10,000 nodes: the fullest slot of an interval holds at most twice the average; another term deals them again")
-    func slotsAreEven() {
-        let nodes = (1...10_000).map { NodeID("sim-\($0)") }
+    @Test("100, 1,017 and 10,000 nodes: every slot holds the average or one more, each node once; another term deals them again",
+          arguments: [100, 1_017, 10_000])
+    func slotsAreEven(count: Int) {
+        let nodes = (1...count).map { NodeID("sim-\($0)") }
         for salt: UInt64 in [1, 2, 77] {
-            var counts = Array(repeating: 0, count: HeartbeatSlots.count)
-            for node in nodes { counts[HeartbeatSlots.slot(of: node, salt: salt)] += 1 }
-            let average = nodes.count / HeartbeatSlots.count
-            #expect(counts.max()! <= 2 * average, "salt \(salt): \(counts)")
-            #expect(counts.min()! >= average / 2, "salt \(salt): \(counts)")
+            let slots = HeartbeatSlots.deal(nodes, salt: salt)
+            let sizes = slots.map(\.count), least = count / HeartbeatSlots.count
+            #expect(sizes.allSatisfy { $0 == least || $0 == least + 1 }, "salt \(salt): \(sizes)")
+            #expect(slots.flatMap { $0 }.sorted() == nodes.sorted(), "every node dealt once")
         }
-        let moved = nodes.filter { HeartbeatSlots.slot(of: $0, salt: 1) != HeartbeatSlots.slot(of: $0, salt: 2) }.count
-        #expect(moved > nodes.count / 2, "a new term deals the slots out again")
+        func slot(_ salt: UInt64) -> [NodeID: Int] {
+            Dictionary(uniqueKeysWithValues: HeartbeatSlots.deal(nodes, salt: salt).enumerated().flatMap { k, slot in slot.map { ($0, k) } })
+        }
+        let (first, second) = (slot(1), slot(2))
+        #expect(nodes.filter { first[$0] != second[$0] }.count > count / 2, "a new term deals the slots out again")
     }
 
     @Test("a new leader's first heartbeat reaches every node at once; then one an interval each, at its slot, on its own route; observers one on 'hb'")
@@ -55,6 +58,6 @@ import Testing
         #expect(heartbeats.values.allSatisfy { $0 == 2 }, "\(heartbeats.filter { $0.value != 2 })")
         #expect(observed == 2, "one on the event socket an interval")
         let busiest = perTick.dropFirst().max() ?? 0
-        #expect(busiest <= 2 * nodes.count / HeartbeatSlots.count + 2, "the busiest slot after the first: \(busiest) of \(nodes.count)")
+        #expect(busiest <= nodes.count / HeartbeatSlots.count + 1, "the busiest slot after the first: \(busiest) of \(nodes.count)")
     }
 }
