@@ -53,15 +53,27 @@ public enum FleetBenchmark {
                 settings.progress("fleet: \(nodes) nodes did not fit: \(error)")
             }
         }
-        guard let largest = points.last?.nodes else { throw BenchError("no fleet size could be measured") }
-        let longer: Int64 = settings.pick(max(1000, FleetSizing.heartbeatMilliseconds(nodes: largest)), quick: 2000)
-        settings.progress("fleet: \(largest) nodes, heartbeat \(longer) ms")
-        let slow = try measure(settings, nodes: largest, heartbeatMilliseconds: longer)
+        // The largest size again at the interval docs/OPERATIONS.md gives for it: the requested one even
+        // when it did not fit at the base interval (where a fleet stops is what it is tried for), else
+        // the largest that fitted.
+        let requested = sizes.last ?? largest
+        var slow: Point?
+        for nodes in [requested] + (points.last.map { $0.nodes == requested ? [] : [$0.nodes] } ?? []) where slow == nil {
+            let longer: Int64 = settings.pick(max(1000, FleetSizing.heartbeatMilliseconds(nodes: nodes)), quick: 2000)
+            settings.progress("fleet: \(nodes) nodes, heartbeat \(longer) ms")
+            do {
+                slow = try measure(settings, nodes: nodes, heartbeatMilliseconds: longer)
+            } catch let error as FleetDoesNotFit where nodes == requested && nodes > 1000 {
+                result.notes.append("\(nodes) nodes did not fit at a \(longer) ms heartbeat either: \(error)")
+                settings.progress("fleet: \(nodes) nodes did not fit at \(longer) ms: \(error)")
+            }
+        }
+        guard let slow else { throw BenchError("no fleet size could be measured") }
         result.rows += slow.rows
         // The deployed configuration (CURVE, the journal full) at the largest size and the interval it
         // is sized for (quick: 100 nodes at the base interval).
-        let deployedNodes = settings.pick(largest, quick: 100)
-        let deployedInterval = settings.pick(longer, quick: baseHeartbeat(settings))
+        let deployedNodes = settings.pick(slow.nodes, quick: 100)
+        let deployedInterval = settings.pick(slow.heartbeatMilliseconds, quick: baseHeartbeat(settings))
         settings.progress("fleet: \(deployedNodes) nodes, CURVE, journal full, heartbeat \(deployedInterval) ms")
         let deployed = try measure(settings, nodes: deployedNodes, heartbeatMilliseconds: deployedInterval, deployed: true)
         result.rows += deployed.rows
@@ -152,7 +164,14 @@ public enum FleetBenchmark {
                 lastProgress = now
                 settings.progress("fleet: \(shards.joined)/\(nodes) nodes joined")
             }
-            try shards.pump(milliseconds: 50)
+            do {
+                try shards.pump(milliseconds: 50)
+            } catch let error as BenchError {
+                // A shard process that ends while its nodes join: its thousands of nodes ran out of
+                // descriptors reopening connections to a leader they found silent (the leader could not
+                // keep up with their heartbeats), or something else its log says.
+                throw FleetDoesNotFit("\(error) (at \(shards.joined) of \(nodes) joined; logs in \(dir))")
+            }
         }
         point.joinSeconds = Double(Clock.monotonicNanoseconds() - joinStart) / 1e9
         point.rows.append(BenchRow(benchmark: "fleet", scenario: "\(name) (\(devices) devices + \(devices) displays, \(shards.processes) "
