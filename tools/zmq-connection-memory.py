@@ -1,8 +1,9 @@
 #!/usr/bin/python3
 """What one libzmq connection costs the socket that accepts it (docs/PERFORMANCE.md, "The leader's
 memory per node"): a ROUTER (the coordinator's command socket) or a PUB (its event socket) in one
-process, N DEALERs or SUBs in another, plaintext or CURVE; the accepting process's RSS growth over N.
-The system libzmq through Debian's python3-zmq (`make deps` installs it).
+process, N DEALERs or SUBs in another, plaintext or CURVE, and a ROUTER under CURVE with a ZAP handler
+answering each handshake (as the coordinator's binds each node's key to its id); the accepting
+process's RSS growth over N. The system libzmq through Debian's python3-zmq (`make deps` installs it).
 
   /usr/bin/python3 tools/zmq-connection-memory.py [N]     # default 2000; prints one line per case
 """
@@ -22,9 +23,15 @@ def rss_kilobytes():
     raise RuntimeError("no VmRSS")
 
 
-def server(kind, count, curve, port, ready, result):
+def server(kind, count, curve, zap, port, ready, result):
     context = zmq.Context(1)
     context.set(zmq.MAX_SOCKETS, count + 100)
+    if zap:
+        # pyzmq's ZAP handler on inproc://zeromq.zap.01, admitting any client key.
+        from zmq.auth.thread import ThreadAuthenticator
+        authenticator = ThreadAuthenticator(context)
+        authenticator.start()
+        authenticator.configure_curve(domain="*", location=zmq.auth.CURVE_ALLOW_ANY)
     socket = context.socket(zmq.ROUTER if kind == "router" else zmq.PUB)
     if curve:
         socket.curve_server = True
@@ -86,12 +93,12 @@ def clients(kind, count, curve, port, done, result):
         socket.close()
 
 
-def measure(kind, count, curve, port):
+def measure(kind, count, curve, zap, port):
     manager = multiprocessing.Manager()
     result = manager.dict()
     ready, done = multiprocessing.Event(), multiprocessing.Event()
     keys = zmq.curve_keypair() if curve else None
-    serving = multiprocessing.Process(target=server, args=(kind, count, keys, port, ready, result))
+    serving = multiprocessing.Process(target=server, args=(kind, count, keys, zap, port, ready, result))
     serving.start()
     ready.wait(10)
     connecting = multiprocessing.Process(target=clients, args=(kind, count, keys, port, done, result))
@@ -108,9 +115,11 @@ def main():
     count = int(sys.argv[1]) if len(sys.argv) > 1 else 2000
     resource.setrlimit(resource.RLIMIT_NOFILE, (20000, 20000))
     print(f"libzmq {zmq.zmq_version()}, {count} connections a case: the accepting process's RSS growth per connection")
-    for port, (kind, curve) in enumerate([("router", False), ("router", True), ("pub", False), ("pub", True)], start=17731):
-        kilobytes = measure(kind, count, curve, port)
-        print(f"{kind.upper():6} {'CURVE' if curve else 'plain':5}  {kilobytes:.1f} kB a connection")
+    cases = [("router", False, False), ("router", True, False), ("router", True, True), ("pub", False, False), ("pub", True, False)]
+    for port, (kind, curve, zap) in enumerate(cases, start=17731):
+        kilobytes = measure(kind, count, curve, zap, port)
+        name = "CURVE + ZAP" if zap else "CURVE" if curve else "plain"
+        print(f"{kind.upper():6} {name:11}  {kilobytes:.1f} kB a connection")
 
 
 if __name__ == "__main__":
