@@ -9,13 +9,17 @@ import CamsyncEtcdModel
 /// syncs the last (the write-ahead contract holds: the core releases a turn only once answered).
 /// A small turn while nothing is being written, and no frame waits, is written on the loop's thread
 /// instead (`commitAtOnce`): at low load that saves two thread hand-offs per claim (the writer's
-/// wake-up and the answer's), and there is no next turn to overlap with. After a failed write it writes nothing
-/// more: every later turn fails too (the core stops).
+/// wake-up and the answer's), and there is no next turn to overlap with. A snapshot is encoded on a
+/// thread of its own before its write joins the queue: the state of ten thousand nodes takes 100 ms
+/// and more to encode, and turns queued behind it waited that long for their acks. After a failed
+/// write it writes nothing more: every later turn fails too (the core stops).
 final class JournalWriter: CommandLog, @unchecked Sendable {
     /// Used by one thread at a time: the writer's queue, or the loop while nothing is queued
     /// (replays are read on the writer's queue too).
     private let journal: Journal
     private let queue = DispatchQueue(label: "camsync.journal")
+    /// Where snapshots are encoded, one at a time, in the order they were submitted.
+    private let encoder = DispatchQueue(label: "camsync.journal.snapshot")
     private let state = Locked(State())
 
     private struct State {
@@ -43,17 +47,25 @@ final class JournalWriter: CommandLog, @unchecked Sendable {
         } then: { answer($0) }
     }
 
+    /// Encodes `snapshot` on the encoder's thread, then writes it on the writer's queue behind whatever
+    /// turns were submitted meanwhile (a snapshot of sequence S holds the state after S whenever it
+    /// is written; the commands after S stay in the journal). It counts as queued from now on, so the
+    /// loop writes no turn itself until it is written.
     func submit(_ snapshot: JournalSnapshot, keepingCommands keep: UInt64, ifLeading leadership: EtcdLeadership?,
                 answer: @escaping @Sendable (StoreAnswer) -> Void) {
-        enqueue { [self] failure -> StoreAnswer? in
-            guard failure == nil else { return nil }
-            do {
-                try journal.writeSnapshot(snapshot, keepingCommands: keep)
-                return nil
-            } catch {
-                return .snapshotFailed(StoreFailure(error))
-            }
-        } then: { answer($0) }
+        state.withLock { $0.queued += 1 }
+        encoder.async { [self] in
+            let encoded = JournalSnapshot(sequence: snapshot.sequence, term: snapshot.term, state: snapshot.state)
+            run({ [self] failure -> StoreAnswer? in
+                guard failure == nil else { return nil }
+                do {
+                    try journal.writeSnapshot(encoded, keepingCommands: keep)
+                    return nil
+                } catch {
+                    return .snapshotFailed(StoreFailure(error))
+                }
+            }, then: answer)
+        }
     }
 
     /// A replay's read, on the writer's queue after the writes before it. The journal holds the whole
@@ -75,6 +87,12 @@ final class JournalWriter: CommandLog, @unchecked Sendable {
     private func enqueue(_ work: @escaping @Sendable (StoreFailure?) -> StoreAnswer?,
                          then answer: @escaping @Sendable (StoreAnswer) -> Void) {
         state.withLock { $0.queued += 1 }
+        run(work, then: answer)
+    }
+
+    /// Runs `work` (counted as queued already) on the writer's queue; it no longer counts once done.
+    private func run(_ work: @escaping @Sendable (StoreFailure?) -> StoreAnswer?,
+                     then answer: @escaping @Sendable (StoreAnswer) -> Void) {
         queue.async { [state] in
             let result = work(state.withLock { $0.failure })
             state.withLock { $0.queued -= 1 }
