@@ -20,22 +20,16 @@ enum MassRejoin {
         -> (rows: [BenchRow], checks: [TargetCheck], shards: FleetShards) {
         let leader = try cluster.waitForLeader()
         let endpoints = cluster.coordinators.map(\.commandEndpoint)
-        let client = try LeaderFollowingClient(context: context, commandEndpoints: endpoints, node: SimulatedNode.id(0), target: leader,
-                                               intervalMilliseconds: 50, curve: cluster.curve)
-        defer { client.close() }
-        var acks = LatencyRecorder()
-        func serveClient() throws {
-            for answer in try client.pump(milliseconds: 0) where answer.accepted { acks.record(from: answer.sentAt, to: answer.at) }
-        }
+        let client = try SteadyClient(context: context, commandEndpoints: endpoints, node: SimulatedNode.id(0), leader: leader,
+                                      intervalMilliseconds: 50, curve: cluster.curve)
+        var stopped = false
+        defer { if !stopped { _ = try? client.stop() } }
         // Steady before: the client's commands answered by the leader.
         let steady = Clock.monotonicNanoseconds() + 1_000_000_000
-        while Clock.monotonicNanoseconds() < steady {
-            try serveClient()
-            try shards.pump(milliseconds: 5)
-        }
-        acks = LatencyRecorder()
+        while Clock.monotonicNanoseconds() < steady { try shards.pump(milliseconds: 5) }
         settings.progress("fleet-failover: every one of \(nodes) node processes restarted at once")
         let restartedAt = Clock.monotonicNanoseconds()
+        client.measure(from: restartedAt)
         shards.stop()
         let fresh = try restart()
         let limit = restartedAt + UInt64(settings.pick(120.0, quick: 60.0) * 1e9)
@@ -56,23 +50,25 @@ enum MassRejoin {
                     throw error
                 }
             }
-            try serveClient()
             try fresh.pump(milliseconds: 5)
         }
         let rejoined = Clock.monotonicNanoseconds()
+        stopped = true
+        let acks = try client.stop()
+        guard acks.count > 0 else { throw BenchError("mass rejoin: the steady client had no command acknowledged while \(nodes) nodes rejoined") }
         let seconds = Double(rejoined - restartedAt) / 1e9
         settings.progress(String(format: "fleet-failover: %d nodes rejoined in %.1f s; the client's ack p99 meanwhile %.1f ms",
-                                 nodes, seconds, acks.summary.p99 / 1000))
+                                 nodes, seconds, acks.p99 / 1000))
         let rows = [
             BenchRow(benchmark: "fleet-failover", scenario: "\(label): every node process restarted at once → all rejoined",
                      latency: LatencySummary(microseconds: [seconds * 1e6])),
             BenchRow(benchmark: "fleet-failover", scenario: "\(label): a steady client's command → ack during the mass rejoin",
-                     latency: acks.summary),
+                     latency: acks),
         ]
         let checks = [
             TargetCheck(figure: "mass rejoin (\(label)): all rejoined", measured: seconds * 1e6, .atMost, rejoinedSeconds * 1e6,
                         unit: .microseconds, basis: "admission in bounded batches, jittered back-off"),
-            TargetCheck(figure: "mass rejoin (\(label)): a steady client's ack p99 meanwhile", measured: acks.summary.p99, .atMost,
+            TargetCheck(figure: "mass rejoin (\(label)): a steady client's ack p99 meanwhile", measured: acks.p99, .atMost,
                         ackP99Milliseconds * 1000, unit: .microseconds, basis: "a rejoin does not stall acknowledgements"),
         ]
         return (rows, checks, fresh)
