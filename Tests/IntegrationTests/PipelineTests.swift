@@ -99,34 +99,48 @@ struct PipelineTests {
     @Test("under a stream from many clients, each with a window in flight, replies leave in commit order and every ack is in the log")
     func repliesInCommitOrder() async throws {
         try await HA.withHACluster { cluster in
-            let leader = try #require(cluster.topology.allCoordinators.first { $0.name == (try? HA.leader(cluster)) })
-            let stop = Locked(false)
-            let batches = Locked<[Camsync_V1_EventBatch]>([])
-            let subscriber = try Self.collectBatches(leader.localEvents ?? leader.events, until: stop, into: batches)
-            let streams = Self.streams(12)
-            let endpoint = LocalCluster.localCommands(leader)
-            let workers = try streams.map { stream in try JoinableThread { stream.run(endpoint: endpoint, window: 16, until: stop) } }
-            defer { stop.withLock { $0 = true } }   // a failed wait below throws: the streams still stop
-            try cluster.waitUntil(timeout: 90, what: "1,000 acks") { Self.acks(streams).count >= 1_000 }
-            stop.withLock { $0 = true }
-            workers.forEach { $0.join() }
-            subscriber.join()
+            // A leader deposed while the stream runs (on a loaded machine its pulse can come later than a
+            // standby's suspicion allows, which is the design) ends the attempt: what it answered is checked
+            // all the same, and the stream starts again on the next leader.
+            for attempt in 1...3 {
+                try cluster.waitUntil(timeout: 30, what: "a leader") { (try? HA.leader(cluster)) != nil }
+                let leader = try #require(cluster.topology.allCoordinators.first { $0.name == (try? HA.leader(cluster)) })
+                let stop = Locked(false)
+                let batches = Locked<[Camsync_V1_EventBatch]>([])
+                let subscriber = try Self.collectBatches(leader.localEvents ?? leader.events, until: stop, into: batches)
+                let streams = Self.streams(12)
+                let endpoint = LocalCluster.localCommands(leader)
+                let workers = try streams.map { stream in try JoinableThread { stream.run(endpoint: endpoint, window: 16, until: stop) } }
+                defer { stop.withLock { $0 = true } }   // a failed wait below throws: the streams still stop
+                func refused() -> Bool {
+                    streams.contains { $0.answers.withLock { $0.contains { if case .notLeader = $0.answer { true } else { false } } } }
+                }
+                try cluster.waitUntil(timeout: 90, what: "1,000 acks") { Self.acks(streams).count >= 1_000 || refused() }
+                stop.withLock { $0 = true }
+                workers.forEach { $0.join() }
+                subscriber.join()
+                let deposed = refused()
 
-            for stream in streams {
-                let answers = stream.answers.withLock { $0 }
-                #expect(answers.allSatisfy { if case .ack = $0.answer { true } else { false } }, "only acks: \(answers.prefix(3))")
-                let sequences = answers.compactMap { if case .ack(let sequence, _) = $0.answer { sequence } else { nil } }
-                #expect(sequences == sequences.sorted() && Set(sequences).count == sequences.count,
-                        "client \(stream.index)'s replies arrive in commit order")
+                for stream in streams {
+                    let answers = stream.answers.withLock { $0 }
+                    let unexpected = answers.filter { if case .other = $0.answer { true } else { false } }
+                    #expect(unexpected.isEmpty, "acks, or NOT_LEADER once the leader is deposed: \(unexpected.prefix(3))")
+                    let sequences = answers.compactMap { if case .ack(let sequence, _) = $0.answer { sequence } else { nil } }
+                    #expect(sequences == sequences.sorted() && Set(sequences).count == sequences.count,
+                            "client \(stream.index)'s replies arrive in commit order")
+                }
+                let published = batches.withLock { $0 }.map(\.sequence)
+                #expect(zip(published, published.dropFirst()).allSatisfy { $1 == $0 + 1 }, "batches are published in order, without a gap")
+                let log = try await HA.etcdLog(cluster)
+                let logged = Set(log.map(\.sequence))
+                let acks = Self.acks(streams)
+                #expect(acks.allSatisfy(logged.contains), "every acknowledged command is in the log")
+                #expect(Set(published).isSubset(of: logged), "every published batch is in the log")
+                #expect(log.map(\.sequence) == Array(1...UInt64(log.count)), "the log has no gap")
+                guard deposed else { return }
+                print("attempt \(attempt): the leader was deposed after \(acks.count) acks; again on the next leader")
             }
-            let published = batches.withLock { $0 }.map(\.sequence)
-            #expect(zip(published, published.dropFirst()).allSatisfy { $1 == $0 + 1 }, "batches are published in order, without a gap")
-            let log = try await HA.etcdLog(cluster)
-            let logged = Set(log.map(\.sequence))
-            let acks = Self.acks(streams)
-            #expect(acks.allSatisfy(logged.contains), "every acknowledged command is in the log")
-            #expect(Set(published).isSubset(of: logged), "every published batch is in the log")
-            #expect(log.map(\.sequence) == Array(1...UInt64(log.count)), "the log has no gap")
+            Issue.record("the leader was deposed during each of 3 attempts at 1,000 acks")
         }
     }
 
