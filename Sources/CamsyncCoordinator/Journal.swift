@@ -3,29 +3,54 @@ import Foundation
 public import CamsyncCoordinatorCore
 
 /// The coordinator's durable command log (K3): SQLite through GRDB in WAL mode.
-/// Commands that arrive together are appended in one transaction (group commit).
-/// Owned by the coordinator's loop thread.
+/// Commands that arrive together are appended in one transaction (group commit). Snapshots live in
+/// a database of their own, `snapshots.sqlite` beside `journal.sqlite`: writing one (megabytes with
+/// thousands of nodes, and the checkpoint after it) then holds up no command's commit. Each database
+/// is used by one thread at a time (GRDB's queue serializes whoever calls).
 public final class Journal {
     private let database: DatabaseQueue?
+    private let snapshots: DatabaseQueue?
     public let durability: JournalDurability
 
-    /// Opens (creating if needed) `journal.sqlite` in `directory`.
+    /// The most commands one transaction of a snapshot's compaction deletes: commits wait for no more.
+    static let compactionChunk = 1_000
+
+    /// Opens (creating if needed) `journal.sqlite` and `snapshots.sqlite` in `directory`.
     public init(directory: String, durability: JournalDurability = .full) throws {
         self.durability = durability
         guard durability != .off else {
             database = nil
+            snapshots = nil
             return
         }
+        database = try Self.open(directory + "/journal.sqlite", durability: durability)
+        try Self.migrator.migrate(database!)
+        snapshots = try Self.open(directory + "/snapshots.sqlite", durability: durability)
+        try Self.snapshotMigrator.migrate(snapshots!)
+    }
+
+    private static func open(_ path: String, durability: JournalDurability) throws -> DatabaseQueue {
         var configuration = Configuration()
         configuration.journalMode = .wal
-        let queue = try DatabaseQueue(path: directory + "/journal.sqlite", configuration: configuration)
+        let queue = try DatabaseQueue(path: path, configuration: configuration)
         // After opening: GRDB's WAL set-up runs `PRAGMA synchronous = NORMAL` after `prepareDatabase`,
         // which would turn "full" into NORMAL (a commit not synced to disk). One connection: it stays.
         try queue.writeWithoutTransaction { db in
             try db.execute(sql: "PRAGMA synchronous = \(durability == .full ? "FULL" : "NORMAL")")
         }
-        database = queue
-        try Self.migrator.migrate(queue)
+        return queue
+    }
+
+    private static var snapshotMigrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1") { db in
+            try db.create(table: "snapshot") { t in
+                t.primaryKey("sequence", .integer)
+                t.column("term", .integer).notNull()
+                t.column("state", .blob).notNull()
+            }
+        }
+        return migrator
     }
 
     private static var migrator: DatabaseMigrator {
@@ -78,29 +103,49 @@ public final class Journal {
         try database.writeWithoutTransaction { db in try JournalInsert.commit(entries, in: db) }
     }
 
-    /// Writes a snapshot and drops the commands it covers, keeping the last `keep` for retries (K5).
+    /// Writes a snapshot, then drops the commands it covers but the last `keep` (kept for retries, K5)
+    /// and those after the snapshot before it: the two databases are synced apart, and a snapshot lost
+    /// with its database's last transactions (`durability: normal`, a power cut) leaves the one
+    /// before it and every command after that. The commands go `compactionChunk` at a time.
     public func writeSnapshot(_ snapshot: JournalSnapshot, keepingCommands keep: UInt64 = 10_000) throws {
-        guard let database else { return }
-        try database.write { db in
+        guard let database, let snapshots else { return }
+        let previous = try newestSnapshotSequence()
+        try snapshots.write { db in
             try db.execute(sql: "INSERT OR REPLACE INTO snapshot(sequence, term, state) VALUES (?, ?, ?)",
                            arguments: [Int64(snapshot.sequence), Int64(snapshot.term), Data(snapshot.state)])
             try db.execute(sql: "DELETE FROM snapshot WHERE sequence < ?", arguments: [Int64(snapshot.sequence)])
-            if snapshot.sequence > keep {
-                try db.execute(sql: "DELETE FROM command WHERE sequence <= ?", arguments: [Int64(snapshot.sequence - keep)])
-            }
         }
+        let through = min(snapshot.sequence > keep ? snapshot.sequence - keep : 0, previous ?? 0)
+        guard through > 0 else { return }
+        while try database.write({ db -> Bool in
+            try db.execute(sql: "DELETE FROM command WHERE sequence IN (SELECT sequence FROM command WHERE sequence <= ? LIMIT ?)",
+                           arguments: [Int64(through), Self.compactionChunk])
+            return db.changesCount == Self.compactionChunk
+        }) {}
+        // A journal written before snapshots had their own database kept them in its own table.
+        try database.write { db in try db.execute(sql: "DELETE FROM snapshot WHERE sequence <= ?", arguments: [Int64(snapshot.sequence)]) }
     }
 
-    /// The newest snapshot, if any.
+    /// The newest snapshot's sequence, if any.
+    private func newestSnapshotSequence() throws -> UInt64? {
+        guard let database, let snapshots else { return nil }
+        func newest(_ db: Database) throws -> Int64? { try Int64.fetchOne(db, sql: "SELECT MAX(sequence) FROM snapshot") }
+        return [try snapshots.read(newest), try database.read(newest)].compactMap { $0 }.max().map { UInt64($0) }
+    }
+
+    /// The newest snapshot, if any: in `snapshots.sqlite`, or in the journal's own table where an
+    /// older coordinator wrote it.
     public func latestSnapshot() throws -> JournalSnapshot? {
-        guard let database else { return nil }
-        return try database.read { db in
+        guard let database, let snapshots else { return nil }
+        func newest(_ db: Database) throws -> JournalSnapshot? {
             guard let row = try Row.fetchOne(db, sql: "SELECT sequence, term, state FROM snapshot ORDER BY sequence DESC LIMIT 1")
             else { return nil }
             let state: Data = row["state"]
             return JournalSnapshot(sequence: UInt64(row["sequence"] as Int64), term: UInt64(row["term"] as Int64),
                                    state: [UInt8](state))
         }
+        let own = try snapshots.read(newest), legacy = try database.read(newest)
+        return [own, legacy].compactMap { $0 }.max { $0.sequence < $1.sequence }
     }
 
     /// Commands with a sequence number greater than `sequence`, in order.
@@ -157,11 +202,8 @@ public final class Journal {
     /// The highest sequence number journaled or covered by a snapshot (0 when empty).
     public func lastSequence() throws -> UInt64 {
         guard let database else { return 0 }
-        return try database.read { db in
-            let fromCommands = try Int64.fetchOne(db, sql: "SELECT MAX(sequence) FROM command") ?? 0
-            let fromSnapshot = try Int64.fetchOne(db, sql: "SELECT MAX(sequence) FROM snapshot") ?? 0
-            return UInt64(max(fromCommands, fromSnapshot))
-        }
+        let fromCommands = try database.read { db in try Int64.fetchOne(db, sql: "SELECT MAX(sequence) FROM command") ?? 0 }
+        return max(UInt64(max(0, fromCommands)), try newestSnapshotSequence() ?? 0)
     }
 
     private static func entry(_ row: Row) -> JournalEntry {

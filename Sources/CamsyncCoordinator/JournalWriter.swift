@@ -9,17 +9,19 @@ import CamsyncEtcdModel
 /// syncs the last (the write-ahead contract holds: the core releases a turn only once answered).
 /// A small turn while nothing is being written, and no frame waits, is written on the loop's thread
 /// instead (`commitAtOnce`): at low load that saves two thread hand-offs per claim (the writer's
-/// wake-up and the answer's), and there is no next turn to overlap with. A snapshot is encoded on a
-/// thread of its own before its write joins the queue: the state of ten thousand nodes takes 100 ms
-/// and more to encode, and turns queued behind it waited that long for their acks. After a failed
-/// write it writes nothing more: every later turn fails too (the core stops).
+/// wake-up and the answer's), and there is no next turn to overlap with. A snapshot is encoded and
+/// written on a thread of its own, to its own database, once the turns before it are written: the state of ten
+/// thousand nodes takes 100 ms and more to encode and tens of milliseconds to write, and turns
+/// queued behind it waited that long for their acks. After a failed write it writes nothing more:
+/// every later turn fails too (the core stops).
 final class JournalWriter: CommandLog, @unchecked Sendable {
-    /// Used by one thread at a time: the writer's queue, or the loop while nothing is queued
-    /// (replays are read on the writer's queue too).
+    /// Its commands are written by the writer's queue, or by the loop while nothing is queued (replays
+    /// are read on the writer's queue too); its snapshots, and the compaction after each, on
+    /// `snapshotter` (each of its databases serializes its callers).
     private let journal: Journal
     private let queue = DispatchQueue(label: "camsync.journal")
-    /// Where snapshots are encoded, one at a time, in the order they were submitted.
-    private let encoder = DispatchQueue(label: "camsync.journal.snapshot")
+    /// Where snapshots are encoded and written, one at a time, in the order they were submitted.
+    private let snapshotter = DispatchQueue(label: "camsync.journal.snapshot")
     private let state = Locked(State())
 
     private struct State {
@@ -47,25 +49,22 @@ final class JournalWriter: CommandLog, @unchecked Sendable {
         } then: { answer($0) }
     }
 
-    /// Encodes `snapshot` on the encoder's thread, then writes it on the writer's queue behind whatever
-    /// turns were submitted meanwhile (a snapshot of sequence S holds the state after S whenever it
-    /// is written; the commands after S stay in the journal). It counts as queued from now on, so the
-    /// loop writes no turn itself until it is written.
+    /// Once every turn submitted before it is written (a snapshot of sequence S must not outlive a
+    /// crash that loses a command up to S), `snapshot` is encoded and written on the snapshotter's
+    /// thread; the writer goes on with the turns after it meanwhile.
     func submit(_ snapshot: JournalSnapshot, keepingCommands keep: UInt64, ifLeading leadership: EtcdLeadership?,
                 answer: @escaping @Sendable (StoreAnswer) -> Void) {
-        state.withLock { $0.queued += 1 }
-        encoder.async { [self] in
-            let encoded = JournalSnapshot(sequence: snapshot.sequence, term: snapshot.term, state: snapshot.state)
-            run({ [self] failure -> StoreAnswer? in
-                guard failure == nil else { return nil }
+        enqueue { [self] failure -> StoreAnswer? in
+            guard failure == nil else { return nil }
+            snapshotter.async { [self] in
                 do {
-                    try journal.writeSnapshot(encoded, keepingCommands: keep)
-                    return nil
+                    try journal.writeSnapshot(snapshot, keepingCommands: keep)
                 } catch {
-                    return .snapshotFailed(StoreFailure(error))
+                    answer(.snapshotFailed(StoreFailure(error)))
                 }
-            }, then: answer)
-        }
+            }
+            return nil
+        } then: { answer($0) }
     }
 
     /// A replay's read, on the writer's queue after the writes before it. The journal holds the whole

@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import Testing
 @testable import CamsyncCoordinator
 @testable import CamsyncCoordinatorCore
@@ -49,15 +50,43 @@ import Testing
         #expect(try reopened.lastEntries(2).map(\.sequence) == [5, 6])
     }
 
-    @Test func snapshotPrunesCoveredCommandsButKeepsARetryWindow() throws {
+    @Test("a snapshot drops the commands it covers, but a retry window and those after the snapshot before it")
+    func snapshotPrunesCoveredCommandsButKeepsARetryWindow() throws {
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let journal = try Journal(directory: dir)
-        try journal.append((1...20).map { entry($0) })
-        try journal.writeSnapshot(JournalSnapshot(sequence: 15, term: 1, state: [9, 9]), keepingCommands: 5)
-        #expect(try journal.latestSnapshot() == JournalSnapshot(sequence: 15, term: 1, state: [9, 9]))
-        #expect(try journal.lastEntries(100).map(\.sequence) == Array(11...20))
-        #expect(try journal.lastSequence() == 20)
+        try journal.append((1...2_600).map { entry($0) })
+        try journal.writeSnapshot(JournalSnapshot(sequence: 1_000, term: 1, state: [1]), keepingCommands: 5)
+        #expect(try journal.entries(after: 0).first?.sequence == 1, "no snapshot before it: every command stays")
+        try journal.writeSnapshot(JournalSnapshot(sequence: 2_500, term: 1, state: [9, 9]), keepingCommands: 5)
+        #expect(try journal.latestSnapshot() == JournalSnapshot(sequence: 2_500, term: 1, state: [9, 9]))
+        #expect(try journal.entries(after: 0).map(\.sequence) == Array(1_001...2_600),
+                "the commands up to the snapshot before it go, in more than one chunk")
+        try journal.writeSnapshot(JournalSnapshot(sequence: 2_580, term: 1, state: [7]), keepingCommands: 50)
+        #expect(try journal.entries(after: 0).map(\.sequence) == Array(2_501...2_600), "up to the previous snapshot")
+        #expect(try journal.lastSequence() == 2_600)
+        let reopened = try Journal(directory: dir)
+        #expect(try reopened.latestSnapshot() == JournalSnapshot(sequence: 2_580, term: 1, state: [7]))
+    }
+
+    @Test("snapshots live in snapshots.sqlite; one an older coordinator left in the journal's own table is still found, until a newer one replaces it")
+    func snapshotsHaveTheirOwnDatabase() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let journal = try Journal(directory: dir)
+        try journal.append((1...30).map { entry($0) })
+        try journal.writeSnapshot(JournalSnapshot(sequence: 10, term: 1, state: [1, 0]), keepingCommands: 5)
+        #expect(FileManager.default.fileExists(atPath: dir + "/snapshots.sqlite"))
+        // As an older coordinator wrote it: in journal.sqlite's snapshot table.
+        let legacy = try DatabaseQueue(path: dir + "/journal.sqlite")
+        try legacy.write { db in
+            try db.execute(sql: "INSERT INTO snapshot(sequence, term, state) VALUES (20, 1, x'0200')")
+        }
+        #expect(try journal.latestSnapshot() == JournalSnapshot(sequence: 20, term: 1, state: [2, 0]), "the newest of both")
+        try journal.writeSnapshot(JournalSnapshot(sequence: 25, term: 1, state: [3]), keepingCommands: 5)
+        #expect(try journal.latestSnapshot() == JournalSnapshot(sequence: 25, term: 1, state: [3]))
+        #expect(try legacy.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM snapshot") } == 0, "the old table emptied")
+        #expect(try journal.entries(after: 0).first?.sequence == 21, "commands up to the previous snapshot (20) dropped")
     }
 
     @Test func offJournalKeepsNothing() throws {
