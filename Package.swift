@@ -273,7 +273,7 @@ let package = Package(
         .testTarget(name: "ZeroMQTests", dependencies: ["CamsyncTestSupport", "ZeroMQ"], swiftSettings: swiftSettings),
         .testTarget(name: "CamsyncVerbsTests", dependencies: ["CamsyncVerbs", "CamsyncPolicy"], swiftSettings: swiftSettings),
         .testTarget(name: "CamsyncPolicyTests", dependencies: ["CamsyncPolicy", "CamsyncRuntime"], swiftSettings: swiftSettings),
-        .testTarget(name: "CamsyncCoordinatorTests", dependencies: ["CamsyncCoordinatorCore", "CamsyncEtcdModel", "CamsyncTestSupport", "CamsyncCoordinator", "CamsyncEtcd", "CamsyncPolicy", "CamsyncWire", "CamsyncClient", "ZeroMQ", .product(name: "Logging", package: "swift-log")], swiftSettings: swiftSettings),
+        .testTarget(name: "CamsyncCoordinatorTests", dependencies: ["CamsyncCoordinatorCore", "CamsyncEtcdModel", "CamsyncTestSupport", "CamsyncCoordinator", "CamsyncEtcd", "CamsyncPolicy", "CamsyncWire", "CamsyncClient", "ZeroMQ", .product(name: "Logging", package: "swift-log"), .product(name: "GRDB", package: "GRDB.swift")], swiftSettings: swiftSettings),
         .testTarget(name: "CamsyncNodeTests", dependencies: ["CamsyncNodeProcess", "CamsyncCoordinatorCore", "CamsyncNode", "CamsyncPolicy", "CamsyncConfig", "CamsyncWire", "CamsyncCoordinator", "CamsyncRuntime"],
                     swiftSettings: swiftSettings),
         .testTarget(

@@ -142,6 +142,31 @@ final class HACoordinators {
         throw BenchError("coordinator c\(index) does not answer: \(coordinators[index].logTail())")
     }
 
+    /// Until coordinator `index` (restarted) holds a connection from each of `connections` nodes (its
+    /// descriptors, beyond the hundred or so of its own) and is quiet (under a fifth of a core over
+    /// the last 100 ms: the handshakes done), calling `serve` with 100 ms to wait meanwhile. A trial
+    /// that killed a leader while the last victim still took its nodes back measured two failures at
+    /// once: at 10,000 nodes under CURVE, shard processes busy with those handshakes left nodes
+    /// silent for a liveness timeout.
+    func waitUntilSettled(_ index: Int, connections: Int, timeoutSeconds: Double = 120,
+                          serving serve: (_ milliseconds: Int) throws -> Void) throws {
+        let pid = coordinators[index].pid
+        let deadline = Clock.monotonicNanoseconds() + UInt64(timeoutSeconds * 1e9)
+        var last = (cpu: BenchSystem.processCPUSeconds(pid: pid) ?? 0, at: Clock.monotonicNanoseconds())
+        while true {
+            try serve(100)
+            let now = (cpu: BenchSystem.processCPUSeconds(pid: pid) ?? 0, at: Clock.monotonicNanoseconds())
+            let busy = (now.cpu - last.cpu) / max(1e-9, Double(now.at - last.at) / 1e9)
+            last = now
+            let descriptors = BenchSystem.openDescriptors(pid: pid) ?? 0
+            if descriptors >= connections, busy < 0.2 { return }
+            guard now.at < deadline else {
+                throw BenchError("c\(index) did not settle within \(Int(timeoutSeconds)) s: \(descriptors) descriptors for "
+                    + "\(connections) nodes, \(Int(busy * 100)) % of a core")
+            }
+        }
+    }
+
     /// SIGKILL coordinator `index`; returns the monotonic instant (ns) the signal was sent.
     func kill(_ index: Int) -> UInt64 {
         let killed = Clock.monotonicNanoseconds()

@@ -213,7 +213,8 @@ public enum HAFailoverBenchmark {
                                      + "registrations %d, snapshot requests %d, reconnections %d", benchmark,
                                      victim, newLeader ?? -1, milliseconds(killed, etcdAt), milliseconds(killed, ackAt!),
                                      nodes, milliseconds(killed, followed), sent.registrations, sent.snapshotRequests, sent.reconnections))
-            // The killed coordinator comes back as a standby (it rebuilds from etcd) before the next trial.
+            // The killed coordinator comes back as a standby (it rebuilds from etcd), and the nodes to it,
+            // before the next trial: each starts from steady state.
             try cluster.restart(victim)
             let back = Clock.monotonicNanoseconds() + 30_000_000_000
             while try cluster.leads(victim, timeoutMilliseconds: 20) == nil {
@@ -222,6 +223,7 @@ public enum HAFailoverBenchmark {
                 }
                 try pump(20)
             }
+            try cluster.waitUntilSettled(victim, connections: nodes, serving: pump)
         }
         let rows = [
             BenchRow(benchmark: benchmark, scenario: "\(label): kill -9 → etcd announces the next leader (floor)",

@@ -43,14 +43,17 @@ public final class Journal {
 
     private static var snapshotMigrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
-        migrator.registerMigration("v1") { db in
-            try db.create(table: "snapshot") { t in
-                t.primaryKey("sequence", .integer)
-                t.column("term", .integer).notNull()
-                t.column("state", .blob).notNull()
-            }
-        }
+        migrator.registerMigration("v1", migrate: createSnapshotTable)
         return migrator
+    }
+
+    /// The snapshots' table: in `snapshots.sqlite`, and in `journal.sqlite` as older coordinators made it.
+    private static func createSnapshotTable(_ db: Database) throws {
+        try db.create(table: "snapshot") { t in
+            t.primaryKey("sequence", .integer)
+            t.column("term", .integer).notNull()
+            t.column("state", .blob).notNull()
+        }
     }
 
     private static var migrator: DatabaseMigrator {
@@ -68,11 +71,7 @@ public final class Journal {
                 t.column("requestID", .integer).notNull()
                 t.column("command", .blob).notNull()
             }
-            try db.create(table: "snapshot") { t in
-                t.primaryKey("sequence", .integer)
-                t.column("term", .integer).notNull()
-                t.column("state", .blob).notNull()
-            }
+            try createSnapshotTable(db)
         }
         migrator.registerMigration("v2-batches") { db in
             try db.alter(table: "command") { t in t.add(column: "batch", .blob) }

@@ -86,12 +86,6 @@ final class JournalWriter: CommandLog, @unchecked Sendable {
     private func enqueue(_ work: @escaping @Sendable (StoreFailure?) -> StoreAnswer?,
                          then answer: @escaping @Sendable (StoreAnswer) -> Void) {
         state.withLock { $0.queued += 1 }
-        run(work, then: answer)
-    }
-
-    /// Runs `work` (counted as queued already) on the writer's queue; it no longer counts once done.
-    private func run(_ work: @escaping @Sendable (StoreFailure?) -> StoreAnswer?,
-                     then answer: @escaping @Sendable (StoreAnswer) -> Void) {
         queue.async { [state] in
             let result = work(state.withLock { $0.failure })
             state.withLock { $0.queued -= 1 }

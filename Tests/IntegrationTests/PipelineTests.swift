@@ -5,6 +5,7 @@ import CamsyncBench
 import CamsyncProcessLab
 import CamsyncPolicy
 import CamsyncTestSupport
+import CamsyncTopology
 import CamsyncWire
 import Foundation
 import Testing
@@ -96,6 +97,37 @@ struct PipelineTests {
         return thread
     }
 
+    /// Twelve streams of 16 in flight to `leader`, and the batches it publishes, until `stop()`.
+    final class StreamRun {
+        let streams = PipelineTests.streams(12)
+        let batches = Locked<[Camsync_V1_EventBatch]>([])
+        private let stopped = Locked(false)
+        private let subscriber: JoinableThread
+        private var workers: [JoinableThread] = []
+
+        init(_ leader: Topology.Coordinator) throws {
+            subscriber = try PipelineTests.collectBatches(leader.localEvents ?? leader.events, until: stopped, into: batches)
+            let endpoint = LocalCluster.localCommands(leader)
+            let stopped = self.stopped
+            do {
+                workers = try streams.map { stream in try JoinableThread { stream.run(endpoint: endpoint, window: 16, until: stopped) } }
+            } catch {
+                stop()
+                throw error
+            }
+        }
+
+        /// Stops the streams and the subscriber; waits for them.
+        func stop() {
+            stopped.withLock { $0 = true }
+            workers.forEach { $0.join() }
+            workers = []
+            subscriber.join()
+        }
+
+        deinit { if !workers.isEmpty { stop() } }
+    }
+
     @Test("under a stream from many clients, each with a window in flight, replies leave in commit order and every ack is in the log")
     func repliesInCommitOrder() async throws {
         try await HA.withHACluster { cluster in
@@ -105,20 +137,13 @@ struct PipelineTests {
             for attempt in 1...3 {
                 try cluster.waitUntil(timeout: 30, what: "a leader") { (try? HA.leader(cluster)) != nil }
                 let leader = try #require(cluster.topology.allCoordinators.first { $0.name == (try? HA.leader(cluster)) })
-                let stop = Locked(false)
-                let batches = Locked<[Camsync_V1_EventBatch]>([])
-                let subscriber = try Self.collectBatches(leader.localEvents ?? leader.events, until: stop, into: batches)
-                let streams = Self.streams(12)
-                let endpoint = LocalCluster.localCommands(leader)
-                let workers = try streams.map { stream in try JoinableThread { stream.run(endpoint: endpoint, window: 16, until: stop) } }
-                defer { stop.withLock { $0 = true } }   // a failed wait below throws: the streams still stop
+                let run = try StreamRun(leader)
+                let (streams, batches) = (run.streams, run.batches)
                 func refused() -> Bool {
                     streams.contains { $0.answers.withLock { $0.contains { if case .notLeader = $0.answer { true } else { false } } } }
                 }
                 try cluster.waitUntil(timeout: 90, what: "1,000 acks") { Self.acks(streams).count >= 1_000 || refused() }
-                stop.withLock { $0 = true }
-                workers.forEach { $0.join() }
-                subscriber.join()
+                run.stop()
                 let deposed = refused()
 
                 for stream in streams {
@@ -150,13 +175,8 @@ struct PipelineTests {
             let leaderName = try HA.leader(cluster)
             let leader = try #require(cluster.topology.allCoordinators.first { $0.name == leaderName })
             let term = try cluster.coordinatorState().term
-            let stop = Locked(false)
-            let batches = Locked<[Camsync_V1_EventBatch]>([])
-            let subscriber = try Self.collectBatches(leader.localEvents ?? leader.events, until: stop, into: batches)
-            let streams = Self.streams(12)
-            let endpoint = LocalCluster.localCommands(leader)
-            let workers = try streams.map { stream in try JoinableThread { stream.run(endpoint: endpoint, window: 16, until: stop) } }
-            defer { stop.withLock { $0 = true } }   // a failed wait below throws: the streams still stop
+            let run = try StreamRun(leader)
+            let (streams, batches) = (run.streams, run.batches)
             try cluster.waitUntil(timeout: 90, what: "500 acks") { Self.acks(streams).count >= 500 }
             // etcd takes the leadership away while turns are in flight.
             try await cluster.withEtcdClient { client in
@@ -167,9 +187,7 @@ struct PipelineTests {
             try cluster.waitUntil(timeout: 30, what: "every client refused by the deposed leader") {
                 streams.allSatisfy { $0.answers.withLock { $0.contains { if case .notLeader = $0.answer { true } else { false } } } }
             }
-            stop.withLock { $0 = true }
-            workers.forEach { $0.join() }
-            subscriber.join()
+            run.stop()
 
             let log = try await HA.etcdLog(cluster)
             let logged = Dictionary(log.map { ($0.sequence, $0) }, uniquingKeysWith: { first, _ in first })
