@@ -60,7 +60,7 @@ struct HeartbeatSlots: Sendable, Equatable {
 
     /// What is due at `now`: whether an interval begins (the caller then heartbeats the event
     /// socket and computes the bookmarks due), and the nodes whose slots have come, in slot order.
-    /// `nodes` deals the slots of a new interval (read only when one begins).
+    /// `nodes` (in any order) deals the slots of a new interval (read only when one begins).
     mutating func take(at now: Int64, interval: Int64, salt: UInt64,
                        nodes: () -> [NodeID]) -> (begins: Bool, nodes: [NodeID]) {
         var begins = false
@@ -70,7 +70,8 @@ struct HeartbeatSlots: Sendable, Equatable {
             intervalStart = now
             served = Self.count
             slots = Array(repeating: [], count: Self.count)
-            return (true, nodes())
+            // In the deal's order (the term-salted hash's), not the state's dictionary's: a run is its seed's.
+            return (true, Self.deal(nodes(), salt: salt).flatMap { $0 })
         }
         if served == Self.count {
             // A leader far behind (a stalled loop) does not run the intervals it missed back to back.
