@@ -6,10 +6,19 @@ public import ZeroMQ
 /// node's key and expects that coordinator's (`NodeSession.serverKey(forCommandEndpoint:)`: the
 /// session decides whom it believes).
 public enum NodeSockets {
+    /// libzmq's first reconnect after a connection drops (it adds up to as much again at random), and
+    /// the most its doubling reaches. A coordinator that drops every connection at once has died or is
+    /// restarting: it is not back within 100 ms, and attempts every 100–200 ms from a whole fleet were
+    /// most of the nodes' work while a new leader took over (docs/PERFORMANCE.md "HA leader kill
+    /// with a fleet"). A connection that only dropped is noticed sooner by the session's own silence
+    /// rule, which reopens it.
+    public static let reconnectMilliseconds = 1_000
+    public static let reconnectMaxMilliseconds = 4_000
+
     public static func dealer(_ context: ZMQContext, _ settings: NodeSettings, endpoint: String, serverKey: String?) throws -> ZMQSocket {
         let socket = try ZMQSocket(context, .dealer)
         try socket.set([.linger(milliseconds: 0), .routingID(Array(settings.config.id.rawValue.utf8)),
-                        .reconnectInterval(milliseconds: 100), .reconnectIntervalMax(milliseconds: 2000),
+                        .reconnectInterval(milliseconds: reconnectMilliseconds), .reconnectIntervalMax(milliseconds: reconnectMaxMilliseconds),
                         .receiveHighWaterMark(100_000), .maxMessageSize(64 << 20)])
         if let security = settings.security {
             guard let serverKey else { throw ZMQError.invalidArgument("connect \(endpoint): no trusted coordinator key") }

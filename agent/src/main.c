@@ -62,8 +62,8 @@ static void *open_dealer(sockets *s, const char *endpoint, const char *key) {
     if (!socket) return NULL;
     int64_t max_size = 64 << 20;
     if (set_int(socket, ZMQ_LINGER, 0) || zmq_setsockopt(socket, ZMQ_ROUTING_ID, s->config->id, strlen(s->config->id)) ||
-        set_int(socket, ZMQ_RCVHWM, 100000) || set_int(socket, ZMQ_RECONNECT_IVL, 100) ||
-        set_int(socket, ZMQ_RECONNECT_IVL_MAX, 2000) || zmq_setsockopt(socket, ZMQ_MAXMSGSIZE, &max_size, sizeof max_size) ||
+        set_int(socket, ZMQ_RCVHWM, 100000) || set_int(socket, ZMQ_RECONNECT_IVL, 1000) ||
+        set_int(socket, ZMQ_RECONNECT_IVL_MAX, 4000) || zmq_setsockopt(socket, ZMQ_MAXMSGSIZE, &max_size, sizeof max_size) ||
         secure(socket, s->config) || server_key(socket, s->config, key) || zmq_connect(socket, endpoint)) {
         fprintf(stderr, "error cannot connect to %s: %s\n", endpoint, key || !s->config->curve ? zmq_strerror(zmq_errno())
                                                                                               : "no trusted coordinator key");
