@@ -210,9 +210,13 @@ public enum FleetBenchmark {
 
         load = BenchSystem.loadAverage()
         var outcome: FleetLoad.Outcome?
+        let loadSeconds = settings.pick(10.0, quick: 4.0)
+        // Lines a profile of the phase can start and stop at (tools/profile-phase.sh).
+        settings.progress("fleet: \(name): sending commands for \(Int(loadSeconds)) s")
         let busy = try window(shards, coordinator: coordinator, heartbeatMilliseconds: heartbeatMilliseconds) {
-            outcome = try FleetLoad.run(setup, shards: shards, perDevice: perDevice, seconds: settings.pick(10, quick: 4))
+            outcome = try FleetLoad.run(setup, shards: shards, perDevice: perDevice, seconds: loadSeconds)
         }
+        settings.progress("fleet: \(name): commands sent")
         let loaded = outcome!
         point.delivery = loaded.delivery
         point.ack = loaded.ack
