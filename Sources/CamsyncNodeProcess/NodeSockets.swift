@@ -6,19 +6,23 @@ public import ZeroMQ
 /// node's key and expects that coordinator's (`NodeSession.serverKey(forCommandEndpoint:)`: the
 /// session decides whom it believes).
 public enum NodeSockets {
-    /// libzmq's first reconnect after a connection drops (it adds up to as much again at random), and
-    /// the most its doubling reaches. A coordinator that drops every connection at once has died or is
-    /// restarting: it is not back within 100 ms, and attempts every 100–200 ms from a whole fleet were
-    /// most of the nodes' work while a new leader took over (docs/PERFORMANCE.md "HA leader kill
-    /// with a fleet"). A connection that only dropped is noticed sooner by the session's own silence
-    /// rule, which reopens it.
-    public static let reconnectMilliseconds = 1_000
-    public static let reconnectMaxMilliseconds = 4_000
+    /// libzmq's first reconnect after a connection drops (it adds up to as much again at random) and
+    /// the most its doubling reaches: a fifth of the heartbeat interval, at least 100 ms, and 4 times
+    /// that, at least 2 s (at the default 500 ms: 100 ms and 2 s; a fleet's 5 s: 1 s and 4 s). A
+    /// coordinator that drops every connection at once has died or is restarting; a fleet of 10,000
+    /// retrying every 100–200 ms spent most of its CPU on refused connections while a new leader took
+    /// over (docs/PERFORMANCE.md "HA leader kill with a fleet"). Both stay well inside the liveness
+    /// timeout, so a node is back with a restarted coordinator before it would be declared dead.
+    public static func reconnectMilliseconds(heartbeatInterval: Int64) -> (first: Int, most: Int) {
+        let first = max(100, Int(heartbeatInterval / 5))
+        return (first, max(2_000, first * 4))
+    }
 
     public static func dealer(_ context: ZMQContext, _ settings: NodeSettings, endpoint: String, serverKey: String?) throws -> ZMQSocket {
         let socket = try ZMQSocket(context, .dealer)
+        let reconnect = reconnectMilliseconds(heartbeatInterval: settings.heartbeatIntervalMilliseconds)
         try socket.set([.linger(milliseconds: 0), .routingID(Array(settings.config.id.rawValue.utf8)),
-                        .reconnectInterval(milliseconds: reconnectMilliseconds), .reconnectIntervalMax(milliseconds: reconnectMaxMilliseconds),
+                        .reconnectInterval(milliseconds: reconnect.first), .reconnectIntervalMax(milliseconds: reconnect.most),
                         .receiveHighWaterMark(100_000), .maxMessageSize(64 << 20)])
         if let security = settings.security {
             guard let serverKey else { throw ZMQError.invalidArgument("connect \(endpoint): no trusted coordinator key") }

@@ -195,8 +195,8 @@ class Client:
         # A refused CURVE handshake blocks sends forever without a send timeout (PROTOCOL.md).
         sock.setsockopt(zmq.SNDTIMEO, 2000)
         sock.setsockopt(zmq.RCVTIMEO, 2000)
-        sock.setsockopt(zmq.RECONNECT_IVL, 1000)
-        sock.setsockopt(zmq.RECONNECT_IVL_MAX, 4000)
+        sock.setsockopt(zmq.RECONNECT_IVL, 100)
+        sock.setsockopt(zmq.RECONNECT_IVL_MAX, 2000)
         sock.curve_secretkey = secret
         sock.curve_publickey = public
         sock.curve_serverkey = self.server_key

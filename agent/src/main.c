@@ -61,9 +61,13 @@ static void *open_dealer(sockets *s, const char *endpoint, const char *key) {
     void *socket = zmq_socket(s->context, ZMQ_DEALER);
     if (!socket) return NULL;
     int64_t max_size = 64 << 20;
+    // libzmq's reconnect: a fifth of the heartbeat interval (at least 100 ms), doubling up to 4 times
+    // that (at least 2 s), as docs/PROTOCOL.md "Sockets" says.
+    int reconnect = s->config->heartbeat_ms / 5 < 100 ? 100 : (int)(s->config->heartbeat_ms / 5);
+    int reconnect_max = reconnect * 4 < 2000 ? 2000 : reconnect * 4;
     if (set_int(socket, ZMQ_LINGER, 0) || zmq_setsockopt(socket, ZMQ_ROUTING_ID, s->config->id, strlen(s->config->id)) ||
-        set_int(socket, ZMQ_RCVHWM, 100000) || set_int(socket, ZMQ_RECONNECT_IVL, 1000) ||
-        set_int(socket, ZMQ_RECONNECT_IVL_MAX, 4000) || zmq_setsockopt(socket, ZMQ_MAXMSGSIZE, &max_size, sizeof max_size) ||
+        set_int(socket, ZMQ_RCVHWM, 100000) || set_int(socket, ZMQ_RECONNECT_IVL, reconnect) ||
+        set_int(socket, ZMQ_RECONNECT_IVL_MAX, reconnect_max) || zmq_setsockopt(socket, ZMQ_MAXMSGSIZE, &max_size, sizeof max_size) ||
         secure(socket, s->config) || server_key(socket, s->config, key) || zmq_connect(socket, endpoint)) {
         fprintf(stderr, "error cannot connect to %s: %s\n", endpoint, key || !s->config->curve ? zmq_strerror(zmq_errno())
                                                                                               : "no trusted coordinator key");
